@@ -1,0 +1,109 @@
+"""Every error specbridge raises, in one tree, each with a stable code.
+
+    SpecbridgeError                 (code, message; never carries a secret or an argument value)
+    ├── DocumentError               an API document that cannot be used (file, pointer, line)
+    ├── ConfigError                 a specbridge.yaml that cannot be used (file, key, what is valid)
+    └── CallError                   one tool call that was refused or failed; becomes an isError result
+        ├── ArgumentError           arguments that do not fit the tool's input schema (paths only)
+        ├── RequestRefused          a request that would be unsafe to send (path escape, header, egress)
+        └── UpstreamError           the API answered badly or not at all (status, timeout, redirect)
+
+`ErrorCode` is the list `docs/errors.md` documents; a test keeps the two in step.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class ErrorCode(StrEnum):
+    # Reading a document
+    DOCUMENT_NOT_FOUND = "document-not-found"
+    DOCUMENT_UNREADABLE = "document-unreadable"
+    DOCUMENT_SYNTAX = "document-syntax"
+    DOCUMENT_NOT_OPENAPI = "document-not-openapi"
+    DOCUMENT_VERSION = "document-version"
+    DOCUMENT_STRUCTURE = "document-structure"
+    # Configuration
+    CONFIG_NOT_FOUND = "config-not-found"
+    CONFIG_SYNTAX = "config-syntax"
+    CONFIG_INVALID = "config-invalid"
+    # Tool calls
+    TOOL_UNKNOWN = "tool-unknown"
+    ARGUMENTS_INVALID = "arguments-invalid"
+
+
+class SpecbridgeError(Exception):
+    """Base of every error specbridge raises on purpose."""
+
+    code: ErrorCode = ErrorCode.DOCUMENT_UNREADABLE
+
+    def __init__(self, message: str, *, code: ErrorCode | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        if code is not None:
+            self.code = code
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class DocumentError(SpecbridgeError):
+    """The API document cannot be used; names the file, the JSON pointer and (YAML/JSON) the line."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: ErrorCode,
+        source: str,
+        pointer: str = "",
+        line: int | None = None,
+        column: int | None = None,
+    ) -> None:
+        where = source
+        if line is not None:
+            where += f":{line}" + (f":{column}" if column is not None else "")
+        if pointer:
+            where += f" at {pointer}"
+        super().__init__(f"{where}: {message}", code=code)
+        self.source = source
+        self.pointer = pointer
+        self.line = line
+        self.column = column
+
+
+class ConfigError(SpecbridgeError):
+    """The configuration cannot be used; names the file and the key, and says what would be valid."""
+
+    code = ErrorCode.CONFIG_INVALID
+
+    def __init__(self, message: str, *, source: str, key: str = "", code: ErrorCode | None = None) -> None:
+        where = f"{source}: {key}: " if key else f"{source}: "
+        super().__init__(where + message, code=code or ErrorCode.CONFIG_INVALID)
+        self.source = source
+        self.key = key
+
+
+class CallError(SpecbridgeError):
+    """A tool call that was refused or failed; the message is safe to show to the agent."""
+
+    code = ErrorCode.TOOL_UNKNOWN
+
+
+class ArgumentError(CallError):
+    """Arguments that do not fit the input schema; `problems` name paths, never values."""
+
+    code = ErrorCode.ARGUMENTS_INVALID
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("invalid arguments: " + "; ".join(problems))
+        self.problems = problems
+
+
+class RequestRefused(CallError):
+    """The request would be unsafe to send; nothing was sent."""
+
+
+class UpstreamError(CallError):
+    """The API answered with an error, a redirect, or not in time."""

@@ -1,0 +1,27 @@
+"""The outcome of one tool call, as the gateway and the `call` command hand it on."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .._errors import ErrorCode
+
+
+@dataclass(frozen=True, slots=True)
+class ImageContent:
+    data: bytes
+    mime_type: str
+
+
+@dataclass(frozen=True, slots=True)
+class CallResult:
+    """`text` is what the agent reads. `structured` is the parsed JSON answer when it is an object
+    (MCP structuredContent). `is_error` results carry a stable `code` listed in docs/errors.md."""
+
+    text: str
+    is_error: bool = False
+    code: ErrorCode | None = None
+    status: int | None = None  # the upstream HTTP status, when a request was sent
+    structured: dict[str, Any] | None = None
+    image: ImageContent | None = None

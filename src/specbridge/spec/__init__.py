@@ -1,0 +1,39 @@
+"""Reading API documents: JSON/YAML, OpenAPI 3.x and Swagger 2.0, `$ref`s, into one model."""
+
+from ._load import from_data as from_data
+from ._load import load_document as load_document
+from ._load import parse_document as parse_document
+from ._locate import locate as locate
+from ._model import ApiDocument as ApiDocument
+from ._model import MediaType as MediaType
+from ._model import Note as Note
+from ._model import Operation as Operation
+from ._model import Parameter as Parameter
+from ._model import RequestBody as RequestBody
+from ._model import Response as Response
+from ._model import Schema as Schema
+from ._model import SecurityScheme as SecurityScheme
+from ._refs import Resolver as Resolver
+from ._refs import Target as Target
+from ._refs import UnresolvedRef as UnresolvedRef
+from ._refs import pointer_of as pointer_of
+
+__all__ = [
+    "ApiDocument",
+    "MediaType",
+    "Note",
+    "Operation",
+    "Parameter",
+    "RequestBody",
+    "Resolver",
+    "Response",
+    "Schema",
+    "SecurityScheme",
+    "Target",
+    "UnresolvedRef",
+    "from_data",
+    "load_document",
+    "locate",
+    "parse_document",
+    "pointer_of",
+]

@@ -1,0 +1,148 @@
+"""The one loader funnel: a path or a text ends in `from_data`, which checks the version once."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from .._errors import DocumentError, ErrorCode
+from ._locate import locate
+from ._model import ApiDocument
+from ._openapi3 import OperationReader, as_dict, security_schemes, servers, text
+from ._parse import parse_text
+from ._refs import Resolver, pointer_of
+from ._swagger2 import SwaggerOperationReader, swagger_servers
+
+_OPENAPI_VERSION = re.compile(r"^3\.[0-2](\.\d+)?(-[\w.]+)?$")
+
+
+def load_document(path: str | os.PathLike[str]) -> ApiDocument:
+    """Read an OpenAPI 3.x or Swagger 2.0 document from a file."""
+    source = str(path)
+    file_path = Path(path)
+    try:
+        raw = file_path.read_bytes()
+    except FileNotFoundError:
+        raise DocumentError("no such file", code=ErrorCode.DOCUMENT_NOT_FOUND, source=source) from None
+    except IsADirectoryError:
+        raise DocumentError(
+            "is a directory, not a document", code=ErrorCode.DOCUMENT_NOT_FOUND, source=source
+        ) from None
+    except OSError as error:
+        raise DocumentError(
+            f"cannot be read ({error.strerror})", code=ErrorCode.DOCUMENT_UNREADABLE, source=source
+        ) from None
+    return parse_document(_decode(raw, source), source=source, base=str(file_path.resolve()))
+
+
+def parse_document(document_text: str, *, source: str = "<text>", base: str | None = None) -> ApiDocument:
+    """Read a document from its text. Relative `$ref` files resolve against `base` (a file path)."""
+    data = parse_text(document_text, source=source)
+    return from_data(data, source=source, text=document_text, base=base or f"<{source}>")
+
+
+def from_data(data: Any, *, source: str, text: str = "", base: str | None = None) -> ApiDocument:
+    base = base or f"<{source}>"
+    if not isinstance(data, dict):
+        raise DocumentError(
+            "the document is not an object with `openapi` or `swagger` at its top",
+            code=ErrorCode.DOCUMENT_NOT_OPENAPI,
+            source=source,
+        )
+    version = _version(data, source, text)
+    paths = data.get("paths", {})
+    if not isinstance(paths, dict):
+        line = locate(text, "/paths")
+        raise DocumentError(
+            "`paths` must be an object of path items",
+            code=ErrorCode.DOCUMENT_STRUCTURE,
+            source=source,
+            pointer="/paths",
+            line=line[0] if line else None,
+            column=line[1] if line else None,
+        )
+    resolver = Resolver(base, data, _load_referenced_file)
+    info = as_dict(data.get("info"))
+    swagger = version.startswith("2")
+    reader = (SwaggerOperationReader if swagger else OperationReader)(resolver, data)
+    operations = reader.operations()
+    schemes = (
+        data.get("securityDefinitions")
+        if swagger
+        else (data.get("components") or {}).get("securitySchemes")
+        if isinstance(data.get("components"), dict)
+        else None
+    )
+    document_servers = swagger_servers(data) if swagger else servers(data)
+    if not document_servers:
+        reader.note("servers-missing", "", "the document names no server; a base URL must be configured")
+    if not info.get("title"):
+        reader.note("title-missing", pointer_of("info"), "the document has no `info.title`")
+    return ApiDocument(
+        source=source,
+        text=text,
+        data=data,
+        format="json" if text.lstrip()[:1] in ("{", "[") else "yaml",
+        version=version,
+        title=text_of(info.get("title")),
+        servers=document_servers,
+        operations=tuple(operations),
+        security_schemes=security_schemes(schemes),
+        default_security=_security(data.get("security")),
+        resolver=resolver,
+        notes=tuple(reader.notes),
+    )
+
+
+def text_of(value: Any) -> str:
+    return text(value)
+
+
+def _security(value: Any) -> tuple[tuple[str, ...], ...]:
+    if not isinstance(value, list):
+        return ()
+    return tuple(tuple(str(name) for name in item) for item in value if isinstance(item, dict))
+
+
+def _version(data: dict[str, Any], source: str, document_text: str) -> str:
+    if "openapi" in data:
+        version = str(data["openapi"]).strip()
+        if _OPENAPI_VERSION.match(version):
+            return version
+        pointer = "/openapi"
+    elif "swagger" in data:
+        version = str(data["swagger"]).strip()
+        if version in ("2.0", "2"):
+            return "2.0"
+        pointer = "/swagger"
+    else:
+        raise DocumentError(
+            "not an OpenAPI or Swagger document: it has neither `openapi` nor `swagger` at its top",
+            code=ErrorCode.DOCUMENT_NOT_OPENAPI,
+            source=source,
+        )
+    position = locate(document_text, pointer)
+    raise DocumentError(
+        f"version {version!r} is not supported; specbridge reads OpenAPI 3.0, 3.1, 3.2 and Swagger 2.0",
+        code=ErrorCode.DOCUMENT_VERSION,
+        source=source,
+        pointer=pointer,
+        line=position[0] if position else None,
+        column=position[1] if position else None,
+    )
+
+
+def _decode(raw: bytes, source: str) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = raw[: error.start].count(b"\n") + 1
+        raise DocumentError(
+            "is not UTF-8 text", code=ErrorCode.DOCUMENT_UNREADABLE, source=source, line=line
+        ) from None
+
+
+def _load_referenced_file(path: str) -> Any:
+    return parse_text(_decode(Path(path).read_bytes(), path), source=path)

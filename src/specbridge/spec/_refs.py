@@ -1,0 +1,110 @@
+"""`$ref` resolution: local pointers, relative files, refs inside refs. Remote URLs are never fetched."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+MAX_REF_CHAIN = 64
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    base: str  # the file the target lives in
+    pointer: str  # JSON pointer inside that file
+    value: Any
+
+    @property
+    def key(self) -> str:
+        return f"{self.base}#{self.pointer}"
+
+
+class UnresolvedRef(Exception):
+    """A `$ref` that cannot be followed: remote, missing file, bad pointer, or a ref-to-ref loop."""
+
+    def __init__(self, ref: str, reason: str) -> None:
+        super().__init__(f"$ref {ref!r} {reason}")
+        self.ref = ref
+        self.reason = reason
+
+
+def escape_pointer_token(token: str) -> str:
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+def pointer_of(*tokens: str) -> str:
+    return "".join("/" + escape_pointer_token(token) for token in tokens)
+
+
+def walk_pointer(root: Any, pointer: str) -> Any:
+    node = root
+    if pointer in ("", "/"):
+        return root
+    if not pointer.startswith("/"):
+        raise KeyError(pointer)
+    for raw in pointer[1:].split("/"):
+        token = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict):
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit():
+            node = node[int(token)]
+        else:
+            raise KeyError(pointer)
+    return node
+
+
+class Resolver:
+    """Follows `$ref`s from any file of a document; loads relative files once, on first use."""
+
+    def __init__(self, root_base: str, root: Any, load_file: Callable[[str], Any]) -> None:
+        self.root_base = root_base
+        self._files: dict[str, Any] = {root_base: root}
+        self._load_file = load_file
+
+    def file(self, base: str) -> Any:
+        return self._files[base]
+
+    def resolve(self, base: str, ref: str) -> Target:
+        """The target of one `$ref`, following chains of refs to refs."""
+        seen: set[str] = set()
+        target = self._resolve_once(base, ref)
+        while isinstance(target.value, dict) and isinstance(target.value.get("$ref"), str):
+            if target.key in seen or len(seen) > MAX_REF_CHAIN:
+                raise UnresolvedRef(ref, "is a loop of references that never reaches a value")
+            seen.add(target.key)
+            target = self._resolve_once(target.base, target.value["$ref"])
+        return target
+
+    def deref(self, base: str, node: Any) -> tuple[str, Any]:
+        """`node` itself, or what its `$ref` points at; with the base file of the result."""
+        if isinstance(node, dict) and isinstance(node.get("$ref"), str):
+            target = self.resolve(base, node["$ref"])
+            return target.base, target.value
+        return base, node
+
+    def _resolve_once(self, base: str, ref: str) -> Target:
+        parts = urlsplit(ref)
+        if parts.scheme in ("http", "https", "ftp") or ref.startswith("//"):
+            raise UnresolvedRef(ref, "is a remote reference, which is not fetched")
+        if parts.scheme and len(parts.scheme) > 1:
+            raise UnresolvedRef(ref, f"uses the unsupported scheme {parts.scheme!r}")
+        file_part, _, fragment = ref.partition("#")
+        target_base = base
+        if file_part:
+            if base.startswith("<"):
+                raise UnresolvedRef(ref, "points at a file, but the document was not read from a file")
+            target_base = str((Path(base).parent / unquote(file_part)).resolve())
+            if target_base not in self._files:
+                try:
+                    self._files[target_base] = self._load_file(target_base)
+                except Exception as error:
+                    raise UnresolvedRef(ref, f"points at a file that cannot be read ({error})") from None
+        pointer = unquote(fragment)
+        try:
+            value = walk_pointer(self._files[target_base], pointer)
+        except (KeyError, IndexError, TypeError):
+            raise UnresolvedRef(ref, "points at nothing in the document") from None
+        return Target(target_base, pointer, value)

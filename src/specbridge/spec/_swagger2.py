@@ -1,0 +1,208 @@
+"""Swagger 2.0 normalised into the same model: body and formData parameters become a request body,
+`type`/`items`/`collectionFormat` become a schema and a style, `produces` and `consumes` become content."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._model import MediaType, Operation, Parameter, RequestBody, Response, Schema
+from ._openapi3 import (
+    OperationReader,
+    _documented_sunset,
+    extension_name,
+    ignored_rules,
+    operation_sunset,
+    security_requirements,
+    text,
+)
+
+_SCHEMA_KEYS = (
+    "type",
+    "format",
+    "items",
+    "enum",
+    "default",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "multipleOf",
+    "x-nullable",
+)
+# collectionFormat -> (style, explode)
+_COLLECTION_FORMATS = {
+    "csv": ("form", False),
+    "ssv": ("spaceDelimited", False),
+    "pipes": ("pipeDelimited", False),
+    "tsv": ("tabDelimited", False),
+    "multi": ("form", True),
+}
+
+
+def parameter_schema(node: dict[str, Any]) -> dict[str, Any]:
+    schema = {key: node[key] for key in _SCHEMA_KEYS if key in node}
+    if isinstance(schema.get("items"), dict):
+        schema["items"] = (
+            parameter_schema(schema["items"]) if "$ref" not in schema["items"] else schema["items"]
+        )
+    return schema
+
+
+def swagger_servers(data: dict[str, Any]) -> tuple[str, ...]:
+    host = data.get("host") if isinstance(data.get("host"), str) else ""
+    base_path = data.get("basePath") if isinstance(data.get("basePath"), str) else ""
+    schemes = (
+        [s for s in data.get("schemes", []) if s in ("https", "http")]
+        if isinstance(data.get("schemes"), list)
+        else []
+    )
+    if not host:
+        return (base_path,) if base_path else ()
+    ordered = sorted(schemes, key=lambda scheme: scheme != "https") or ["https"]
+    return tuple(f"{scheme}://{host}{base_path}" for scheme in ordered)
+
+
+class SwaggerOperationReader(OperationReader):
+    def _types(self, op: dict[str, Any], key: str) -> list[str]:
+        value = op.get(key, self.data.get(key))
+        return [str(item) for item in value] if isinstance(value, list) and value else ["application/json"]
+
+    def operation(
+        self, path: str, method: str, op: dict[str, Any], shared: Any, base: str, item_pointer: str
+    ) -> Operation:
+        pointer = f"{item_pointer}/{method}"
+        raw: dict[tuple[str, str], tuple[dict[str, Any], str, str]] = {}
+        for raw_list, list_pointer in ((shared, item_pointer), (op.get("parameters"), pointer)):
+            if not isinstance(raw_list, list):
+                continue
+            for index, entry in enumerate(raw_list):
+                entry_pointer = f"{list_pointer}/parameters/{index}"
+                resolved = self.deref(base, entry, entry_pointer)
+                if resolved is None or not isinstance(resolved[1], dict):
+                    continue
+                node_base, node = resolved
+                if not isinstance(node.get("name"), str) or not isinstance(node.get("in"), str):
+                    self.note("parameter-invalid", entry_pointer, "a parameter has no usable `name` or `in`")
+                    continue
+                raw[(node["in"], node["name"])] = (node, node_base, entry_pointer)
+        parameters: list[Parameter] = []
+        body: RequestBody | None = None
+        form: list[tuple[dict[str, Any], str, str]] = []
+        consumes = self._types(op, "consumes")
+        for (location, _name), (node, node_base, entry_pointer) in raw.items():
+            if location == "body":
+                schema = node.get("schema") if isinstance(node.get("schema"), dict) else {}
+                body = RequestBody(
+                    required=node.get("required") is True,
+                    description=text(node.get("description")),
+                    content=tuple(MediaType(ct, Schema(schema, node_base)) for ct in consumes),
+                    pointer=entry_pointer,
+                )
+            elif location == "formData":
+                form.append((node, node_base, entry_pointer))
+            else:
+                style, explode = _COLLECTION_FORMATS.get(
+                    str(node.get("collectionFormat", "csv")), ("form", False)
+                )
+                if location in ("path", "header"):
+                    style = "simple"
+                converted = {
+                    **{k: v for k, v in node.items() if k not in _SCHEMA_KEYS},
+                    "schema": parameter_schema(node),
+                    "style": style,
+                    "explode": explode,
+                }
+                parameter = self.parameter(converted, node_base, entry_pointer)
+                if parameter is not None:
+                    parameters.append(parameter)
+        if form:
+            body = self._form_body(form, consumes)
+        responses = self.responses(op.get("responses"), base, pointer)
+        return Operation(
+            method=method.upper(),
+            path=path,
+            pointer=pointer,
+            operation_id=text(op.get("operationId")) or None,
+            extension_name=extension_name(op),
+            summary=text(op.get("summary")),
+            description=text(op.get("description")),
+            deprecated=op.get("deprecated") is True,
+            sunset=operation_sunset(op, responses),
+            parameters=tuple(parameters),
+            request_body=body,
+            responses=responses,
+            security=security_requirements(op.get("security")),
+            ignored_rules=ignored_rules(op),
+            extensions={key: value for key, value in op.items() if key.startswith("x-")} or None,
+        )
+
+    def _form_body(self, form: list[tuple[dict[str, Any], str, str]], consumes: list[str]) -> RequestBody:
+        has_file = any(node.get("type") == "file" for node, _, _ in form)
+        content_type = (
+            "multipart/form-data"
+            if has_file or "multipart/form-data" in consumes
+            else "application/x-www-form-urlencoded"
+        )
+        properties = {}
+        required = []
+        for node, _, _ in form:
+            schema = parameter_schema(node)
+            if node.get("description"):
+                schema["description"] = node["description"]
+            properties[node["name"]] = schema
+            if node.get("required") is True:
+                required.append(node["name"])
+        schema_value: dict[str, Any] = {"type": "object", "properties": properties}
+        if required:
+            schema_value["required"] = required
+        return RequestBody(
+            required=bool(required),
+            description="",
+            content=(MediaType(content_type, Schema(schema_value, form[0][1])),),
+            pointer=form[0][2],
+        )
+
+    def responses(self, raw: Any, base: str, op_pointer: str) -> tuple[Response, ...]:
+        if not isinstance(raw, dict):
+            return ()
+        # `produces` is per operation in Swagger 2.0; the reader sees the operation through op_pointer.
+        result: list[Response] = []
+        for status, entry in raw.items():
+            if status.startswith("x-"):
+                continue
+            resolved = self.deref(base, entry, f"{op_pointer}/responses/{status}")
+            if resolved is None or not isinstance(resolved[1], dict):
+                continue
+            response_base, node = resolved
+            headers = node.get("headers") if isinstance(node.get("headers"), dict) else {}
+            schema = node.get("schema")
+            content = (
+                tuple(MediaType(ct, Schema(schema, response_base)) for ct in self._produces(op_pointer))
+                if isinstance(schema, dict)
+                else ()
+            )
+            result.append(
+                Response(
+                    status=str(status),
+                    description=text(node.get("description")),
+                    content=content,
+                    headers=tuple(str(name).lower() for name in headers),
+                    sunset=_documented_sunset(headers),
+                )
+            )
+        return tuple(result)
+
+    def _produces(self, op_pointer: str) -> list[str]:
+        from ._refs import walk_pointer
+
+        try:
+            op = walk_pointer(self.data, op_pointer)
+        except (KeyError, IndexError):
+            op = {}
+        return self._types(op if isinstance(op, dict) else {}, "produces")

@@ -1,0 +1,53 @@
+"""Converting operations to tools: names, arguments and their map to the request, schemas, exports."""
+
+from ._convert import convert as convert
+from ._export import ExportFormat as ExportFormat
+from ._export import StrictIncompatible as StrictIncompatible
+from ._export import export as export
+from ._export import export_anthropic as export_anthropic
+from ._export import export_mcp as export_mcp
+from ._export import export_openai as export_openai
+from ._export import mcp_tool as mcp_tool
+from ._export import strict_schema as strict_schema
+from ._headers import FORBIDDEN_HEADER_PREFIXES as FORBIDDEN_HEADER_PREFIXES
+from ._headers import FORBIDDEN_HEADERS as FORBIDDEN_HEADERS
+from ._headers import is_forbidden_header as is_forbidden_header
+from ._model import Argument as Argument
+from ._model import ArgumentLocation as ArgumentLocation
+from ._model import Body as Body
+from ._model import ConvertOptions as ConvertOptions
+from ._model import Hints as Hints
+from ._model import LeftOut as LeftOut
+from ._model import Tool as Tool
+from ._model import ToolOverride as ToolOverride
+from ._model import ToolSet as ToolSet
+from ._naming import PORTABLE_NAME as PORTABLE_NAME
+from ._naming import method_path_name as method_path_name
+from ._naming import portable_name as portable_name
+
+__all__ = [
+    "FORBIDDEN_HEADERS",
+    "FORBIDDEN_HEADER_PREFIXES",
+    "PORTABLE_NAME",
+    "Argument",
+    "ArgumentLocation",
+    "Body",
+    "ConvertOptions",
+    "ExportFormat",
+    "Hints",
+    "LeftOut",
+    "StrictIncompatible",
+    "Tool",
+    "ToolOverride",
+    "ToolSet",
+    "convert",
+    "export",
+    "export_anthropic",
+    "export_mcp",
+    "export_openai",
+    "is_forbidden_header",
+    "mcp_tool",
+    "method_path_name",
+    "portable_name",
+    "strict_schema",
+]

@@ -1,0 +1,266 @@
+"""Four namespaces into one: path, query, header and cookie parameters and the body become one object
+of arguments, with a map from each argument back to its location and original name.
+
+When two arguments would share a name, every one of them gets its location in front (`path_id`,
+`body_id`). If a prefixed name is taken as well, the later ones (in location order, then original name)
+get `_2`, `_3`, ... so the result never depends on the order of the document's keys.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ..spec import ApiDocument, MediaType, Operation, Parameter, Schema
+from ._headers import is_forbidden_header
+from ._model import LOCATION_ORDER, Argument, ArgumentLocation, Body, LeftOut
+from ._naming import argument_name
+from ._schema import SchemaShaper
+
+Json = Any
+_PATH_TEMPLATE = re.compile(r"\{([^{}]+)\}")
+
+
+@dataclass(frozen=True, slots=True)
+class ArgumentPlan:
+    arguments: tuple[Argument, ...]
+    body: Body | None
+    left_out: tuple[LeftOut, ...]
+    needs: frozenset[str]  # `$defs` the argument schemas refer to
+
+
+def credential_names(document: ApiDocument) -> dict[str, frozenset[str]]:
+    """apiKey names per location: the gateway sets these, the agent never does."""
+    names: dict[str, set[str]] = {"header": set(), "query": set(), "cookie": set()}
+    for scheme in document.security_schemes:
+        if scheme.type == "apiKey" and scheme.location in names and scheme.parameter_name:
+            names[scheme.location].add(scheme.parameter_name.lower())
+    return {location: frozenset(values) for location, values in names.items()}
+
+
+def body_media(content: tuple[MediaType, ...]) -> MediaType | None:
+    """JSON first, then form, then multipart, then whatever else the operation accepts."""
+
+    def rank(media: MediaType) -> int:
+        kind = media.content_type.lower().split(";")[0].strip()
+        if kind == "application/json" or kind.endswith("+json"):
+            return 0
+        if kind == "application/x-www-form-urlencoded":
+            return 1
+        if kind == "multipart/form-data":
+            return 2
+        if kind in ("*/*", "application/*"):
+            return 4
+        return 3
+
+    return min(content, key=rank) if content else None
+
+
+def plan_arguments(
+    operation: Operation, document: ApiDocument, shaper: SchemaShaper, credentials: dict[str, frozenset[str]]
+) -> ArgumentPlan:
+    candidates: list[Argument] = []
+    left_out: list[LeftOut] = []
+    needs: set[str] = set()
+
+    for parameter in operation.parameters:
+        reason = _left_out_reason(parameter, credentials)
+        if reason:
+            left_out.append(LeftOut(parameter.name, parameter.location, reason, parameter.pointer))
+            continue
+        shaped = shaper.shape(parameter.schema, "input")
+        needs.update(shaped.needs)
+        candidates.append(
+            Argument(
+                name=argument_name(parameter.name),
+                location=parameter.location,
+                original=parameter.name,
+                required=parameter.required,
+                schema=_described(shaped.value, parameter.description),
+                style=parameter.style,
+                explode=parameter.explode,
+                allow_reserved=parameter.allow_reserved,
+                content_type=parameter.content_type,
+                pointer=parameter.pointer,
+            )
+        )
+    declared = {argument.original for argument in candidates if argument.location == "path"}
+    declared |= {item.name for item in left_out if item.location == "path"}
+    for name in dict.fromkeys(_PATH_TEMPLATE.findall(operation.path)):
+        if name not in declared:
+            candidates.append(
+                Argument(
+                    argument_name(name),
+                    "path",
+                    name,
+                    True,
+                    {"type": "string"},
+                    "simple",
+                    False,
+                    pointer=operation.pointer,
+                )
+            )
+
+    body = None
+    request_body = operation.request_body
+    media = body_media(request_body.content) if request_body else None
+    if request_body is not None and media is not None:
+        fields = _object_fields(media.schema, shaper) if _is_structured(media.content_type) else None
+        body = Body(
+            content_type=media.content_type,
+            whole=fields is None,
+            required=request_body.required,
+            encoding=media.encoding,
+            pointer=request_body.pointer,
+        )
+        if fields is None:
+            schema, body_needs = _whole_body_schema(media, shaper)
+            needs.update(body_needs)
+            candidates.append(
+                Argument(
+                    "body",
+                    "body",
+                    "",
+                    request_body.required,
+                    _described(schema, request_body.description),
+                    pointer=request_body.pointer,
+                )
+            )
+        else:
+            properties, required = fields
+            for name, (value, base) in properties.items():
+                if shaper.hidden_input(value, base):
+                    continue
+                shaped = shaper.shape(Schema(value, base), "input")
+                needs.update(shaped.needs)
+                candidates.append(
+                    Argument(
+                        argument_name(name),
+                        "body",
+                        name,
+                        name in required,
+                        shaped.value,
+                        pointer=request_body.pointer,
+                    )
+                )
+    return ArgumentPlan(tuple(_resolve_clashes(candidates)), body, tuple(left_out), frozenset(needs))
+
+
+def _left_out_reason(parameter: Parameter, credentials: dict[str, frozenset[str]]) -> str:
+    lowered = parameter.name.lower()
+    if parameter.location == "header" and is_forbidden_header(parameter.name, credentials["header"]):
+        return "the gateway owns this header; an argument may never set it"
+    if parameter.location in ("query", "cookie") and lowered in credentials[parameter.location]:
+        return "the stored credential is sent here; an argument may never set it"
+    return ""
+
+
+def _described(schema: Json, description: str) -> Json:
+    if description and isinstance(schema, dict) and "description" not in schema:
+        return {**schema, "description": description}
+    if description and schema is True:
+        return {"description": description}
+    return schema
+
+
+def _is_structured(content_type: str) -> bool:
+    kind = content_type.lower().split(";")[0].strip()
+    return (
+        kind == "application/json"
+        or kind.endswith("+json")
+        or kind in ("application/x-www-form-urlencoded", "multipart/form-data")
+    )
+
+
+def _object_fields(
+    schema: Schema | None, shaper: SchemaShaper
+) -> tuple[dict[str, tuple[Json, str]], set[str]] | None:
+    """An object body's top-level properties (through `$ref` and `allOf`), or None if it is not one."""
+    if schema is None:
+        return None
+    if shaper.is_recursive(schema.value, schema.base):
+        return None
+    properties: dict[str, tuple[Json, str]] = {}
+    required: set[str] = set()
+    if not _collect_fields(schema.value, schema.base, shaper, properties, required, 0):
+        return None
+    return (properties, required) if properties else None
+
+
+def _collect_fields(
+    value: Json,
+    base: str,
+    shaper: SchemaShaper,
+    properties: dict[str, tuple[Json, str]],
+    required: set[str],
+    depth: int,
+) -> bool:
+    base, node = shaper.resolve(value, base)
+    if not isinstance(node, dict) or depth > 16:
+        return False
+    if any(key in node for key in ("oneOf", "anyOf", "not", "if")) or node.get("nullable") is True:
+        return False
+    kind = node.get("type")
+    if kind not in (None, "object"):
+        return False
+    parts = node.get("allOf")
+    if isinstance(parts, list):
+        for part in parts:
+            if not _collect_fields(part, base, shaper, properties, required, depth + 1):
+                return False
+    own = node.get("properties")
+    if isinstance(own, dict):
+        for name, prop in own.items():
+            if isinstance(prop, dict | bool):
+                properties[str(name)] = (prop, base)
+    elif kind != "object" and not isinstance(parts, list):
+        return False
+    if isinstance(node.get("required"), list):
+        required.update(name for name in node["required"] if isinstance(name, str))
+    return True
+
+
+def _whole_body_schema(media: MediaType, shaper: SchemaShaper) -> tuple[Json, frozenset[str]]:
+    kind = media.content_type.lower().split(";")[0].strip()
+    if media.schema is not None and _is_structured(kind):
+        shaped = shaper.shape(media.schema, "input")
+        return shaped.value, shaped.needs
+    if kind.startswith("text/") or kind.endswith(("xml", "csv")):
+        return {"type": "string", "contentMediaType": kind}, frozenset()
+    return {"type": "string", "contentMediaType": kind or "application/octet-stream"}, frozenset()
+
+
+def _resolve_clashes(candidates: list[Argument]) -> list[Argument]:
+    counts: dict[str, int] = {}
+    for argument in candidates:
+        counts[argument.name] = counts.get(argument.name, 0) + 1
+    renamed = [
+        replace(argument, name=argument_name(f"{argument.location}_{argument.name}"))
+        if counts[argument.name] > 1
+        else argument
+        for argument in candidates
+    ]
+    order = sorted(
+        range(len(renamed)),
+        key=lambda i: (
+            renamed[i].name != candidates[i].name,
+            _location_rank(renamed[i].location),
+            renamed[i].original,
+        ),
+    )
+    taken: set[str] = set()
+    for position in order:
+        argument = renamed[position]
+        name, suffix = argument.name, 2
+        while name in taken:
+            name = argument_name(f"{argument.name}_{suffix}")
+            suffix += 1
+        taken.add(name)
+        if name != argument.name:
+            renamed[position] = replace(argument, name=name)
+    return renamed
+
+
+def _location_rank(location: ArgumentLocation) -> int:
+    return LOCATION_ORDER.index(location)

@@ -1,0 +1,115 @@
+"""Operation -> Tool: the one conversion that lint, tools and serve all use."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..spec import ApiDocument, Operation, Schema
+from ._arguments import ArgumentPlan, credential_names, plan_arguments
+from ._describe import describe, hints, title
+from ._model import ConvertOptions, Tool, ToolSet
+from ._naming import MCP_NAME_MAX, PORTABLE_NAME_MAX, base_name, portable_name, shorten, unique_names
+from ._schema import SchemaShaper
+
+Json = Any
+# Output schemas describe answers (a client may check structuredContent against them); past this many
+# nested objects/arrays they stop describing, so one response type cannot drag a whole API along.
+OUTPUT_SCHEMA_LEVELS = 2
+
+
+def convert(document: ApiDocument, options: ConvertOptions | None = None) -> ToolSet:
+    """Every operation of the document as a tool (deprecated ones only when asked for)."""
+    options = options or ConvertOptions()
+    shaper = SchemaShaper(document.resolver)
+    credentials = credential_names(document)
+    kept = [op for op in document.operations if options.include_deprecated or not op.deprecated]
+    skipped = tuple(op for op in document.operations if op.deprecated and not options.include_deprecated)
+    identities = [op.label for op in kept]
+    names = unique_names([base_name(op) for op in kept], identities, limit=MCP_NAME_MAX)
+
+    tools: list[Tool] = []
+    disabled: list[str] = []
+    for operation, name in zip(kept, names, strict=True):
+        override = options.overrides.get(name) or options.overrides.get(operation.operation_id or "")
+        if override is not None and override.disabled:
+            disabled.append(name)
+            continue
+        plan = plan_arguments(operation, document, shaper, credentials)
+        final_name = override.name if override is not None and override.name else name
+        description = describe(operation)
+        if override is not None and override.description:
+            description = override.description
+        tools.append(_tool(operation, final_name, name, description, plan, shaper))
+
+    portables = unique_names(
+        [portable_name(tool.name) for tool in tools],
+        [tool.operation.label for tool in tools],
+        limit=PORTABLE_NAME_MAX,
+        fit=lambda n: shorten(n, PORTABLE_NAME_MAX),
+    )
+    from dataclasses import replace
+
+    tools = [replace(tool, portable_name=portable) for tool, portable in zip(tools, portables, strict=True)]
+    return ToolSet(
+        document=document,
+        tools=tuple(tools),
+        unresolved_refs=dict(sorted(shaper.unresolved.items())),
+        skipped_deprecated=skipped,
+        disabled=tuple(disabled),
+    )
+
+
+def _tool(
+    operation: Operation,
+    name: str,
+    default_name: str,
+    description: str,
+    plan: ArgumentPlan,
+    shaper: SchemaShaper,
+) -> Tool:
+    properties = {argument.name: argument.schema for argument in plan.arguments}
+    required = [argument.name for argument in plan.arguments if argument.required]
+    input_schema: dict[str, Json] = {"type": "object", "properties": properties}
+    if required:
+        input_schema["required"] = required
+    input_schema["additionalProperties"] = False
+    definitions = shaper.definitions(plan.needs, "input")
+    if definitions:
+        input_schema["$defs"] = definitions
+    return Tool(
+        name=name,
+        portable_name=portable_name(name),
+        title=title(operation),
+        description=description,
+        input_schema=input_schema,
+        output_schema=_output_schema(operation, shaper),
+        hints=hints(operation.method),
+        arguments=plan.arguments,
+        body=plan.body,
+        operation=operation,
+        left_out=plan.left_out,
+        default_name=default_name,
+    )
+
+
+def _output_schema(operation: Operation, shaper: SchemaShaper) -> Json | None:
+    """The first 2xx JSON answer's schema, when it is an object (MCP requires an object at the root)."""
+    for response in sorted(operation.responses, key=lambda r: r.status):
+        if not response.status.startswith("2"):
+            continue
+        for media in response.content:
+            kind = media.content_type.lower().split(";")[0].strip()
+            if media.schema is None or not (kind == "application/json" or kind.endswith("+json")):
+                continue
+            _, target = shaper.resolve(media.schema.value, media.schema.base)
+            if not isinstance(target, dict) or not (target.get("type") == "object" or "properties" in target):
+                return None
+            shaped = shaper.shape(Schema(target, _base_of(media.schema, shaper)), "output")
+            root = shaper.bounded(shaped.value, "output", OUTPUT_SCHEMA_LEVELS)
+            return {**root, "type": "object"} if isinstance(root, dict) else {"type": "object"}
+        return None
+    return None
+
+
+def _base_of(schema: Schema, shaper: SchemaShaper) -> str:
+    return shaper.resolve(schema.value, schema.base)[0]

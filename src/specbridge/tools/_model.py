@@ -1,0 +1,106 @@
+"""What a conversion produces: tools, their arguments, and the map from each argument to the request."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ..spec import ApiDocument, Operation
+
+Json = Any
+ArgumentLocation = Literal["path", "query", "header", "cookie", "body"]
+LOCATION_ORDER: tuple[ArgumentLocation, ...] = ("path", "query", "header", "cookie", "body")
+
+
+@dataclass(frozen=True, slots=True)
+class Argument:
+    """One property of the tool's input, and where its value goes in the request."""
+
+    name: str  # as the agent sees it
+    location: ArgumentLocation
+    original: str  # the name in the document; "" for an argument that is the whole body
+    required: bool
+    schema: Json
+    style: str = ""
+    explode: bool = False
+    allow_reserved: bool = False
+    content_type: str | None = None  # a parameter serialised as a media type (OpenAPI `content`)
+    pointer: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Body:
+    content_type: str
+    whole: bool  # True: the `body` argument is the whole body; False: body arguments are its fields
+    required: bool
+    encoding: Json = None
+    pointer: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class LeftOut:
+    """A parameter the agent is not offered, and why (the gateway sets it, or it cannot be sent)."""
+
+    name: str
+    location: str
+    reason: str
+    pointer: str
+
+
+@dataclass(frozen=True, slots=True)
+class Hints:
+    read_only: bool
+    destructive: bool
+    idempotent: bool
+    open_world: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Tool:
+    name: str  # the MCP name: letters, digits, `_`, `.`, `-`
+    portable_name: str  # ^[a-zA-Z0-9_-]{1,64}$, for OpenAI, Anthropic and strict MCP clients
+    title: str | None
+    description: str
+    input_schema: Json
+    output_schema: Json | None
+    hints: Hints
+    arguments: tuple[Argument, ...]
+    body: Body | None
+    operation: Operation
+    left_out: tuple[LeftOut, ...] = ()
+    default_name: str = ""  # the name before any config override
+
+    def argument(self, name: str) -> Argument | None:
+        return next((argument for argument in self.arguments if argument.name == name), None)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOverride:
+    """Per-tool settings from the config (`tools.<name>`)."""
+
+    name: str | None = None
+    description: str | None = None
+    disabled: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ConvertOptions:
+    include_deprecated: bool = False
+    overrides: Mapping[str, ToolOverride] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSet:
+    document: ApiDocument
+    tools: tuple[Tool, ...]
+    unresolved_refs: Mapping[str, str] = field(default_factory=dict)  # ref -> why it cannot be followed
+    skipped_deprecated: tuple[Operation, ...] = ()
+    disabled: tuple[str, ...] = ()
+
+    def get(self, name: str) -> Tool | None:
+        """A tool by its MCP name or its portable name."""
+        for tool in self.tools:
+            if name in (tool.name, tool.portable_name):
+                return tool
+        return None
