@@ -93,19 +93,27 @@ _YAML11_ONLY_TAGS = {"tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:bool"}
 
 
 def _stringify_keys(node: Any) -> Any:
-    """YAML lets `200:` be an integer key; OpenAPI means the string "200". Mutates in place."""
+    """YAML lets `200:` be an integer key; OpenAPI means the string "200". Mutates in place.
+    Written for speed (`type(x) is`, no generators): it walks every node of a 4 MB document."""
     stack = [node]
+    pop, push = stack.pop, stack.append
     while stack:
-        current = stack.pop()
-        if isinstance(current, dict):
-            if any(not isinstance(key, str) for key in current):
-                items = list(current.items())
-                current.clear()
-                for key, value in items:
-                    current[_key_text(key)] = value
-            stack.extend(value for value in current.values() if isinstance(value, dict | list))
-        elif isinstance(current, list):
-            stack.extend(value for value in current if isinstance(value, dict | list))
+        current = pop()
+        if type(current) is dict:
+            for key in current:
+                if type(key) is not str:
+                    items = list(current.items())
+                    current.clear()
+                    for old, value in items:
+                        current[old if type(old) is str else _key_text(old)] = value
+                    break
+            values = current.values()
+        else:
+            values = current
+        for value in values:
+            kind = type(value)
+            if kind is dict or kind is list:
+                push(value)
     return node
 
 

@@ -179,8 +179,8 @@ def _object_fields(
     """An object body's top-level properties (through `$ref` and `allOf`), or None if it is not one."""
     if schema is None:
         return None
-    if shaper.is_recursive(schema.value, schema.base):
-        return None
+    # A recursive object body is still an object: its fields become arguments, and the fields that
+    # lead back into the cycle refer to `$defs`.
     properties: dict[str, tuple[Json, str]] = {}
     required: set[str] = set()
     if not _collect_fields(schema.value, schema.base, shaper, properties, required, 0):

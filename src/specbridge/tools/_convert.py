@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from dataclasses import replace
 from typing import Any
 
 from ..spec import ApiDocument, Operation, Schema
@@ -27,19 +29,34 @@ def convert(document: ApiDocument, options: ConvertOptions | None = None) -> Too
     identities = [op.label for op in kept]
     names = unique_names([base_name(op) for op in kept], identities, limit=MCP_NAME_MAX)
 
+    # `tools.<key>` matches the tool's name, or its operationId when only one operation has it.
+    id_counts = Counter(op.operation_id for op in kept if op.operation_id)
     tools: list[Tool] = []
     disabled: list[str] = []
+    renamed: set[int] = set()
     for operation, name in zip(kept, names, strict=True):
-        override = options.overrides.get(name) or options.overrides.get(operation.operation_id or "")
+        override = options.overrides.get(name)
+        if override is None and operation.operation_id and id_counts[operation.operation_id] == 1:
+            override = options.overrides.get(operation.operation_id)
         if override is not None and override.disabled:
             disabled.append(name)
             continue
         plan = plan_arguments(operation, document, shaper, credentials)
         final_name = override.name if override is not None and override.name else name
+        if final_name != name:
+            renamed.add(len(tools))
         description = describe(operation)
         if override is not None and override.description:
             description = override.description
         tools.append(_tool(operation, final_name, name, description, plan, shaper))
+    if renamed:  # a configured name wins; a tool it collides with takes the suffix
+        finals = unique_names(
+            [tool.name for tool in tools],
+            [tool.operation.label for tool in tools],
+            limit=MCP_NAME_MAX,
+            keep=renamed,
+        )
+        tools = [replace(tool, name=final) for tool, final in zip(tools, finals, strict=True)]
 
     portables = unique_names(
         [portable_name(tool.name) for tool in tools],
@@ -47,8 +64,6 @@ def convert(document: ApiDocument, options: ConvertOptions | None = None) -> Too
         limit=PORTABLE_NAME_MAX,
         fit=lambda n: shorten(n, PORTABLE_NAME_MAX),
     )
-    from dataclasses import replace
-
     tools = [replace(tool, portable_name=portable) for tool, portable in zip(tools, portables, strict=True)]
     return ToolSet(
         document=document,
@@ -104,8 +119,7 @@ def _output_schema(operation: Operation, shaper: SchemaShaper) -> Json | None:
             _, target = shaper.resolve(media.schema.value, media.schema.base)
             if not isinstance(target, dict) or not (target.get("type") == "object" or "properties" in target):
                 return None
-            shaped = shaper.shape(Schema(target, _base_of(media.schema, shaper)), "output")
-            root = shaper.bounded(shaped.value, "output", OUTPUT_SCHEMA_LEVELS)
+            root = shaper.shape_bounded(media.schema, "output", OUTPUT_SCHEMA_LEVELS)
             return {**root, "type": "object"} if isinstance(root, dict) else {"type": "object"}
         return None
     return None

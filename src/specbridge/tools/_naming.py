@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 from ..spec import Operation
 
@@ -54,11 +54,17 @@ def argument_name(name: str) -> str:
 
 
 def unique_names(
-    names: Sequence[str], identities: Sequence[str], *, limit: int, fit: Callable[[str], str] = lambda n: n
+    names: Sequence[str],
+    identities: Sequence[str],
+    *,
+    limit: int,
+    fit: Callable[[str], str] = lambda n: n,
+    keep: Collection[int] = (),
 ) -> list[str]:
-    """Make names unique. Among equal names, the one whose identity sorts first keeps it; the others
-    get `_` and a short hash of their own identity (e.g. "GET /pets"), so a suffix never depends on
-    the order of unrelated operations."""
+    """Make names unique. Among equal names, the one whose identity sorts first keeps it (a position in
+    `keep`, e.g. a name set by the config, before any other); the others get `_` and a short hash of
+    their own identity (e.g. "GET /pets"), so a suffix never depends on the order of unrelated
+    operations."""
     result = list(names)
     for _ in range(4):  # a suffixed name can collide again only by a hash accident; widen and retry
         groups: dict[str, list[int]] = {}
@@ -68,7 +74,7 @@ def unique_names(
         if not clashes:
             return result
         for positions in clashes:
-            ordered = sorted(positions, key=lambda p: identities[p])
+            ordered = sorted(positions, key=lambda p: (p not in keep, identities[p]))
             for position in ordered[1:]:
                 suffix = "_" + short_hash(identities[position] + result[position], 6)
                 result[position] = fit(result[position][: limit - len(suffix)] + suffix)

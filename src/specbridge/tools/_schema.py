@@ -28,33 +28,41 @@ MAX_INLINE_DEPTH = 96
 _NAME_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
 _TYPES = frozenset({"string", "number", "integer", "boolean", "array", "object", "null"})
-_COUNTS = (
-    "minLength",
-    "maxLength",
-    "minItems",
-    "maxItems",
-    "minProperties",
-    "maxProperties",
-    "minContains",
-    "maxContains",
+_COUNTS = frozenset(
+    (
+        "minLength",
+        "maxLength",
+        "minItems",
+        "maxItems",
+        "minProperties",
+        "maxProperties",
+        "minContains",
+        "maxContains",
+    )
 )
-_NUMBERS = ("minimum", "maximum")
-_SCHEMA_MAPS = ("patternProperties", "dependentSchemas")
-_SCHEMA_ONES = (
-    "not",
-    "if",
-    "then",
-    "else",
-    "contains",
-    "propertyNames",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-    "contentSchema",
+_NUMBERS = frozenset({"minimum", "maximum"})
+_SCHEMA_MAPS = frozenset(("patternProperties", "dependentSchemas"))
+_SCHEMA_ONES = frozenset(
+    (
+        "not",
+        "if",
+        "then",
+        "else",
+        "contains",
+        "propertyNames",
+        "unevaluatedItems",
+        "unevaluatedProperties",
+        "contentSchema",
+    )
 )
-_SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
-_STRINGS = ("format", "contentMediaType", "contentEncoding", "pattern")
+_SCHEMA_LISTS = frozenset(("allOf", "anyOf", "oneOf", "prefixItems"))
+_STRINGS = frozenset(("format", "contentMediaType", "contentEncoding", "pattern"))
 # Keys whose values are data, never schemas: a `$ref` inside them is not a reference.
 _DATA_KEYS = frozenset({"example", "examples", "default", "enum", "const", "x-example"})
+# Keys whose values map names to schemas (a property may be called `example`).
+_NAME_MAPS = frozenset(
+    {"properties", "patternProperties", "dependentSchemas", "$defs", "definitions", "schemas"}
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +86,7 @@ class SchemaShaper:
     def __init__(self, resolver: Resolver) -> None:
         self.resolver = resolver
         self._memo: dict[tuple[str, Mode], Shaped] = {}
+        self._bounded_memo: dict[tuple[str, Mode, int], Shaped] = {}
         self._definitions: dict[tuple[str, Mode], Definition] = {}
         self._def_names: dict[str, str] = {}
         self._taken_names: set[str] = set()
@@ -105,47 +114,11 @@ class SchemaShaper:
             pending.extend(sorted(definition.needs - seen))
         return dict(sorted(result.items()))
 
-    def bounded(self, value: Json, mode: Mode, levels: int) -> Json:
-        """`value` with its `$defs` references inlined, cut below `levels` of nested objects/arrays.
-        A cut object or array keeps its type and loses its insides, so it still accepts what it did."""
-        keys_by_name = {name: key for key, name in self._def_names.items()}
-
-        def walk(node: Json, level: int, seen: frozenset[str]) -> Json:
-            if not isinstance(node, dict):
-                return node
-            ref = node.get("$ref")
-            if isinstance(ref, str) and ref.startswith("#/$defs/"):
-                key = keys_by_name.get(ref[len("#/$defs/") :])
-                if key is None or key in seen:
-                    return {}
-                target = self._definition(key, mode).value
-                merged = (
-                    {**target, **{k: v for k, v in node.items() if k != "$ref"}}
-                    if isinstance(target, dict)
-                    else target
-                )
-                return walk(merged, level, seen | {key})
-            nests = node.get("type") in ("object", "array") or "properties" in node or "items" in node
-            if nests and level >= levels:
-                kind = node.get("type")
-                cut = {"type": kind} if kind is not None else {}
-                if isinstance(node.get("description"), str):
-                    cut["description"] = node["description"]
-                return cut
-            inner = level + 1 if nests else level
-            out: dict[str, Json] = {}
-            for key, child in node.items():
-                if key in ("properties", "patternProperties", "dependentSchemas") and isinstance(child, dict):
-                    out[key] = {name: walk(item, inner, seen) for name, item in child.items()}
-                elif key in ("items", "additionalProperties", "not", "contains") and isinstance(child, dict):
-                    out[key] = walk(child, inner, seen)
-                elif key in ("allOf", "anyOf", "oneOf", "prefixItems") and isinstance(child, list):
-                    out[key] = [walk(item, level if key != "prefixItems" else inner, seen) for item in child]
-                else:
-                    out[key] = child
-            return out
-
-        return walk(value, 0, frozenset())
+    def shape_bounded(self, schema: Schema, mode: Mode, levels: int) -> Json:
+        """`schema` shaped with every `$ref` inlined, cut below `levels` of nested objects/arrays.
+        A cut object or array keeps its type (and description) and loses its insides, so it still
+        accepts what it did. Parts below the cut are never shaped at all."""
+        return self._node(schema.value, schema.base, mode, 0, levels).value
 
     def resolve(self, value: Json, base: str) -> tuple[str, Json]:
         """Follow a `$ref` (if any) to the schema it names; unresolvable refs become `{}`."""
@@ -170,24 +143,31 @@ class SchemaShaper:
 
     # ---- shaping ------------------------------------------------------------------------------------
 
-    def _node(self, value: Json, base: str, mode: Mode, depth: int) -> Shaped:
+    def _node(self, value: Json, base: str, mode: Mode, depth: int, room: int | None = None) -> Shaped:
         if isinstance(value, bool):
             return Shaped(value, frozenset())
         if not isinstance(value, dict) or depth > MAX_INLINE_DEPTH:
             return Shaped({}, frozenset())
         ref = value.get("$ref")
         if isinstance(ref, str):
-            shaped = self._reference(ref, base, mode, depth)
+            shaped = self._reference(ref, base, mode, depth, room)
             return self._with_siblings(shaped, value)
-        return self._object(value, base, mode, depth)
+        return self._object(value, base, mode, depth, room)
 
-    def _reference(self, ref: str, base: str, mode: Mode, depth: int) -> Shaped:
+    def _reference(self, ref: str, base: str, mode: Mode, depth: int, room: int | None) -> Shaped:
         try:
             target = self.resolver.resolve(base, ref)
         except UnresolvedRef as error:
             self.unresolved[ref] = error.reason
             return Shaped({}, frozenset())
         key = target.key
+        if room is not None:  # bounded: always inlined; the cut ends recursion
+            bounded_key = (key, mode, room)
+            cached = self._bounded_memo.get(bounded_key)
+            if cached is None:
+                cached = self._node(target.value, target.base, mode, depth + 1, room)
+                self._bounded_memo[bounded_key] = cached
+            return cached
         self._find_cycles(key)
         if key in self._recursive:
             return Shaped({"$ref": "#/$defs/" + self._def_name(key)}, frozenset({key}))
@@ -213,105 +193,117 @@ class SchemaShaper:
             result = _nullable(result)
         return Shaped(result, shaped.needs)
 
-    def _object(self, value: dict[str, Any], base: str, mode: Mode, depth: int) -> Shaped:
+    def _object(self, value: dict[str, Any], base: str, mode: Mode, depth: int, room: int | None) -> Shaped:
         out: dict[str, Any] = {}
         needs: set[str] = set()
+        nests = value.get("type") in ("object", "array") or "properties" in value or "items" in value
+        if room is not None and nests and room <= 0:
+            return Shaped(_cut(value), frozenset())
+        inner = room - 1 if room is not None and nests else room
 
         def sub(node: Json) -> Json:
-            shaped = self._node(node, base, mode, depth + 1)
+            """A schema nested inside this one (a property, the items, …): one level further in."""
+            shaped = self._node(node, base, mode, depth + 1, inner)
+            needs.update(shaped.needs)
+            return shaped.value
+
+        def alternative(node: Json) -> Json:
+            """A schema combined with this one (allOf/anyOf/oneOf): the same level."""
+            shaped = self._node(node, base, mode, depth + 1, room)
             needs.update(shaped.needs)
             return shaped.value
 
         kind = value.get("type")
-        if kind == "file" or (kind == "string" and value.get("format") == "binary"):
+        binary = kind == "file" or (kind == "string" and value.get("format") == "binary")
+        if binary:
             out["type"] = "string"
             out["contentMediaType"] = "application/octet-stream"
-        elif isinstance(kind, str) and kind in _TYPES:
-            out["type"] = kind
-        elif isinstance(kind, list):
-            kinds = [item for item in dict.fromkeys(kind) if isinstance(item, str) and item in _TYPES]
-            if kinds:
-                out["type"] = kinds if len(kinds) > 1 else kinds[0]
-        for key in _STRINGS:
-            if (
-                isinstance(value.get(key), str)
-                and key not in out
-                and not (key == "format" and "contentMediaType" in out)
-            ):
-                out[key] = value[key]
-        description = value.get("description")
-        if isinstance(description, str) and description.strip():
-            out["description"] = description.strip()
-        elif isinstance(value.get("title"), str) and value["title"].strip():
+        # One pass over the keys the schema has (most have two or three), not over every keyword.
+        for key, item in value.items():
+            if key == "type":
+                if binary:
+                    continue
+                if isinstance(item, str) and item in _TYPES:
+                    out["type"] = item
+                elif isinstance(item, list):
+                    kinds = [k for k in dict.fromkeys(item) if isinstance(k, str) and k in _TYPES]
+                    if kinds:
+                        out["type"] = kinds if len(kinds) > 1 else kinds[0]
+            elif key in _STRINGS:
+                if isinstance(item, str) and not (binary and key in ("format", "contentMediaType")):
+                    out[key] = item
+            elif key == "description":
+                if isinstance(item, str) and item.strip():
+                    out["description"] = item.strip()
+            elif key == "enum":
+                if isinstance(item, list) and item:
+                    out["enum"] = item
+            elif key in ("const", "default"):
+                out[key] = item
+            elif key in _NUMBERS:
+                if _is_number(item):
+                    out[key] = item
+            elif key == "multipleOf":
+                if _is_number(item) and item > 0:
+                    out[key] = item
+            elif key in _COUNTS:
+                if isinstance(item, int) and not isinstance(item, bool) and item >= 0:
+                    out[key] = item
+            elif key == "uniqueItems":
+                if isinstance(item, bool):
+                    out[key] = item
+            elif key == "properties":
+                if isinstance(item, dict):
+                    out["properties"] = {
+                        name: sub(prop)
+                        for name, prop in item.items()
+                        if isinstance(prop, dict | bool) and not self._hidden(prop, base, mode)
+                    }
+            elif key == "dependentRequired":
+                if isinstance(item, dict):
+                    out[key] = {
+                        k: [n for n in v if isinstance(n, str)]
+                        for k, v in item.items()
+                        if isinstance(v, list)
+                    }
+            elif key == "additionalProperties":
+                if isinstance(item, dict) or (isinstance(item, bool) and mode == "input"):
+                    out[key] = sub(item)
+            elif key == "items":
+                if isinstance(item, dict | bool):
+                    out["items"] = sub(item)
+                elif isinstance(item, list) and item:
+                    out["prefixItems"] = [sub(entry) for entry in item if isinstance(entry, dict | bool)]
+            elif key in _SCHEMA_LISTS:
+                if isinstance(item, list):
+                    combine = sub if key == "prefixItems" else alternative
+                    entries = [combine(entry) for entry in item if isinstance(entry, dict | bool)]
+                    if entries:
+                        out[key] = entries
+            elif key in _SCHEMA_ONES:
+                if isinstance(item, dict | bool):
+                    out[key] = sub(item)
+            elif key in _SCHEMA_MAPS and isinstance(item, dict):
+                out[key] = {k: sub(v) for k, v in item.items() if isinstance(v, dict | bool)}
+        if "description" not in out and isinstance(value.get("title"), str) and value["title"].strip():
             out["title"] = value["title"].strip()
-        for key in ("enum",):
-            if isinstance(value.get(key), list) and value[key]:
-                out[key] = value[key]
-        if "const" in value:
-            out["const"] = value["const"]
-        if "default" in value:
-            out["default"] = value["default"]
-        for key in _NUMBERS:
-            if _is_number(value.get(key)):
-                out[key] = value[key]
-        if _is_number(value.get("multipleOf")) and value["multipleOf"] > 0:
-            out["multipleOf"] = value["multipleOf"]
         for key, bound in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
             flag = value.get(key)
             if flag is True and bound in out:
                 out[key] = out.pop(bound)
             elif _is_number(flag):
                 out[key] = flag
-        for key in _COUNTS:
-            count = value.get(key)
-            if isinstance(count, int) and not isinstance(count, bool) and count >= 0:
-                out[key] = count
-        if isinstance(value.get("uniqueItems"), bool):
-            out["uniqueItems"] = value["uniqueItems"]
-        properties = value.get("properties")
         required = value.get("required")
-        if isinstance(properties, dict):
-            shaped_properties: dict[str, Json] = {}
-            for name, prop in properties.items():
-                if not isinstance(prop, dict | bool) or self._hidden(prop, base, mode):
-                    continue
-                shaped_properties[name] = sub(prop)
-            out["properties"] = shaped_properties
         if isinstance(required, list) and mode == "input":
             # Answers often leave out fields their document calls required; a client that checks
             # structuredContent against outputSchema would then reject a good answer.
             names = [name for name in dict.fromkeys(required) if isinstance(name, str)]
-            if isinstance(out.get("properties"), dict):
-                hidden = set(properties or ()) - set(out["properties"])
+            properties = value.get("properties")
+            if isinstance(out.get("properties"), dict) and isinstance(properties, dict):
+                hidden = set(properties) - set(out["properties"])
                 names = [name for name in names if name not in hidden]
             if names:
                 out["required"] = names
-        if isinstance(value.get("dependentRequired"), dict):
-            out["dependentRequired"] = {
-                k: [n for n in v if isinstance(n, str)]
-                for k, v in value["dependentRequired"].items()
-                if isinstance(v, list)
-            }
-        additional = value.get("additionalProperties")
-        if isinstance(additional, dict) or (isinstance(additional, bool) and mode == "input"):
-            out["additionalProperties"] = sub(additional)
-        items = value.get("items")
-        if isinstance(items, dict | bool):
-            out["items"] = sub(items)
-        elif isinstance(items, list) and items:
-            out["prefixItems"] = [sub(item) for item in items if isinstance(item, dict | bool)]
-        for key in _SCHEMA_LISTS:
-            entries = value.get(key)
-            if isinstance(entries, list):
-                shaped_entries = [sub(entry) for entry in entries if isinstance(entry, dict | bool)]
-                if shaped_entries:
-                    out[key] = shaped_entries
-        for key in _SCHEMA_ONES:
-            if isinstance(value.get(key), dict | bool):
-                out[key] = sub(value[key])
-        for key in _SCHEMA_MAPS:
-            if isinstance(value.get(key), dict):
-                out[key] = {k: sub(v) for k, v in value[key].items() if isinstance(v, dict | bool)}
         if value.get("nullable") is True or value.get("x-nullable") is True:
             out = _nullable(out)
         return Shaped(out, frozenset(needs))
@@ -362,18 +354,24 @@ class SchemaShaper:
         except (KeyError, IndexError):
             return []
         found: list[str] = []
-        stack: list[Json] = [value]
+        # (node, is_name_map): under `properties` & co. the keys are names, so a property called
+        # `example` or `default` is a schema; elsewhere those keys hold data and their `$ref`s are not refs.
+        stack: list[tuple[Json, bool]] = [(value, False)]
         while stack:
-            node = stack.pop()
+            node, is_name_map = stack.pop()
             if isinstance(node, dict):
                 ref = node.get("$ref")
-                if isinstance(ref, str):
+                if isinstance(ref, str) and not is_name_map:
                     with contextlib.suppress(UnresolvedRef):
                         found.append(self.resolver.resolve(base, ref).key)
                     continue
-                stack.extend(v for k, v in node.items() if k not in _DATA_KEYS and isinstance(v, dict | list))
+                stack.extend(
+                    (v, not is_name_map and k in _NAME_MAPS)
+                    for k, v in node.items()
+                    if (is_name_map or k not in _DATA_KEYS) and isinstance(v, dict | list)
+                )
             elif isinstance(node, list):
-                stack.extend(v for v in node if isinstance(v, dict | list))
+                stack.extend((v, False) for v in node if isinstance(v, dict | list))
         return found
 
     def _find_cycles(self, start: str) -> None:
@@ -421,6 +419,21 @@ class SchemaShaper:
                 parent = work[-1][0]
                 if parent in low:
                     low[parent] = min(low[parent], low[node])
+
+
+def _cut(value: dict[str, Any]) -> dict[str, Any]:
+    """What is left of a schema below the output-schema cut: its type and its description."""
+    kind = value.get("type")
+    cut: dict[str, Any] = {}
+    if isinstance(kind, str) and kind in _TYPES:
+        cut["type"] = kind
+    elif isinstance(kind, list) and all(isinstance(k, str) and k in _TYPES for k in kind) and kind:
+        cut["type"] = list(dict.fromkeys(kind))
+    if value.get("nullable") is True or value.get("x-nullable") is True:
+        cut = _nullable(cut)
+    if isinstance(value.get("description"), str) and value["description"].strip():
+        cut["description"] = value["description"].strip()
+    return cut
 
 
 def _nullable(schema: dict[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,196 @@
+"""Schemas become JSON Schema 2020-12: 3.0 and Swagger keywords translated or dropped."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import jsonschema
+import pytest
+
+from ._tools_helpers import is_valid_2020_12, only_tool
+
+HEADER_30 = "openapi: 3.0.3\ninfo: {title: T, version: '1'}\n"
+
+
+def shaped(schema: str, *, header: str = HEADER_30) -> Any:
+    from ._tools_helpers import toolset
+
+    tool = toolset(
+        "paths:\n  /a:\n    get:\n      parameters: [{name: p, in: query, schema: " + schema + "}]\n"
+        "      responses: {'200': {description: ok}}\n",
+        header=header,
+    ).tools[0]
+    assert is_valid_2020_12(tool.input_schema)
+    jsonschema.Draft202012Validator.check_schema(tool.input_schema)
+    return tool.input_schema["properties"]["p"]
+
+
+@pytest.mark.parametrize(
+    ("schema", "expected"),
+    [
+        ("{type: string, nullable: true}", {"type": ["string", "null"]}),
+        (
+            "{type: string, enum: [a, b], nullable: true}",
+            {"type": ["string", "null"], "enum": ["a", "b", None]},
+        ),
+        (
+            "{oneOf: [{type: string}, {type: integer}], nullable: true}",
+            {"anyOf": [{"oneOf": [{"type": "string"}, {"type": "integer"}]}, {"type": "null"}]},
+        ),
+        ("{type: integer, minimum: 1, exclusiveMinimum: true}", {"type": "integer", "exclusiveMinimum": 1}),
+        ("{type: integer, maximum: 9, exclusiveMaximum: true}", {"type": "integer", "exclusiveMaximum": 9}),
+        ("{type: integer, minimum: 1, exclusiveMinimum: false}", {"type": "integer", "minimum": 1}),
+        ("{type: string, example: x, xml: {name: p}, x-internal: 1}", {"type": "string"}),
+        ("{type: file}", {"type": "string", "contentMediaType": "application/octet-stream"}),
+        (
+            "{type: string, format: binary}",
+            {"type": "string", "contentMediaType": "application/octet-stream"},
+        ),
+        ("{type: int32}", {}),
+        (
+            "{type: array, items: [{type: string}, {type: integer}]}",
+            {"type": "array", "prefixItems": [{"type": "string"}, {"type": "integer"}]},
+        ),
+        ("{type: string, minLength: -1, maxLength: 3}", {"type": "string", "maxLength": 3}),
+    ],
+)
+def test_openapi_3_0_and_swagger_keywords_become_2020_12(schema: str, expected: Any) -> None:
+    assert shaped(schema) == expected
+
+
+def test_discriminator_is_dropped() -> None:
+    result = shaped(
+        "{oneOf: [{type: object, properties: {kind: {type: string}}}], discriminator: {propertyName: kind}}"
+    )
+    assert "discriminator" not in json.dumps(result)
+
+
+def test_a_3_1_type_list_and_examples_are_handled() -> None:
+    result = shaped(
+        "{type: [string, 'null'], examples: [a]}", header="openapi: 3.1.0\ninfo: {title: T, version: '1'}\n"
+    )
+    assert result == {"type": ["string", "null"]}
+
+
+def test_a_nullable_ref_becomes_any_of_the_ref_and_null() -> None:
+    tool = only_tool(
+        """
+        paths:
+          /a:
+            get:
+              parameters: [{name: p, in: query, schema: {$ref: '#/components/schemas/Big', nullable: true, description: d}}]
+              responses: {'200': {description: ok}}
+        components:
+          schemas:
+            Big: {type: object, properties: {a: {type: string}}}
+        """
+    )
+    assert tool.input_schema["properties"]["p"]["description"] == "d"
+    assert {"type": "null"} in tool.input_schema["properties"]["p"]["type"] or "null" in tool.input_schema[
+        "properties"
+    ]["p"]["type"]
+
+
+def test_a_small_shared_schema_is_inlined_and_a_large_one_goes_to_defs_once() -> None:
+    props = "\n".join(f"                f{i}: {{type: string, description: '{'x' * 60}'}}" for i in range(40))
+    tool = only_tool(
+        f"""
+        paths:
+          /a:
+            post:
+              requestBody:
+                content:
+                  application/json:
+                    schema:
+                      type: object
+                      properties:
+                        small: {{$ref: '#/components/schemas/Small'}}
+                        first: {{$ref: '#/components/schemas/Large'}}
+                        second: {{$ref: '#/components/schemas/Large'}}
+              responses: {{'200': {{description: ok}}}}
+        components:
+          schemas:
+            Small: {{type: string, maxLength: 3}}
+            Large:
+              type: object
+              properties:
+{props}
+        """
+    )
+    properties = tool.input_schema["properties"]
+    assert properties["small"] == {"type": "string", "maxLength": 3}
+    assert properties["first"] == properties["second"] == {"$ref": "#/$defs/Large"}
+    assert list(tool.input_schema["$defs"]) == ["Large"]
+    assert is_valid_2020_12(tool.input_schema)
+
+
+def test_the_input_schema_is_a_closed_object() -> None:
+    tool = only_tool("paths:\n  /a:\n    get: {responses: {'200': {description: ok}}}\n")
+    assert tool.input_schema == {"type": "object", "properties": {}, "additionalProperties": False}
+
+
+class TestOutputSchema:
+    def test_an_object_2xx_json_answer_becomes_the_output_schema_without_required(self) -> None:
+        tool = only_tool(
+            """
+            paths:
+              /a:
+                get:
+                  responses:
+                    '200':
+                      description: ok
+                      content:
+                        application/json:
+                          schema: {type: object, required: [id], properties: {id: {type: string}, secret: {type: string, writeOnly: true}}}
+            """
+        )
+        assert tool.output_schema == {"type": "object", "properties": {"id": {"type": "string"}}}
+
+    @pytest.mark.parametrize(
+        ("content_type", "schema"),
+        [("application/json", "{type: array, items: {type: string}}"), ("text/plain", "{type: object}")],
+    )
+    def test_a_non_object_or_non_json_answer_has_no_output_schema(
+        self, content_type: str, schema: str
+    ) -> None:
+        tool = only_tool(
+            f"""
+            paths:
+              /a:
+                get:
+                  responses:
+                    '200':
+                      description: ok
+                      content:
+                        {content_type}:
+                          schema: {schema}
+            """
+        )
+        assert tool.output_schema is None
+
+    def test_a_recursive_answer_is_cut_to_a_few_levels_and_stays_valid(self) -> None:
+        tool = only_tool(
+            """
+            paths:
+              /a:
+                get:
+                  responses:
+                    '200':
+                      description: ok
+                      content:
+                        application/json:
+                          schema: {$ref: '#/components/schemas/Node'}
+            components:
+              schemas:
+                Node:
+                  type: object
+                  properties:
+                    name: {type: string}
+                    next: {$ref: '#/components/schemas/Node'}
+            """
+        )
+        assert tool.output_schema is not None
+        assert "$ref" not in json.dumps(tool.output_schema)
+        assert tool.output_schema["properties"]["next"]["properties"]["next"] in ({}, {"type": "object"})
+        assert is_valid_2020_12(tool.output_schema)
