@@ -195,3 +195,13 @@ class TestCommandLine:
         result = CliRunner().invoke(app, ["tools", str(SHOP), "--strict"])
         assert result.exit_code == 2
         assert "Traceback" not in result.output
+
+
+def test_a_tool_without_arguments_is_strict_compatible_as_a_closed_empty_object() -> None:
+    schema = {"type": "object", "properties": {}, "additionalProperties": False}
+    assert strict_schema(schema) == {
+        "type": "object",
+        "properties": {},
+        "required": [],
+        "additionalProperties": False,
+    }

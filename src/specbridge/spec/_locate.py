@@ -1,16 +1,50 @@
 """Where a JSON pointer sits in a document's text: line and column, 1-based, for messages and findings.
 
-A line-and-indentation walk, good for block YAML and pretty-printed JSON (what API documents are);
-it answers None rather than guess when it cannot follow the text.
+`Locator(text)` answers many pointers over one text. It never parses the whole document: each step of a
+pointer finds the children of one node with a regular-expression pass over that node's region only,
+and remembers them, so pointers that share a prefix share the work.
+
+- Block YAML and pretty-printed JSON are read by indentation: a mapping's keys (or a sequence's items)
+  sit at one indentation, and the region ends at the first line indented less.
+- Flow YAML (`{a: 1, b: [x]}`) and minified JSON are read by a small tokenizer (strings, brackets,
+  commas, colons) over the container's text.
+
+It answers None rather than guess when it cannot follow the text (anchors and aliases, complex keys).
 """
 
 from __future__ import annotations
 
+import functools
+import json
 import re
+from dataclasses import dataclass, field
 
-from ._refs import walk_pointer  # noqa: F401 - re-exported for callers that need both
+_KEY = r"""(?P<key>"(?:[^"\\\n]|\\.)*"|'(?:[^'\n]|'')*'|[^\s#'"?:,\[\]{}\-][^\n]*?|-[^\s\n][^\n]*?)"""
+_KEY_AT = re.compile(_KEY + r"[ \t]*:(?=[ \t\r\n]|$)")
+_SIGNIFICANT_LINE = re.compile(r"^( *)(?=[^ \r\n#])", re.M)
+_FLOW_TOKEN = re.compile(
+    r""""(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[{}\[\],:]|#[^\n]*|[^\s{}\[\],:"'#](?:[^{}\[\],:\n]|:(?![\s,\]}]))*"""
+)
+_PROPERTIES = re.compile(r"(?:[&!][^\s]*[ \t]+)+")  # anchors and tags before a value
 
-_LIST_ITEM = re.compile(r"^(\s*)-(\s+|$)")
+
+@dataclass(frozen=True, slots=True)
+class _Node:
+    pos: int  # where the key or item starts (what a position points at)
+    value: int  # where its value starts
+    indent: int  # the column of the key or item (-1 for the root)
+    item: bool = False
+
+
+@dataclass(slots=True)
+class _Children:
+    keys: dict[str, _Node] = field(default_factory=dict)
+    items: list[_Node] = field(default_factory=list)
+
+
+@functools.cache
+def _compiled(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.M)
 
 
 def _tokens(pointer: str) -> list[str]:
@@ -19,74 +53,226 @@ def _tokens(pointer: str) -> list[str]:
     return [raw.replace("~1", "/").replace("~0", "~") for raw in pointer[1:].split("/")]
 
 
-def _indent(line: str) -> int:
-    return len(line) - len(line.lstrip(" "))
+def _key_text(raw: str) -> str:
+    raw = raw.strip()
+    if raw.startswith('"'):
+        try:
+            value = json.loads(raw)
+            return value if isinstance(value, str) else raw
+        except ValueError:
+            return raw[1:-1]
+    if raw.startswith("'"):
+        return raw[1:-1].replace("''", "'")
+    return raw
 
 
-def _key_pattern(token: str) -> re.Pattern[str]:
-    escaped = re.escape(token)
-    return re.compile(rf"^\s*(?:-\s+)?(?:{escaped}|\"{escaped}\"|'{escaped}')\s*:(?:\s|$)")
+class Locator:
+    """Line and column of JSON pointers in one document text; the work is shared between pointers."""
+
+    def __init__(self, text: str) -> None:
+        self.text = "\n" + text  # every line, the first too, starts after a newline
+        self._children: dict[tuple[int, bool], _Children | None] = {}
+        self._nodes: dict[str, _Node | None] = {}
+
+    def position(self, pointer: str) -> tuple[int, int] | None:
+        """(line, column) of the key or item the pointer names, or None when the text cannot be followed."""
+        if len(self.text) == 1:
+            return None
+        node = self._node(pointer)
+        return None if node is None else self._line_column(node.pos)
+
+    def positions(self, pointers: list[str]) -> list[tuple[int, int] | None]:
+        """Many pointers at once: lines are counted in one pass over the text, in offset order."""
+        if len(self.text) == 1:
+            return [None] * len(pointers)
+        nodes = [self._node(pointer) for pointer in pointers]
+        offsets = sorted({node.pos for node in nodes if node is not None})
+        lines: dict[int, tuple[int, int]] = {}
+        line, last = 0, 0
+        for offset in offsets:
+            line += self.text.count("\n", last, offset)
+            last = offset
+            lines[offset] = (line, offset - (self.text.rfind("\n", 0, offset) + 1) + 1)
+        return [None if node is None else lines[node.pos] for node in nodes]
+
+    def _line_column(self, offset: int) -> tuple[int, int]:
+        line = self.text.count("\n", 0, offset)
+        return line, offset - (self.text.rfind("\n", 0, offset) + 1) + 1
+
+    def _node(self, pointer: str) -> _Node | None:
+        if pointer in self._nodes:
+            return self._nodes[pointer]
+        tokens = _tokens(pointer)
+        if not tokens:
+            node: _Node | None = self._root()
+        else:
+            parent = self._node(pointer[: pointer.rfind("/")])
+            node = None
+            if parent is not None:
+                children = self._children_of(parent)
+                if children is not None:
+                    token = tokens[-1]
+                    node = children.keys.get(token)
+                    if node is None and token.isdigit() and int(token) < len(children.items):
+                        node = children.items[int(token)]
+        self._nodes[pointer] = node
+        return node
+
+    def _root(self) -> _Node:
+        match = _SIGNIFICANT_LINE.search(self.text, 2 if self.text.startswith("\n\ufeff") else 1)
+        start = match.end() if match else 0
+        while self.text.startswith(("---", "%"), start):
+            match = _SIGNIFICANT_LINE.search(self.text, self.text.find("\n", start) + 1 or len(self.text))
+            if match is None:
+                break
+            start = match.end()
+        if self.text.startswith(("{", "["), start):
+            return _Node(start, start, -1)
+        line_start = self.text.rfind("\n", 0, start) + 1
+        return _Node(line_start, line_start, -1)
+
+    def _children_of(self, node: _Node) -> _Children | None:
+        key = (node.value, node.item)
+        if key not in self._children:
+            self._children[key] = self._read_children(node)
+        return self._children[key]
+
+    def _read_children(self, node: _Node) -> _Children | None:
+        text = self.text
+        start = node.value
+        if node.indent >= 0:
+            properties = _PROPERTIES.match(text, start)
+            if properties:
+                start = properties.end()
+        line_end = text.find("\n", start)
+        line_end = len(text) if line_end < 0 else line_end
+        rest = text[start:line_end].strip()
+        if node.indent < 0 and rest[:1] not in ("{", "["):
+            rest = ""  # a block root: its children are on this line and below
+            line_end = start - 1
+        if rest.startswith(("{", "[")):
+            if rest[1:].strip() == "" or rest[1:].lstrip().startswith("#"):
+                return self._pretty(start, line_end)
+            return self._flow(start)
+        if rest and not rest.startswith("#"):
+            if node.item:
+                match = _KEY_AT.match(text, start)
+                if match and match.end() <= line_end:
+                    column = start - (text.rfind("\n", 0, start) + 1)
+                    children = self._block_mapping(line_end + 1, column)
+                    children.keys.setdefault(
+                        _key_text(match.group("key")), _Node(start, self._after(match), column)
+                    )
+                    return children
+            return None  # a scalar
+        nxt = _SIGNIFICANT_LINE.search(text, line_end + 1)
+        if nxt is None:
+            return None
+        column = len(nxt.group(1))
+        first = text[nxt.end() : nxt.end() + 2]
+        is_item = first == "-" or first.startswith("- ") or first in ("-\n", "-\r")
+        if column > node.indent or (column == node.indent and is_item and not node.item):
+            return (
+                self._block_sequence(nxt.start(), column)
+                if is_item
+                else self._block_mapping(nxt.start(), column)
+            )
+        return None
+
+    def _after(self, match: re.Match[str]) -> int:
+        position = match.end()
+        while position < len(self.text) and self.text[position] in " \t":
+            position += 1
+        return position
+
+    def _region_end(self, start: int, column: int, sequence: bool) -> int:
+        if column == 0 and not sequence:
+            return len(self.text)
+        less = f" {{0,{column - 1}}}[^ \\r\\n#]" if column > 0 else "(?!)"
+        pattern = rf"\n(?:{less}| {{{column}}}[^ \r\n#\-])" if sequence else rf"\n{less}"
+        match = _compiled(pattern).search(self.text, start - 1 if start > 0 else 0)
+        return match.start() + 1 if match else len(self.text)
+
+    def _block_mapping(self, start: int, column: int) -> _Children:
+        end = self._region_end(start, column, sequence=False)
+        children = _Children()
+        pattern = _compiled(rf"\n {{{column}}}" + _KEY + r"[ \t]*:(?=[ \t\r\n]|$)")
+        for match in pattern.finditer(self.text, start - 1, end):
+            key = _key_text(match.group("key"))
+            if key not in children.keys:
+                children.keys[key] = _Node(match.start("key"), self._after(match), column)
+        return children
+
+    def _block_sequence(self, start: int, column: int) -> _Children:
+        end = self._region_end(start, column, sequence=True)
+        children = _Children()
+        item = _compiled(rf"\n {{{column}}}-(?:[ \t]+|(?=[\r\n]|$))")
+        for match in item.finditer(self.text, start - 1, end):
+            children.items.append(_Node(match.start() + 1 + column, match.end(), column, item=True))
+        return children
+
+    def _pretty(self, bracket: int, line_end: int) -> _Children | None:
+        """Pretty-printed JSON (or flow YAML laid out one entry a line): read by indentation."""
+        nxt = _SIGNIFICANT_LINE.search(self.text, line_end + 1)
+        if nxt is None:
+            return None
+        column = len(nxt.group(1))
+        end = self._region_end(nxt.start(), column, sequence=False) if column > 0 else len(self.text)
+        children = _Children()
+        if self.text[bracket] == "{":
+            pattern = _compiled(rf"\n {{{column}}}" + _KEY + r"[ \t]*:")
+            for match in pattern.finditer(self.text, nxt.start() - 1, end):
+                key = _key_text(match.group("key"))
+                children.keys.setdefault(key, _Node(match.start("key"), self._after(match), column))
+        else:
+            item = _compiled(rf"\n {{{column}}}(?=[^ \r\n}}\]#])")
+            for match in item.finditer(self.text, nxt.start() - 1, end):
+                children.items.append(_Node(match.end(), match.end(), column))  # after the indentation
+        return children
+
+    def _flow(self, bracket: int) -> _Children | None:
+        """Minified JSON and flow YAML: one tokenizer pass over this container only."""
+        children = _Children()
+        mapping = self.text[bracket] == "{"
+        depth = 0
+        expecting_item = True
+        previous: re.Match[str] | None = None
+        for match in _FLOW_TOKEN.finditer(self.text, bracket):
+            token = match.group()
+            if token.startswith("#"):
+                continue
+            if token in "{[":
+                if depth == 1 and not mapping and expecting_item:
+                    children.items.append(_Node(match.start(), match.start(), -1))
+                    expecting_item = False
+                depth += 1
+                if depth == 1:
+                    continue
+            elif token in "}]":
+                depth -= 1
+                if depth == 0:
+                    return children
+            if depth != 1:
+                continue
+            if token == ",":
+                expecting_item = True
+            elif mapping and token == ":" and previous is not None:
+                key = _key_text(previous.group())
+                value = self._skip_space(match.end())
+                children.keys.setdefault(key, _Node(previous.start(), value, -1))
+            elif not mapping and expecting_item and token != ":":
+                children.items.append(_Node(match.start(), match.start(), -1))
+                expecting_item = False
+            previous = match
+        return children
+
+    def _skip_space(self, position: int) -> int:
+        while position < len(self.text) and self.text[position] in " \t\r\n":
+            position += 1
+        return position
 
 
 def locate(text: str, pointer: str) -> tuple[int, int] | None:
-    """(line, column) of the key or item the pointer names, or None when the text cannot be followed."""
-    if not text:
-        return None
-    lines = text.splitlines()
-    tokens = _tokens(pointer)
-    if not tokens:
-        return (1, 1)
-    start, parent_indent = 0, -1
-    position: tuple[int, int] | None = None
-    for token in tokens:
-        found = None
-        if token.isdigit():
-            found = _find_item(lines, start, parent_indent, int(token))
-        if found is None:
-            found = _find_key(lines, start, parent_indent, token)
-        if found is None:
-            return None
-        index, column = found
-        position = (index + 1, column + 1)
-        start, parent_indent = index + 1, column - 1 if lines[index][column - 2 : column] == "- " else column
-        if lines[index].lstrip().startswith("- ") and not token.isdigit():
-            parent_indent = column
-    return position
-
-
-def _find_key(lines: list[str], start: int, parent_indent: int, token: str) -> tuple[int, int] | None:
-    pattern = _key_pattern(token)
-    for index in range(start, len(lines)):
-        line = lines[index]
-        stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
-            continue
-        indent = _indent(line)
-        if indent <= parent_indent and not stripped.startswith(("}", "]")):
-            return None
-        if pattern.match(line):
-            column = indent + (
-                len(line[indent:]) - len(line[indent:].lstrip("- ")) if stripped.startswith("- ") else 0
-            )
-            return index, column
-    return None
-
-
-def _find_item(lines: list[str], start: int, parent_indent: int, wanted: int) -> tuple[int, int] | None:
-    count = -1
-    item_indent = None
-    for index in range(start, len(lines)):
-        line = lines[index]
-        stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
-            continue
-        indent = _indent(line)
-        if indent < parent_indent or (indent == parent_indent and not stripped.startswith("-")):
-            return None
-        match = _LIST_ITEM.match(line)
-        if match and (item_indent is None or indent == item_indent):
-            item_indent = indent
-            count += 1
-            if count == wanted:
-                return index, indent + 2
-    return None
+    """(line, column) of the key or item the pointer names, or None when the text cannot be followed.
+    For many pointers over one text, use `Locator(text).position(...)`: it shares the work."""
+    return Locator(text).position(pointer)

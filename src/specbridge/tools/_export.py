@@ -131,7 +131,8 @@ def _strict(node: Json, where: str, depth: int) -> Json:
     kinds = [kinds] if isinstance(kinds, str) else kinds or []
     if "object" in kinds or "properties" in out:
         properties = out.get("properties")
-        if not isinstance(properties, dict) or not properties:
+        closed = node.get("additionalProperties") is False
+        if not isinstance(properties, dict) or (not properties and not closed):
             raise StrictIncompatible(f"{where or '/'} is an object with free-form keys")
         required = set(out.get("required", []))
         out["properties"] = {

@@ -1,0 +1,231 @@
+"""Report writers: a table for a terminal, JSON, SARIF 2.1.0, GitHub workflow annotations, Markdown."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .. import __version__
+from .._json import dumps
+from ._model import Finding, Registry, Severity
+from ._run import Report
+
+Json = Any
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+_SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+_GITHUB_COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
+DOCS_URL = "https://github.com/specbridge/specbridge/blob/main/docs/lint.md"
+
+
+def summary(report: Report) -> str:
+    counts = ", ".join(
+        f"{report.count(level)} {level.value}{'s' if level != Severity.INFO and report.count(level) != 1 else ''}"
+        for level in Severity
+    )
+    ignored = f"; {report.ignored} ignored" if report.ignored else ""
+    tools = len(report.toolset.tools)
+    total = len(report.findings)
+    return f"{tools} tool{'s' if tools != 1 else ''}, {total} finding{'s' if total != 1 else ''} ({counts}){ignored}"
+
+
+def _where(report: Report, finding: Finding) -> str:
+    place = report.source
+    if finding.line is not None:
+        place += f":{finding.line}:{finding.column}"
+    return place
+
+
+def render_text(report: Report, registry: Registry) -> str:
+    """The article's table (tool, method and path, arguments, findings), then each finding with its fix."""
+    lines: list[str] = []
+    grouped = report.by_tool()
+    rows = []
+    for tool in report.toolset.tools:
+        found = grouped.get(tool.name)
+        if found:
+            rules = ", ".join(dict.fromkeys(finding.rule for finding in found))
+            count = len(tool.arguments)
+            rows.append((tool.name, tool.operation.label, f"{count} arg{'s' if count != 1 else ''}", rules))
+    if rows:
+        widths = [min(48, max(len(row[column]) for row in rows)) for column in range(3)]
+        for row in rows:
+            name = row[0] if len(row[0]) <= widths[0] else row[0][: widths[0] - 3] + "..."
+            label = row[1] if len(row[1]) <= widths[1] else row[1][: widths[1] - 3] + "..."
+            lines.append(f"{name:<{widths[0]}}  {label:<{widths[1]}}  {row[2]:>{widths[2]}}  {row[3]}")
+        lines.append("")
+    for finding in report.findings:
+        subject = finding.tool or "document"
+        if finding.argument:
+            subject += f" ({finding.argument})"
+        lines.append(
+            f"{_where(report, finding)}: {finding.severity.value} [{finding.rule}] {subject}: {finding.message}"
+        )
+        lines.append(f"    fix: {finding.fix}")
+    if report.findings:
+        lines.append("")
+    lines.append(summary(report))
+    return "\n".join(lines)
+
+
+def finding_json(finding: Finding) -> dict[str, Json]:
+    entry: dict[str, Json] = {
+        "rule": finding.rule,
+        "severity": finding.severity.value,
+        "tool": finding.tool,
+        "operation": finding.operation,
+    }
+    if finding.argument is not None:
+        entry["argument"] = finding.argument
+    entry.update(
+        pointer=finding.pointer,
+        line=finding.line,
+        column=finding.column,
+        message=finding.message,
+        fix=finding.fix,
+    )
+    return entry
+
+
+def render_json(report: Report, registry: Registry) -> str:
+    return dumps(
+        {
+            "source": report.source,
+            "tools": len(report.toolset.tools),
+            "summary": {level.value: report.count(level) for level in Severity} | {"ignored": report.ignored},
+            "findings": [finding_json(finding) for finding in report.findings],
+        },
+        indent=True,
+    )
+
+
+def _artifact_uri(source: str) -> str:
+    """Relative to the working directory (the repository root in CI), with forward slashes."""
+    try:
+        relative = os.path.relpath(Path(source).resolve(), Path.cwd())
+    except ValueError:  # another drive on Windows
+        return Path(source).resolve().as_uri()
+    if relative.startswith(".."):
+        return Path(source).resolve().as_uri()
+    return relative.replace(os.sep, "/")
+
+
+def render_sarif(report: Report, registry: Registry) -> str:
+    rules = sorted({finding.rule for finding in report.findings} | {rule.id for rule in registry})
+    index = {rule_id: position for position, rule_id in enumerate(rules)}
+    descriptors = []
+    for rule_id in rules:
+        rule = registry.rules.get(rule_id)
+        text = rule.summary if rule is not None else rule_id
+        level = registry.severity(rule_id)
+        descriptors.append(
+            {
+                "id": rule_id,
+                "name": "".join(part.capitalize() for part in rule_id.split("-")),
+                "shortDescription": {"text": text},
+                "helpUri": f"{DOCS_URL}#{rule_id}",
+                "defaultConfiguration": {"level": _SARIF_LEVEL[level]},
+            }
+        )
+    uri = _artifact_uri(report.source)
+    results = []
+    for finding in report.findings:
+        region: dict[str, int] = {"startLine": finding.line or 1}
+        if finding.column is not None:
+            region["startColumn"] = finding.column
+        location: dict[str, Json] = {
+            "physicalLocation": {"artifactLocation": {"uri": uri}, "region": region},
+        }
+        if finding.tool is not None:
+            location["logicalLocations"] = [{"name": finding.tool, "kind": "function"}]
+        properties: dict[str, Json] = {"pointer": finding.pointer}
+        for key in ("tool", "operation", "argument"):
+            if getattr(finding, key) is not None:
+                properties[key] = getattr(finding, key)
+        results.append(
+            {
+                "ruleId": finding.rule,
+                "ruleIndex": index[finding.rule],
+                "level": _SARIF_LEVEL[finding.severity],
+                "message": {"text": f"{finding.message} Fix: {finding.fix}"},
+                "locations": [location],
+                "properties": properties,
+            }
+        )
+    sarif = {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "specbridge",
+                        "version": __version__,
+                        "informationUri": DOCS_URL,
+                        "rules": descriptors,
+                    }
+                },
+                "results": results,
+            }
+        ],
+    }
+    return dumps(sarif, indent=True)
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def render_github(report: Report, registry: Registry) -> str:
+    """`::warning file=…,line=…,col=…,title=…::message` lines (a workflow turns them into annotations)."""
+    lines = []
+    for finding in report.findings:
+        properties = [f"file={_escape_property(report.source)}"]
+        if finding.line is not None:
+            properties += [f"line={finding.line}", f"col={finding.column}"]
+        subject = f" {finding.tool}" if finding.tool else ""
+        properties.append(f"title={_escape_property(f'{finding.rule}{subject}')}")
+        message = _escape_data(f"{finding.message} Fix: {finding.fix}")
+        lines.append(f"::{_GITHUB_COMMAND[finding.severity]} {','.join(properties)}::{message}")
+    return "\n".join(lines)
+
+
+def _cell(text: str | None) -> str:
+    return (text or "").replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def render_markdown(report: Report, registry: Registry) -> str:
+    lines = [f"### specbridge lint: `{_cell(report.source)}`", "", summary(report), ""]
+    if report.findings:
+        lines += [
+            "| Severity | Rule | Tool | Operation | Line | Message | Fix |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for finding in report.findings:
+            tool = finding.tool or ""
+            if finding.argument:
+                tool += f" ({finding.argument})"
+            line = f"{finding.line}:{finding.column}" if finding.line is not None else finding.pointer
+            lines.append(
+                f"| {finding.severity.value} | `{finding.rule}` | {_cell(tool)} | {_cell(finding.operation)} "
+                f"| {_cell(line)} | {_cell(finding.message)} | {_cell(finding.fix)} |"
+            )
+    return "\n".join(lines)
+
+
+FORMATS: dict[str, Callable[[Report, Registry], str]] = {
+    "text": render_text,
+    "json": render_json,
+    "sarif": render_sarif,
+    "github": render_github,
+    "markdown": render_markdown,
+}
+
+
+def render(report: Report, fmt: str, registry: Registry) -> str:
+    return FORMATS[fmt](report, registry)
