@@ -31,6 +31,28 @@ class ErrorCode(StrEnum):
     # Tool calls
     TOOL_UNKNOWN = "tool-unknown"
     ARGUMENTS_INVALID = "arguments-invalid"
+    ARGUMENT_BOUND = "argument-bound"
+    PATH_REFUSED = "path-refused"
+    HEADER_REFUSED = "header-refused"
+    BODY_REFUSED = "body-refused"
+    EGRESS_REFUSED = "egress-refused"
+    BASE_URL_MISSING = "base-url-missing"
+    SECRET_UNKNOWN = "secret-unknown"
+    SECRET_UNAVAILABLE = "secret-unavailable"
+    UPSTREAM_STATUS = "upstream-status"
+    UPSTREAM_REDIRECT = "upstream-redirect"
+    REDIRECT_LIMIT = "redirect-limit"
+    UPSTREAM_TIMEOUT = "upstream-timeout"
+    UPSTREAM_UNREACHABLE = "upstream-unreachable"
+    # Gateway (specbridge serve)
+    GATEWAY_TIMEOUT = "gateway-timeout"
+    GATEWAY_INTERNAL = "gateway-internal"
+    CURSOR_INVALID = "cursor-invalid"
+    KEY_MISSING = "key-missing"
+    KEY_INVALID = "key-invalid"
+    API_FORBIDDEN = "api-forbidden"
+    ORIGIN_REFUSED = "origin-refused"
+    SERVE_UNSAFE_BIND = "serve-unsafe-bind"
 
 
 class SpecbridgeError(Exception):

@@ -16,6 +16,7 @@ apis:
 clients:
   support-bot: {key_sha256: "…", apis: [orders], bindings: {orders: {path.shopId: shop-1}}}
 store: sqlite:///var/lib/specbridge/state.db
+lint: {severity: {width: error}, disable: [catalogue-size], ignore: [{rule: collision, tool: updateUser}]}
 ```
 """
 
@@ -123,11 +124,31 @@ class ClientConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class LintIgnore:
+    """One `lint.ignore` entry: findings of `rule` (for this tool / argument / under this pointer)."""
+
+    rule: str
+    tool: str | None = None
+    argument: str | None = None
+    pointer: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LintConfig:
+    """`lint:` — severities by rule (error, warning, info, off), rules turned off, findings ignored."""
+
+    severity: Mapping[str, str] = field(default_factory=dict)
+    disable: tuple[str, ...] = ()
+    ignore: tuple[LintIgnore, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Config:
     source: str
     apis: Mapping[str, ApiConfig]
     clients: Mapping[str, ClientConfig] = field(default_factory=dict)
     store: str = DEFAULT_STORE
+    lint: LintConfig = field(default_factory=LintConfig)
 
 
 def load_config(path: str | os.PathLike[str]) -> Config:
@@ -213,7 +234,7 @@ class _Reader:
         return Secret(value)
 
     def config(self, data: Any) -> Config:
-        top = self.mapping(data, "", ("apis", "clients", "store"))
+        top = self.mapping(data, "", ("apis", "clients", "store", "lint"))
         apis_raw = self.mapping(top.get("apis"), "apis")
         if not apis_raw:
             raise self.fail(
@@ -227,7 +248,44 @@ class _Reader:
             ("sqlite://", "redis://", "rediss://", "postgresql://", "postgres://")
         ):
             raise self.fail("store", "must be a sqlite:///PATH, redis://… or postgresql://… URL")
-        return Config(source=self.source, apis=apis, clients=clients, store=store)
+        lint = self.lint(top.get("lint"), "lint")
+        return Config(source=self.source, apis=apis, clients=clients, store=store, lint=lint)
+
+    def lint(self, value: Any, key: str) -> LintConfig:
+        raw = self.mapping(value, key, ("severity", "disable", "ignore"))
+        levels = ("error", "warning", "info", "note", "off")
+        severity = self.mapping(raw.get("severity"), f"{key}.severity")
+        for rule, level in severity.items():
+            if level not in levels:
+                raise self.fail(f"{key}.severity.{rule}", f"must be one of: {', '.join(levels)}")
+        disable = raw.get("disable", [])
+        if not isinstance(disable, list) or not all(isinstance(rule, str) and rule for rule in disable):
+            raise self.fail(f"{key}.disable", "must be a list of rule ids, e.g. [catalogue-size]")
+        entries = raw.get("ignore", [])
+        if not isinstance(entries, list):
+            raise self.fail(f"{key}.ignore", "must be a list of {rule, tool?, argument?, pointer?} entries")
+        ignore = []
+        for index, entry in enumerate(entries):
+            where = f"{key}.ignore[{index}]"
+            item = self.mapping(entry, where, ("rule", "tool", "argument", "pointer"))
+            rule = self.string(item.get("rule"), f"{where}.rule")
+            extra = {name: item.get(name) for name in ("tool", "argument", "pointer")}
+            for name, given in extra.items():
+                if given is not None and not isinstance(given, str):
+                    raise self.fail(f"{where}.{name}", "must be a string")
+            pointer = extra["pointer"]
+            if pointer is not None and pointer and not pointer.startswith("/"):
+                raise self.fail(
+                    f"{where}.pointer", "must be a JSON pointer starting with `/`, e.g. /paths/~1users"
+                )
+            ignore.append(
+                LintIgnore(rule=rule, tool=extra["tool"], argument=extra["argument"], pointer=pointer)
+            )
+        return LintConfig(
+            severity={str(rule): str(level) for rule, level in severity.items()},
+            disable=tuple(disable),
+            ignore=tuple(ignore),
+        )
 
     def api(self, name: str, value: Any) -> ApiConfig:
         key = f"apis.{name}"
@@ -246,6 +304,7 @@ class _Reader:
             base_url = self.string(base_url, f"{key}.base_url")
             if not base_url.startswith(("https://", "http://")):
                 raise self.fail(f"{key}.base_url", "must be an http:// or https:// URL")
+            self.public_base_url(base_url, raw.get("egress"), key)
         search = raw.get("search", "auto")
         if search not in ("on", "off", "auto"):
             raise self.fail(f"{key}.search", "must be on, off or auto")
@@ -264,6 +323,18 @@ class _Reader:
                 for tool, entry in tools_raw.items()
             },
         )
+
+    def public_base_url(self, base_url: str, egress: Any, key: str) -> None:
+        """The egress policy's check of the base URL (public hosts only, unless `egress.allow`)."""
+        from ._errors import RequestRefused
+        from .call._egress import check_base_url  # config sits above call/; imported late
+
+        try:
+            check_base_url(base_url, self.egress(egress, f"{key}.egress").allow)
+        except RequestRefused as error:
+            raise self.fail(
+                f"{key}.base_url", f"{error.message} (list the host:port under egress.allow to permit it)"
+            ) from None
 
     def auth(self, value: Any, key: str) -> AuthConfig:
         raw = self.mapping(value, key, ("type", "name", "secret", "secrets"))

@@ -1,0 +1,27 @@
+"""One tool call done right: check the arguments, build one safe request, apply the egress policy,
+send it once, and turn the answer into a result.
+
+    caller = Caller(api_config, toolset)
+    result = await caller.call("getOrder", {"orderId": "42"})
+    await caller.aclose()
+"""
+
+from ._build import Attachment as Attachment
+from ._build import BuiltRequest as BuiltRequest
+from ._build import build_request as build_request
+from ._caller import Caller as Caller
+from ._egress import EgressPolicy as EgressPolicy
+from ._egress import check_base_url as check_base_url
+from ._result import CallResult as CallResult
+from ._result import ImageContent as ImageContent
+
+__all__ = [
+    "Attachment",
+    "BuiltRequest",
+    "CallResult",
+    "Caller",
+    "EgressPolicy",
+    "ImageContent",
+    "build_request",
+    "check_base_url",
+]

@@ -1,0 +1,144 @@
+"""`Caller`: one API's tools, callable. Check → bind → build → egress → send once → render."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+import httpx
+
+from .._errors import ArgumentError, CallError, ConfigError, ErrorCode, RequestRefused
+from ..config import DEFAULT_TIMEOUT, ApiConfig, ToolConfig
+from ..tools import Tool, ToolSet
+from ._bindings import BindingPlan, apply_bindings, plan_bindings, refuse_bound, strip_schema
+from ._build import Attachment, build_request
+from ._check import Checker
+from ._credential import credential_for
+from ._egress import EgressPolicy, check_base_url
+from ._render import Redactor, render
+from ._result import CallResult
+from ._send import send
+from ._transport import EgressTransport
+
+log = logging.getLogger("specbridge.call")
+Json = Any
+
+
+class Caller:
+    """Calls the tools of one API. `transport` lets tests inject one (the egress check still applies);
+    `resolve` replaces DNS resolution (host, port) -> address strings."""
+
+    def __init__(
+        self,
+        api: ApiConfig,
+        toolset: ToolSet,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        resolve: Callable[[str, int], Awaitable[list[str]]] | None = None,
+    ) -> None:
+        self.api = api
+        self.toolset = toolset
+        if api.base_url is not None:
+            try:
+                check_base_url(api.base_url, api.egress.allow)
+            except RequestRefused as error:
+                raise ConfigError(error.message, source=api.name, key="base_url") from None
+        self._policy = EgressPolicy(allow=api.egress.allow, resolve=resolve)
+        self._transport = EgressTransport(self._policy, transport)
+        self._checkers: dict[tuple[str, tuple[tuple[str, ...], ...]], Checker] = {}
+
+    # -- schemas -----------------------------------------------------------------------------------
+
+    def tool_config(self, tool: Tool) -> ToolConfig | None:
+        tools = self.api.tools
+        for key in (tool.default_name, tool.name, tool.operation.operation_id or ""):
+            if key and key in tools:
+                return tools[key]
+        return None
+
+    def _plan(self, tool: Tool, client_bindings: Mapping[str, Any] | None) -> BindingPlan:
+        config = self.tool_config(tool)
+        bindings = dict(config.bindings) if config is not None else {}
+        bindings.update(client_bindings or {})
+        return plan_bindings(tool, bindings)
+
+    def input_schema(self, tool: Tool, client_bindings: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The tool's input schema with every bound argument (tool bindings from
+        api.tools[name].bindings and client bindings) removed."""
+        schema = strip_schema(tool.input_schema, self._plan(tool, client_bindings))
+        return dict(schema) if isinstance(schema, dict) else {"type": "object"}
+
+    def _checker(self, tool: Tool, plan: BindingPlan) -> Checker:
+        key = (tool.name, plan.key)
+        cached = self._checkers.get(key)
+        if cached is None:
+            cached = Checker(strip_schema(tool.input_schema, plan))
+            self._checkers[key] = cached
+        return cached
+
+    # -- the call ----------------------------------------------------------------------------------
+
+    async def call(
+        self,
+        tool_name: str,
+        arguments: Mapping[str, Any],
+        *,
+        client_bindings: Mapping[str, Any] | None = None,
+        secret_id: str | None = None,
+        attachments: Mapping[str, Attachment] | None = None,
+    ) -> CallResult:
+        """Raises CallError(code=TOOL_UNKNOWN) for an unknown tool (by MCP name or portable name);
+        every other failure is a CallResult(is_error=True, code=...)."""
+        tool = self.toolset.get(tool_name)
+        if tool is None:
+            raise CallError(f"no tool named {tool_name[:128]!r}", code=ErrorCode.TOOL_UNKNOWN)
+        redactor = Redactor()
+        try:
+            prepared = self.prepare(tool, arguments, client_bindings=client_bindings)
+            if self.api.base_url is None:
+                raise CallError(
+                    "this API has no base_url configured; nothing was sent", code=ErrorCode.BASE_URL_MISSING
+                )
+            credential = credential_for(self.api.auth, secret_id)
+            if credential is not None:
+                redactor = Redactor(credential.variants())
+            built = build_request(
+                tool,
+                prepared,
+                base_url=self.api.base_url,
+                credential=credential,
+                extras=self._plan(tool, client_bindings).extras,
+                attachments=attachments,
+            )
+            answer = await send(
+                built, self._transport, timeout=self.timeout(tool), redirects=self.api.egress.redirects
+            )
+            result = render(answer, redactor)
+        except CallError as error:
+            log.info("call %s refused or failed: %s", tool.name, error.code)
+            return CallResult(redactor.text(error.message), is_error=True, code=error.code)
+        log.info("call %s answered %s", tool.name, result.status)
+        return result
+
+    def prepare(
+        self, tool: Tool, arguments: Mapping[str, Any], *, client_bindings: Mapping[str, Any] | None = None
+    ) -> dict[str, Json]:
+        """The checked arguments with bindings applied (raises ArgumentError; nothing is sent)."""
+        if not isinstance(arguments, Mapping):
+            raise ArgumentError(["arguments: must be an object"])
+        plan = self._plan(tool, client_bindings)
+        refuse_bound(arguments, plan)
+        checker = self._checker(tool, plan)
+        present = checker.drop_nulls(arguments)  # OpenAI strict mode sends null for optional arguments
+        checker.check(present)
+        return apply_bindings(present, plan)
+
+    def timeout(self, tool: Tool) -> float:
+        config = self.tool_config(tool)
+        if config is not None and config.timeout is not None:
+            return config.timeout
+        return self.api.timeout or DEFAULT_TIMEOUT
+
+    async def aclose(self) -> None:
+        await self._transport.aclose()

@@ -1,0 +1,250 @@
+"""The argument check: a real JSON Schema validator (jsonschema-rs) over a *shaped* schema that keeps
+only the keywords specbridge promises to check (PRODUCT §4) and stops at depth 8.
+
+Messages are built from the error's kind and path, never from the validator's text (which quotes the
+value): `body.items[2].qty: must be an integer`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import jsonschema_rs
+
+from .._errors import ArgumentError
+
+Json = Any
+MAX_DEPTH = 8  # values nested deeper than this are left to the API
+MAX_NESTING = 64  # ... but nothing nested deeper than this is sent at all
+MAX_INTEGER = 2**64 - 1  # what a JSON number can carry between common implementations (uint64)
+MIN_INTEGER = -(2**63)
+FORMATS = frozenset({"date-time", "date", "email", "uuid"})
+_KEPT = frozenset(
+    {
+        "type",
+        "properties",
+        "required",
+        "additionalProperties",
+        "items",
+        "prefixItems",
+        "enum",
+        "const",
+        "minLength",
+        "maxLength",
+        "minItems",
+        "maxItems",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "anyOf",
+        "allOf",
+    }
+)
+_NODE_BUDGET = 20_000  # inlined `$ref`s stop growing the shaped schema past this many nodes
+
+
+def shape(schema: Json, defs: Mapping[str, Json] | None = None) -> Json:
+    """The schema reduced to the checked keywords, `$ref`s into `$defs` inlined down to depth 8."""
+    shaper = _Shaper(defs or {})
+    return shaper.node(schema, 0, frozenset())
+
+
+class _Shaper:
+    def __init__(self, defs: Mapping[str, Json]) -> None:
+        self.defs = defs
+        self.nodes = 0
+
+    def node(self, schema: Json, depth: int, seen: frozenset[str]) -> Json:
+        if not isinstance(schema, dict):
+            return schema if isinstance(schema, bool) else True
+        self.nodes += 1
+        if depth > MAX_DEPTH or self.nodes > _NODE_BUDGET:
+            return True
+        ref = schema.get("$ref")
+        if isinstance(ref, str):
+            target = self._target(ref)
+            if target is None or ref in seen:  # a `$ref` cycle that never descends
+                return True
+            return self.node(target, depth, seen | {ref})
+        out: dict[str, Json] = {}
+        for key, value in schema.items():
+            if key == "oneOf":
+                # Without `pattern` & co. two branches may both match; anyOf keeps the check sound.
+                key = "anyOf"
+            if key not in _KEPT and key != "anyOf":
+                if key == "format" and value in FORMATS:
+                    out["format"] = value
+                continue
+            if key == "properties" and isinstance(value, dict):
+                out[key] = {name: self.node(sub, depth + 1, frozenset()) for name, sub in value.items()}
+            elif key in ("items", "additionalProperties") and isinstance(value, dict | bool):
+                out[key] = self.node(value, depth + 1, frozenset())
+            elif key == "prefixItems" and isinstance(value, list):
+                out[key] = [self.node(sub, depth + 1, frozenset()) for sub in value]
+            elif key in ("anyOf", "allOf") and isinstance(value, list):
+                out[key] = [self.node(sub, depth, seen) for sub in value]
+            elif key in ("properties", "items", "additionalProperties", "prefixItems", "anyOf", "allOf"):
+                continue
+            else:
+                out[key] = value
+        return out
+
+    def _target(self, ref: str) -> Json | None:
+        for prefix in ("#/$defs/", "#/definitions/"):
+            if ref.startswith(prefix):
+                name = ref[len(prefix) :].replace("~1", "/").replace("~0", "~")
+                return self.defs.get(name)
+        return None
+
+
+class Checker:
+    """A compiled check for one tool's (bound-stripped) input schema."""
+
+    def __init__(self, schema: Json) -> None:
+        defs = schema.get("$defs", {}) if isinstance(schema, dict) else {}
+        shaped = shape(schema, defs)
+        self._shaped = shaped
+        self._validator = jsonschema_rs.Draft202012Validator(shaped, validate_formats=True)
+
+    def drop_nulls(self, arguments: Mapping[str, Json]) -> dict[str, Json]:
+        """Without the `null`s OpenAI strict mode sends for optional properties it leaves out (at any
+        depth the schema describes); a `null` the schema requires stays and is checked."""
+        value = _drop_nulls(dict(arguments), self._shaped, 0)
+        return value if isinstance(value, dict) else dict(arguments)
+
+    def check(self, arguments: Mapping[str, Json]) -> None:
+        """Raise ArgumentError naming every wrong path; never a value."""
+        problems = _plain_json_problems(arguments)
+        if problems:
+            raise ArgumentError(problems)
+        found: list[str] = []
+        for error in self._validator.iter_errors(arguments):
+            message = _describe(error)
+            if message not in found:
+                found.append(message)
+        if found:
+            raise ArgumentError(sorted(found))
+
+
+def _drop_nulls(value: Json, schema: Json, depth: int) -> Json:
+    if depth > MAX_DEPTH or not isinstance(schema, dict):
+        return value
+    if isinstance(value, dict):
+        properties = schema.get("properties")
+        if not isinstance(properties, dict):
+            return value
+        required = schema.get("required", [])
+        return {
+            key: _drop_nulls(item, properties.get(key), depth + 1)
+            for key, item in value.items()
+            if item is not None or key in required
+        }
+    if isinstance(value, list) and isinstance(schema.get("items"), dict):
+        return [_drop_nulls(item, schema["items"], depth + 1) for item in value]
+    return value
+
+
+def _plain_json_problems(arguments: Mapping[str, Json]) -> list[str]:
+    """Values JSON cannot carry: NaN, Infinity, integers past 64 bits, non-JSON types, non-string keys."""
+    problems: list[str] = []
+    stack: list[tuple[Json, tuple[str | int, ...]]] = [(dict(arguments), ())]
+    while stack:
+        value, path = stack.pop()
+        if len(path) > MAX_NESTING:
+            problems.append(
+                f"{format_path(path[:MAX_NESTING])}: is nested more than {MAX_NESTING} levels deep"
+            )
+            break
+        if isinstance(value, bool) or value is None or isinstance(value, str):
+            continue
+        if isinstance(value, int):
+            if not MIN_INTEGER <= value <= MAX_INTEGER:
+                problems.append(f"{format_path(path)}: is a number too large to send")
+        elif isinstance(value, float):
+            if not math.isfinite(value):
+                problems.append(f"{format_path(path)}: must be a finite number (not NaN or Infinity)")
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                if not isinstance(key, str):
+                    problems.append(f"{format_path(path)}: has a key that is not a string")
+                    continue
+                stack.append((item, (*path, key)))
+        elif isinstance(value, list | tuple):
+            stack.extend((item, (*path, index)) for index, item in enumerate(value))
+        else:
+            problems.append(f"{format_path(path)}: is not a JSON value")
+        if len(problems) >= 20:
+            break
+    return sorted(problems)
+
+
+def format_path(path: tuple[str | int, ...] | list[str | int]) -> str:
+    """`("body", "items", 2, "qty")` -> `body.items[2].qty`; odd keys are quoted and cut."""
+    if not path:
+        return "arguments"
+    out = ""
+    for part in path:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            name = _safe_key(part)
+            out += f".{name}" if out else name
+    return out
+
+
+def _safe_key(key: str) -> str:
+    if key and len(key) <= 64 and key.replace("_", "").replace("-", "").isalnum() and key.isascii():
+        return key
+    shown = key[:40].encode("unicode_escape").decode("ascii").replace('"', '\\"')
+    return f'["{shown}{"…" if len(key) > 40 else ""}"]'
+
+
+def _describe(error: Any) -> str:
+    kind = error.kind
+    name = type(kind).__name__
+    where = format_path(list(error.instance_path))
+    if name == "Required":
+        prop = _safe_key(str(kind.property))
+        return f"{where + '.' if error.instance_path else ''}{prop}: is required"
+    if name == "AdditionalProperties":
+        extras = ", ".join(_safe_key(str(item)) for item in list(kind.unexpected)[:5])
+        return f"{where}: has properties the tool does not take ({extras})"
+    if name == "Type":
+        types = [str(item) for item in kind.types] if hasattr(kind, "types") else []
+        return f"{where}: must be {_a(types)}" if types else f"{where}: has the wrong type"
+    if name == "Format":
+        return f"{where}: must be a valid {kind.format}"
+    return f"{where}: {_MESSAGES.get(name, 'is not valid for this tool')}"
+
+
+def _a(types: list[str]) -> str:
+    words = {
+        "integer": "an integer",
+        "object": "an object",
+        "array": "an array",
+        "string": "a string",
+        "number": "a number",
+        "boolean": "true or false",
+        "null": "null",
+    }
+    return " or ".join(words.get(kind, kind) for kind in types)
+
+
+_MESSAGES = {
+    "Enum": "must be one of the listed values",
+    "Constant": "must be the one fixed value",
+    "MinLength": "is too short",
+    "MaxLength": "is too long",
+    "MinItems": "has too few items",
+    "MaxItems": "has too many items",
+    "Minimum": "is below the minimum",
+    "Maximum": "is above the maximum",
+    "ExclusiveMinimum": "is not above the minimum",
+    "ExclusiveMaximum": "is not below the maximum",
+    "AnyOf": "matches none of the allowed shapes",
+    "FalseSchema": "is not allowed here",
+    "AdditionalItems": "has more items than allowed",
+}

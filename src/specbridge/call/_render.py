@@ -1,0 +1,169 @@
+"""Turning the answer into a result: text, JSON pretty-printed, non-text described, errors with the
+status and the start of the body, and the credential replaced by `[credential]` wherever it comes back.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import orjson
+
+from .._errors import ErrorCode
+from .._json import dumps
+from ._result import CallResult, ImageContent
+from ._send import READ_LIMIT, Answer
+
+Json = Any
+IMAGE_LIMIT = 256 * 1024
+ERROR_BODY_CHARS = 2000
+REDACTED = "[credential]"
+_TEXT_TYPES = (
+    "application/xml",
+    "application/javascript",
+    "application/x-www-form-urlencoded",
+    "application/yaml",
+    "application/x-yaml",
+)
+_TEXT_SUFFIXES = ("+xml", "+yaml")
+_IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+
+
+class Redactor:
+    """Replaces every form of the secret (raw, URL-encoded, base64) with `[credential]`."""
+
+    def __init__(self, variants: Sequence[str] = ()) -> None:
+        self.variants = tuple(variants)
+
+    def text(self, value: str) -> str:
+        for variant in self.variants:
+            if variant in value:
+                value = value.replace(variant, REDACTED)
+        return value
+
+    def value(self, value: Json) -> Json:
+        if not self.variants:
+            return value
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, dict):
+            return {self.text(str(key)): self.value(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [self.value(item) for item in value]
+        return value
+
+
+def media_type(answer: Answer) -> tuple[str, str]:
+    """(lower-case type, charset) of the answer."""
+    header = answer.headers.get("content-type", "")
+    kind, _, params = header.partition(";")
+    charset = "utf-8"
+    for param in params.split(";"):
+        key, _, value = param.strip().partition("=")
+        if key.lower() == "charset" and value:
+            charset = value.strip('"').lower()
+    return kind.strip().lower(), charset
+
+
+def is_json(kind: str) -> bool:
+    return kind == "application/json" or kind.endswith("+json")
+
+
+def is_text(kind: str) -> bool:
+    return kind.startswith("text/") or kind in _TEXT_TYPES or kind.endswith(_TEXT_SUFFIXES) or is_json(kind)
+
+
+def decode(data: bytes, charset: str) -> str:
+    try:
+        return data.decode(charset, "replace")
+    except LookupError:
+        return data.decode("utf-8", "replace")
+
+
+def render(answer: Answer, redactor: Redactor) -> CallResult:
+    if 200 <= answer.status < 300:
+        return _success(answer, redactor)
+    return _failure(answer, redactor)
+
+
+def _cut_note() -> str:
+    return f"\n\n[The answer was longer than {READ_LIMIT // (1024 * 1024)} MB and was cut here.]"
+
+
+def _success(answer: Answer, redactor: Redactor) -> CallResult:
+    kind, charset = media_type(answer)
+    status = answer.status
+    if answer.undecoded:
+        return CallResult(
+            f"The API answered {status} with a body in an encoding specbridge does not decode "
+            f"({answer.undecoded}).",
+            status=status,
+        )
+    if not answer.body and not answer.truncated:
+        return CallResult(f"The API answered {status} with no content.", status=status)
+    if is_json(kind) or (not kind and answer.body[:1] in (b"{", b"[")):
+        if not answer.truncated:
+            parsed = _parse_json(answer.body)
+            if parsed is not _INVALID:
+                parsed = redactor.value(parsed)
+                return CallResult(
+                    dumps(parsed, indent=True),
+                    status=status,
+                    structured=parsed if isinstance(parsed, dict) else None,
+                )
+        text = redactor.text(decode(answer.body, charset))
+        return CallResult(text + (_cut_note() if answer.truncated else ""), status=status)
+    if is_text(kind) or not kind:
+        if not kind and b"\0" in answer.body[:1024]:
+            return CallResult(_describe(answer, "application/octet-stream"), status=status)
+        text = redactor.text(decode(answer.body, charset))
+        return CallResult(text + (_cut_note() if answer.truncated else ""), status=status)
+    if kind in _IMAGE_TYPES and not answer.truncated and len(answer.body) <= IMAGE_LIMIT:
+        return CallResult(
+            f"The API answered {status} with an image ({kind}, {len(answer.body)} bytes).",
+            status=status,
+            image=ImageContent(answer.body, kind),
+        )
+    return CallResult(_describe(answer, kind), status=status)
+
+
+def _describe(answer: Answer, kind: str) -> str:
+    size = f"more than {len(answer.body)}" if answer.truncated else str(len(answer.body))
+    return f"The API answered {answer.status} with {size} bytes of {kind} (not text, so not shown)."
+
+
+_INVALID = object()
+
+
+def _parse_json(data: bytes) -> Json:
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        try:
+            return json.loads(data)
+        except (ValueError, RecursionError):
+            return _INVALID
+
+
+def _failure(answer: Answer, redactor: Redactor) -> CallResult:
+    kind, charset = media_type(answer)
+    reason = _reason(answer.status)
+    head = f"The API answered {answer.status}{' ' + reason if reason else ''}."
+    if answer.body and not answer.undecoded and (is_text(kind) or not kind):
+        start = redactor.text(decode(answer.body, charset))
+        if len(start) > ERROR_BODY_CHARS or answer.truncated:
+            start = start[:ERROR_BODY_CHARS] + " […]"
+        head += "\n" + start
+    elif answer.body:
+        head += f" The body was {len(answer.body)} bytes of {kind or 'unknown type'}."
+    return CallResult(head, is_error=True, code=ErrorCode.UPSTREAM_STATUS, status=answer.status)
+
+
+def _reason(status: int) -> str:
+    from http import HTTPStatus
+
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return ""

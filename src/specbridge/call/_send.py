@@ -1,0 +1,195 @@
+"""Sending once: never retried, one deadline for the whole exchange, redirects only when configured and
+each hop checked, the answer read up to a limit (raw and decompressed) so no body can run away.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+import anyio
+import httpx
+
+from .._errors import ErrorCode, RequestRefused, UpstreamError
+from ._build import BuiltRequest
+
+READ_LIMIT = 1024 * 1024  # bytes of raw body read, and bytes of decompressed body kept
+_REDIRECTS = frozenset({301, 302, 303, 307, 308})
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    status: int
+    headers: httpx.Headers
+    body: bytes
+    truncated: bool
+    undecoded: str | None = None  # a Content-Encoding we could not decode
+
+
+def origin(url: httpx.URL) -> tuple[str, str, int | None]:
+    port = url.port or (443 if url.scheme == "https" else 80)
+    return (url.scheme, url.host, port)
+
+
+async def send(
+    built: BuiltRequest,
+    transport: httpx.AsyncBaseTransport,
+    *,
+    timeout: float,
+    redirects: int = 0,
+) -> Answer:
+    request = built.to_httpx()
+    home = origin(request.url)
+    try:
+        with anyio.fail_after(timeout):
+            hops = 0
+            while True:
+                request.extensions["timeout"] = dict.fromkeys(("connect", "read", "write", "pool"), timeout)
+                response = await _exchange(transport, request)
+                location = response.headers.get("location")
+                if response.status_code not in _REDIRECTS or location is None:
+                    return await _read(response)
+                await response.aclose()
+                if redirects == 0:
+                    raise UpstreamError(
+                        f"the API answered {response.status_code} (a redirect to {location}); "
+                        "redirects are not followed for this API",
+                        code=ErrorCode.UPSTREAM_REDIRECT,
+                    )
+                if hops >= redirects:
+                    raise UpstreamError(
+                        f"the API redirected more than {redirects} times (last to {location})",
+                        code=ErrorCode.REDIRECT_LIMIT,
+                    )
+                hops += 1
+                request = _next_request(built, request, response.status_code, location, home)
+    except TimeoutError:
+        raise UpstreamError(
+            f"the API did not answer within {timeout:g} seconds; the request may or may not have had "
+            "an effect and was not retried",
+            code=ErrorCode.UPSTREAM_TIMEOUT,
+        ) from None
+
+
+def _next_request(
+    built: BuiltRequest,
+    previous: httpx.Request,
+    status: int,
+    location: str,
+    home: tuple[str, str, int | None],
+) -> httpx.Request:
+    try:
+        target = previous.url.join(location)
+    except (httpx.InvalidURL, ValueError):
+        raise RequestRefused(
+            "the API redirected to a URL that is not valid; it was not followed",
+            code=ErrorCode.EGRESS_REFUSED,
+        ) from None
+    if target.scheme not in ("http", "https"):
+        raise RequestRefused(
+            "the API redirected to a URL that is not http(s); it was not followed",
+            code=ErrorCode.EGRESS_REFUSED,
+        )
+    same_origin = origin(target) == home  # https -> http changes the origin, so no credential then
+    request = built.to_httpx(with_credential=same_origin, url=str(target))
+    if status == 303 or (status in (301, 302) and request.method == "POST"):
+        headers = [
+            (k, v)
+            for k, v in request.headers.multi_items()
+            if k.lower() not in ("content-type", "content-length")
+        ]
+        request = httpx.Request("GET" if request.method != "HEAD" else "HEAD", request.url, headers=headers)
+    return request
+
+
+async def _exchange(transport: httpx.AsyncBaseTransport, request: httpx.Request) -> httpx.Response:
+    try:
+        return await transport.handle_async_request(request)
+    except httpx.TimeoutException:
+        raise TimeoutError from None
+    except httpx.TransportError as error:
+        raise UpstreamError(
+            f"the API could not be reached ({type(error).__name__}); nothing was received",
+            code=ErrorCode.UPSTREAM_UNREACHABLE,
+        ) from None
+
+
+class _Decoder:
+    """Decompresses gzip/deflate with a bound on the output, so a small bomb stops at the limit."""
+
+    def __init__(self, encoding: str) -> None:
+        self.encoding = encoding
+        self._zlib: zlib._Decompress | None = None
+        if encoding in ("gzip", "x-gzip"):
+            self._zlib = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        elif encoding == "deflate":
+            self._zlib = zlib.decompressobj(zlib.MAX_WBITS)
+        self.unknown = encoding not in ("", "identity", "gzip", "x-gzip", "deflate")
+        self._first = True
+
+    def feed(self, data: bytes, room: int) -> tuple[bytes, bool]:
+        """Output for `data` (at most room + 1 bytes) and whether output was left over."""
+        if self._zlib is None:
+            return data[: room + 1], len(data) > room
+        try:
+            out = self._zlib.decompress(data, room + 1)
+        except zlib.error:
+            if self.encoding == "deflate" and self._first:
+                self._zlib = zlib.decompressobj(-zlib.MAX_WBITS)
+                self._first = False
+                return self.feed(data, room)
+            raise
+        self._first = False
+        return out, len(out) > room or bool(self._zlib.unconsumed_tail)
+
+
+async def _raw_chunks(response: httpx.Response) -> AsyncIterator[bytes]:
+    if response.is_stream_consumed:  # an injected transport that read the body already (MockTransport)
+        yield response.content
+        return
+    async for chunk in response.aiter_raw():
+        yield chunk
+
+
+async def _read(response: httpx.Response) -> Answer:
+    encoding = response.headers.get("content-encoding", "").strip().lower()
+    decoder = _Decoder(encoding)
+    body = bytearray()
+    raw = 0
+    truncated = False
+    try:
+        async for chunk in _raw_chunks(response):
+            raw += len(chunk)
+            if raw > READ_LIMIT:
+                chunk = chunk[: len(chunk) - (raw - READ_LIMIT)]
+                truncated = True
+            room = READ_LIMIT - len(body)
+            out, over = (
+                decoder.feed(chunk, room) if not decoder.unknown else (chunk[: room + 1], len(chunk) > room)
+            )
+            body += out[:room]
+            if over or truncated:
+                truncated = True
+                break
+    except zlib.error:
+        raise UpstreamError(
+            f"the API's answer claimed {encoding} encoding but could not be decoded",
+            code=ErrorCode.UPSTREAM_UNREACHABLE,
+        ) from None
+    except httpx.TimeoutException:
+        raise TimeoutError from None
+    except httpx.TransportError as error:
+        raise UpstreamError(
+            f"the connection broke while reading the API's answer ({type(error).__name__})",
+            code=ErrorCode.UPSTREAM_UNREACHABLE,
+        ) from None
+    finally:
+        await response.aclose()
+    return Answer(
+        response.status_code,
+        response.headers,
+        bytes(body),
+        truncated,
+        encoding if decoder.unknown else None,
+    )

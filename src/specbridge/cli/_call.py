@@ -1,0 +1,112 @@
+"""`specbridge call`: one tool call, exactly as an agent would make it, printed."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from typing import Any
+
+import click
+
+from .._errors import ArgumentError, ConfigError
+from ..call import Caller, CallResult
+from ..config import ApiConfig, EgressConfig, load_config
+from ..spec import load_document
+from ..tools import convert
+from ._app import EXIT_FINDINGS, app, friendly_errors
+
+
+def parse_arguments(text: str) -> dict[str, Any]:
+    """`--args` as a JSON object; duplicate keys, NaN and Infinity are refused, not guessed at."""
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        seen: dict[str, Any] = {}
+        for key, value in items:
+            if key in seen:
+                raise ArgumentError([f"--args: the key {key[:40]!r} appears twice"])
+            seen[key] = value
+        return seen
+
+    def constant(name: str) -> Any:
+        raise ArgumentError([f"--args: {name} is not a JSON number"])
+
+    try:
+        value = json.loads(text, object_pairs_hook=pairs, parse_constant=constant)
+    except (ValueError, RecursionError):
+        raise ArgumentError(["--args: is not valid JSON"]) from None
+    if not isinstance(value, dict):
+        raise ArgumentError(["--args: must be a JSON object"])
+    return value
+
+
+def _api(
+    spec: str | None,
+    config_path: str | None,
+    api_name: str | None,
+    base_url: str | None,
+    allow: tuple[str, ...],
+) -> ApiConfig:
+    if config_path is not None:
+        config = load_config(config_path)
+        if api_name is not None:
+            if api_name not in config.apis:
+                raise ConfigError(
+                    f"no API named {api_name!r}; the config has {', '.join(config.apis)}",
+                    source=config.source,
+                    key="apis",
+                )
+            return config.apis[api_name]
+        if len(config.apis) != 1:
+            raise ConfigError(
+                f"the config has several APIs ({', '.join(config.apis)}); name one with --api",
+                source=config.source,
+                key="apis",
+            )
+        return next(iter(config.apis.values()))
+    if spec is None or base_url is None:
+        raise click.UsageError("give --config FILE, or SPEC with --base-url URL")
+    return ApiConfig(name="api", spec=spec, base_url=base_url, egress=EgressConfig(allow=allow))
+
+
+async def _run(api: ApiConfig, tool: str, arguments: dict[str, Any], secret_id: str | None) -> CallResult:
+    toolset = convert(load_document(api.spec), api.convert_options())
+    caller = Caller(api, toolset)
+    try:
+        return await caller.call(tool, arguments, secret_id=secret_id)
+    finally:
+        await caller.aclose()
+
+
+@app.command("call")
+@click.argument("tool")
+@click.argument("spec", required=False, type=click.Path(dir_okay=False))
+@click.option("--args", "args_json", default="{}", show_default=True, help="The arguments as a JSON object.")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), help="specbridge.yaml")
+@click.option("--api", "api_name", help="Which API of the config (when it has several).")
+@click.option("--base-url", help="The API's base URL (with SPEC, without --config).")
+@click.option(
+    "--allow", multiple=True, help="HOST:PORT the egress policy may reach although not public (with SPEC)."
+)
+@click.option("--secret-id", help="Which of the API's per-client secrets to use.")
+@friendly_errors
+def call_command(
+    tool: str,
+    spec: str | None,
+    args_json: str,
+    config_path: str | None,
+    api_name: str | None,
+    base_url: str | None,
+    allow: tuple[str, ...],
+    secret_id: str | None,
+) -> None:
+    """Call TOOL once and print the answer (exit status 1 on an error result)."""
+    if config_path is not None and (base_url is not None or allow):
+        raise click.UsageError("--base-url and --allow go with SPEC, not with --config")
+    arguments = parse_arguments(args_json)
+    api = _api(spec, config_path, api_name, base_url, allow)
+    result = asyncio.run(_run(api, tool, arguments, secret_id))
+    if result.is_error:
+        click.echo(f"error [{result.code}]: {result.text}", err=True)
+        sys.exit(EXIT_FINDINGS)
+    click.echo(result.text)

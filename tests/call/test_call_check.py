@@ -1,0 +1,124 @@
+"""The argument check on its own: the promised keyword subset, the depth cut-off, the messages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from specbridge._errors import ArgumentError
+from specbridge.call._check import Checker, shape
+
+
+def _problems(schema: dict[str, Any], value: dict[str, Any]) -> list[str]:
+    try:
+        Checker(schema).check(value)
+    except ArgumentError as error:
+        return error.problems
+    return []
+
+
+def _nested(levels: int, leaf: Any) -> dict[str, Any]:
+    schema: dict[str, Any] = leaf
+    for _ in range(levels):
+        schema = {"type": "object", "properties": {"a": schema}}
+    return schema
+
+
+def _value(levels: int, leaf: Any) -> Any:
+    for _ in range(levels):
+        leaf = {"a": leaf}
+    return leaf
+
+
+def test_values_nested_deeper_than_eight_levels_are_not_checked() -> None:
+    deep = {"type": "object", "properties": {"x": _nested(9, {"type": "integer"})}}
+    assert _problems(deep, {"x": _value(9, "not an integer")}) == []
+    shallow = {"type": "object", "properties": {"x": _nested(6, {"type": "integer"})}}
+    assert _problems(shallow, {"x": _value(6, "no")}) == ["x.a.a.a.a.a.a: must be an integer"]
+
+
+@pytest.mark.parametrize(
+    ("fmt", "good", "bad"),
+    [
+        ("date-time", "2024-01-02T03:04:05Z", "2024-01-02 noon"),
+        ("date", "2024-01-02", "02/01/2024"),
+        ("email", "a@example.com", "at-example.com"),
+        ("uuid", "123e4567-e89b-12d3-a456-426614174000", "123e4567"),
+    ],
+)
+def test_the_four_formats_are_checked(fmt: str, good: str, bad: str) -> None:
+    schema = {"type": "object", "properties": {"v": {"type": "string", "format": fmt}}}
+    assert _problems(schema, {"v": good}) == []
+    assert _problems(schema, {"v": bad}) == [f"v: must be a valid {fmt}"]
+
+
+@pytest.mark.parametrize("keyword", [{"pattern": "^[0-9]+$"}, {"format": "ipv4"}, {"multipleOf": 7}])
+def test_keywords_outside_the_promised_subset_are_left_to_the_api(keyword: dict[str, Any]) -> None:
+    schema = {"type": "object", "properties": {"v": {"type": ["string", "integer"], **keyword}}}
+    assert _problems(schema, {"v": "abc"}) == []
+
+
+def test_one_of_is_checked_as_any_of_so_overlapping_branches_do_not_fail() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "v": {"oneOf": [{"type": "string", "pattern": "^a"}, {"type": "string", "pattern": "^b"}]}
+        },
+    }
+    assert _problems(schema, {"v": "zzz"}) == []
+    assert _problems(schema, {"v": 1}) == ["v: matches none of the allowed shapes"]
+
+
+def test_refs_into_defs_are_followed_and_recursive_ones_stop() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"node": {"$ref": "#/$defs/Node"}},
+        "$defs": {
+            "Node": {
+                "type": "object",
+                "properties": {"n": {"type": "integer"}, "next": {"$ref": "#/$defs/Node"}},
+            }
+        },
+    }
+    assert _problems(schema, {"node": {"n": "x"}}) == ["node.n: must be an integer"]
+    assert _problems(schema, {"node": _value_chain(30)}) == []
+    looping = {
+        "type": "object",
+        "properties": {"a": {"$ref": "#/$defs/A"}},
+        "$defs": {"A": {"$ref": "#/$defs/A"}},
+    }
+    assert shape(looping, looping["$defs"]) == {"type": "object", "properties": {"a": True}}
+
+
+def _value_chain(length: int) -> dict[str, Any]:
+    node: dict[str, Any] = {"n": 1}
+    for _ in range(length):
+        node = {"n": 1, "next": node}
+    return node
+
+
+def test_messages_name_paths_and_odd_keys_are_escaped_never_values() -> None:
+    schema = {"type": "object", "properties": {}, "additionalProperties": False}
+    problems = _problems(schema, {"evil\r\nkey": "secret-value"})
+    assert problems == ['arguments: has properties the tool does not take (["evil\\r\\nkey"])']
+    assert "secret-value" not in problems[0]
+
+
+@pytest.mark.parametrize(
+    ("schema", "value", "message"),
+    [
+        ({"type": "string", "minLength": 3}, "ab", "v: is too short"),
+        ({"type": "string", "maxLength": 1}, "ab", "v: is too long"),
+        ({"type": "array", "minItems": 1}, [], "v: has too few items"),
+        ({"type": "integer", "maximum": 5}, 6, "v: is above the maximum"),
+        ({"type": "integer", "exclusiveMinimum": 5}, 5, "v: is not above the minimum"),
+        ({"const": "x"}, "y", "v: must be the one fixed value"),
+        ({"enum": ["a"]}, "b", "v: must be one of the listed values"),
+        ({"type": "boolean"}, "true", "v: must be true or false"),
+    ],
+)
+def test_each_checked_keyword_has_a_value_free_message(
+    schema: dict[str, Any], value: Any, message: str
+) -> None:
+    assert _problems({"type": "object", "properties": {"v": schema}}, {"v": value}) == [message]

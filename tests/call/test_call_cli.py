@@ -1,0 +1,103 @@
+"""`specbridge call`: one call from the command line, printed; exit 1 on an error result."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from specbridge.cli import app
+from tests.call.conftest import DOCUMENT, SECRET
+from tests.support.upstream import Upstream, json_response, text_response
+
+
+@pytest.fixture
+def spec_file(tmp_path: Path) -> Path:
+    path = tmp_path / "test.json"
+    path.write_text(json.dumps(DOCUMENT), encoding="utf-8")
+    return path
+
+
+def _config(tmp_path: Path, spec: Path, upstream: Upstream) -> Path:
+    path = tmp_path / "specbridge.yaml"
+    path.write_text(
+        f"""apis:
+  test:
+    spec: {spec}
+    base_url: {upstream.url}/v1
+    auth: {{type: bearer, secret: env:SPECBRIDGE_TEST_SECRET}}
+    egress: {{allow: ["{upstream.address}"]}}
+""",
+        encoding="utf-8",
+    )
+    return path
+
+
+def test_call_with_a_config_prints_the_answer(
+    tmp_path: Path, spec_file: Path, upstream: Upstream, secret_env: str
+) -> None:
+    upstream.route("/v1/items/7", json_response({"id": 7, "echo": SECRET}))
+    config = _config(tmp_path, spec_file, upstream)
+    result = CliRunner().invoke(
+        app, ["call", "getItem", "--args", '{"itemId": "7"}', "--config", str(config)]
+    )
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output) == {"id": 7, "echo": "[credential]"}
+    assert upstream.requests[-1].headers["authorization"] == f"Bearer {SECRET}"
+
+
+def test_call_with_spec_and_base_url_needs_an_allow_for_loopback(spec_file: Path, upstream: Upstream) -> None:
+    refused = CliRunner().invoke(app, ["call", "ping", str(spec_file), "--base-url", upstream.url])
+    assert refused.exit_code == 3
+    assert "base_url: the host 127.0.0.1 is in the blocked range 127.0.0.0/8" in refused.output
+    assert upstream.requests == []
+    allowed = CliRunner().invoke(
+        app, ["call", "ping", str(spec_file), "--base-url", upstream.url, "--allow", upstream.address]
+    )
+    assert allowed.exit_code == 0, allowed.output
+    assert "authorization" not in upstream.requests[-1].headers
+
+
+def test_an_error_result_exits_1_with_its_code(spec_file: Path, upstream: Upstream) -> None:
+    upstream.route("/ping", text_response("gone", status=410))
+    result = CliRunner().invoke(
+        app, ["call", "ping", str(spec_file), "--base-url", upstream.url, "--allow", upstream.address]
+    )
+    assert result.exit_code == 1
+    assert "error [upstream-status]: The API answered 410 Gone." in result.output
+
+
+@pytest.mark.parametrize("args", ['{"itemId": 1, "itemId": 2}', "not json", "[]"])
+def test_bad_arguments_on_the_command_line_exit_1_and_send_nothing(
+    spec_file: Path, upstream: Upstream, args: str
+) -> None:
+    result = CliRunner().invoke(
+        app,
+        [
+            "call",
+            "getItem",
+            str(spec_file),
+            "--base-url",
+            upstream.url,
+            "--allow",
+            upstream.address,
+            "--args",
+            args,
+        ],
+    )
+    assert result.exit_code == 1 and "arguments-invalid" in result.output
+    assert upstream.requests == []
+
+
+def test_an_unknown_tool_exits_1(spec_file: Path, upstream: Upstream) -> None:
+    result = CliRunner().invoke(
+        app, ["call", "nope", str(spec_file), "--base-url", upstream.url, "--allow", upstream.address]
+    )
+    assert result.exit_code == 1 and "tool-unknown" in result.output
+
+
+def test_without_config_or_base_url_the_usage_is_explained(spec_file: Path) -> None:
+    result = CliRunner().invoke(app, ["call", "ping", str(spec_file)])
+    assert result.exit_code == 2 and "--base-url" in result.output
