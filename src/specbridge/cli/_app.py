@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import importlib
 import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -21,7 +22,29 @@ EXIT_USAGE = 2  # click's own status for a bad command line
 EXIT_UNREADABLE = 3  # a document or config that cannot be read
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+# Each command lives in its own module, imported only when that command runs: `specbridge tools`
+# should not pay for importing the MCP SDK and the HTTP stack.
+COMMAND_MODULES = {
+    "call": "_call",
+    "demo": "_demo",
+    "keys": "_keys",
+    "lint": "_lint",
+    "serve": "_serve",
+    "tools": "_tools",
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(super().list_commands(ctx)) | set(COMMAND_MODULES))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in COMMAND_MODULES:
+            importlib.import_module(f"{__package__}.{COMMAND_MODULES[cmd_name]}")  # registers on `app`
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="specbridge")
 def app() -> None:
     """Turn an OpenAPI document into safe, checked tools for AI agents."""

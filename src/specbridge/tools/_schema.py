@@ -13,7 +13,7 @@ import contextlib
 import hashlib
 import re
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from .._json import dumps_bytes
 from ..spec import Resolver, Schema, UnresolvedRef
@@ -57,6 +57,7 @@ _SCHEMA_ONES = frozenset(
 )
 _SCHEMA_LISTS = frozenset(("allOf", "anyOf", "oneOf", "prefixItems"))
 _STRINGS = frozenset(("format", "contentMediaType", "contentEncoding", "pattern"))
+_NOTHING: frozenset[str] = frozenset()
 # Keys whose values are data, never schemas: a `$ref` inside them is not a reference.
 _DATA_KEYS = frozenset({"example", "examples", "default", "enum", "const", "x-example"})
 # Keys whose values map names to schemas (a property may be called `example`).
@@ -65,8 +66,7 @@ _NAME_MAPS = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Shaped:
+class Shaped(NamedTuple):  # a tuple: made tens of thousands of times per large document
     """A shaped schema and the `$defs` entries (by target key) it needs."""
 
     value: Json
@@ -145,9 +145,9 @@ class SchemaShaper:
 
     def _node(self, value: Json, base: str, mode: Mode, depth: int, room: int | None = None) -> Shaped:
         if isinstance(value, bool):
-            return Shaped(value, frozenset())
+            return Shaped(value, _NOTHING)
         if not isinstance(value, dict) or depth > MAX_INLINE_DEPTH:
-            return Shaped({}, frozenset())
+            return Shaped({}, _NOTHING)
         ref = value.get("$ref")
         if isinstance(ref, str):
             shaped = self._reference(ref, base, mode, depth, room)
@@ -159,7 +159,7 @@ class SchemaShaper:
             target = self.resolver.resolve(base, ref)
         except UnresolvedRef as error:
             self.unresolved[ref] = error.reason
-            return Shaped({}, frozenset())
+            return Shaped({}, _NOTHING)
         key = target.key
         if room is not None:  # bounded: always inlined; the cut ends recursion
             bounded_key = (key, mode, room)
@@ -198,7 +198,7 @@ class SchemaShaper:
         needs: set[str] = set()
         nests = value.get("type") in ("object", "array") or "properties" in value or "items" in value
         if room is not None and nests and room <= 0:
-            return Shaped(_cut(value), frozenset())
+            return Shaped(_cut(value), _NOTHING)
         inner = room - 1 if room is not None and nests else room
 
         def sub(node: Json) -> Json:
