@@ -26,7 +26,7 @@ pytest: $(STAMP)
 test: lint typecheck pytest
 
 demo: $(STAMP)
-	$(BIN)/specbridge demo
+	$(BIN)/specbridge demo --once
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

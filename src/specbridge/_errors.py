@@ -53,6 +53,7 @@ class ErrorCode(StrEnum):
     API_FORBIDDEN = "api-forbidden"
     ORIGIN_REFUSED = "origin-refused"
     SERVE_UNSAFE_BIND = "serve-unsafe-bind"
+    RESPONSE_UNEXPECTED = "response-unexpected"
 
 
 class SpecbridgeError(Exception):

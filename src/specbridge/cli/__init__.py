@@ -1,6 +1,6 @@
-"""The `specbridge` command. Each command lives in its own module and only wires the package together."""
+"""The `specbridge` command. Each command lives in its own module (see `_app.COMMAND_MODULES`) and only
+wires the package together."""
 
-from . import _demo, _tools  # noqa: F401  (each module registers its command)
 from ._app import app
 
 

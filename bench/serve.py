@@ -1,0 +1,285 @@
+"""The MCP gateway under load, its start-up on a big document, and its memory on Stripe.
+
+    .venv/bin/python bench/serve.py [--calls N] [--peer]
+
+1. tools/call throughput and per-call latency (p50/p99) over Streamable HTTP with 1, 8 and 64 concurrent
+   MCP clients (official SDK, handshake era, one session each), `getProduct` of the example shop served
+   by our own Starlette app on loopback. Gateway and upstream run in their own processes; the clients run
+   in this one. With `--peer`, the same against FastMCP's OpenAPI server (`bench/.venv-peer`).
+2. Time from starting `specbridge serve` on the GitHub document (3.7 MB, ~1,000 tools) to the first
+   complete tools/list answer, over stdio (exact) and HTTP (polled every 20 ms).
+3. Peak RSS (VmHWM) of `specbridge serve` on the Stripe document after listing every tool.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+import anyio
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT.parent / "shared" / "corpus"
+GITHUB = CORPUS / "github_api.github.com_2021-10.json"
+STRIPE = CORPUS / "stripe_spec3_2023-09.yaml"
+SHOP_SPEC = ROOT / "src" / "specbridge" / "examples" / "shop.openapi.yaml"
+PYTHON = sys.executable
+SPECBRIDGE = [PYTHON, "-m", "specbridge"]
+TOKEN = "bench-token"
+PEER_PYTHON = ROOT / "bench" / ".venv-peer" / "bin" / "python"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_port(port: int, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            time.sleep(0.02)
+    raise TimeoutError(f"nothing listens on {port}")
+
+
+def start_upstream(port: int) -> subprocess.Popen[bytes]:
+    code = (
+        "import uvicorn; from specbridge.examples.shop_api import shop_app; "
+        f"uvicorn.run(shop_app({TOKEN!r}), host='127.0.0.1', port={port}, log_level='warning', access_log=False)"
+    )
+    process = subprocess.Popen([PYTHON, "-c", code])
+    wait_port(port)
+    return process
+
+
+def start_gateway(directory: Path, upstream_port: int, port: int) -> subprocess.Popen[bytes]:
+    config = directory / "specbridge.yaml"
+    config.write_text(
+        textwrap.dedent(f"""\
+        apis:
+          shop:
+            spec: {SHOP_SPEC}
+            base_url: http://127.0.0.1:{upstream_port}/v1
+            auth: {{type: bearer, secret: env:SB_BENCH_TOKEN}}
+            egress: {{allow: ["127.0.0.1:{upstream_port}"]}}
+        """)
+    )
+    env = {**os.environ, "SB_BENCH_TOKEN": TOKEN}
+    process = subprocess.Popen(
+        [*SPECBRIDGE, "serve", "--config", str(config), "--transport", "http", "--port", str(port)],
+        env=env,
+        stderr=subprocess.DEVNULL,
+    )
+    wait_port(port)
+    return process
+
+
+def start_peer(upstream_port: int, port: int) -> subprocess.Popen[bytes]:
+    code = textwrap.dedent(f"""\
+        import httpx2 as httpx, yaml
+        from fastmcp import FastMCP
+        spec = yaml.safe_load(open({str(SHOP_SPEC)!r}))
+        client = httpx.AsyncClient(base_url="http://127.0.0.1:{upstream_port}/v1",
+                                   headers={{"Authorization": "Bearer {TOKEN}"}})
+        mcp = FastMCP.from_openapi(openapi_spec=spec, client=client, name="shop")
+        mcp.run(transport="http", host="127.0.0.1", port={port}, show_banner=False, log_level="WARNING")
+        """)
+    process = subprocess.Popen([str(PEER_PYTHON), "-c", code], stderr=subprocess.DEVNULL)
+    wait_port(port)
+    return process
+
+
+async def load(url: str, clients: int, calls: int) -> tuple[float, float, float, int]:
+    """(calls per second, p50 ms, p99 ms, errors) for `calls` tools/call spread over `clients`, timed
+    from the moment every client has its session open."""
+    latencies: list[float] = []
+    errors = 0
+    remaining = calls
+    connected = 0
+    go = anyio.Event()
+
+    async def one_client() -> None:
+        nonlocal remaining, errors, connected
+        async with (
+            create_mcp_http_client() as http,
+            Client(streamable_http_client(url, http_client=http), mode="legacy") as client,
+        ):
+            await client.list_tools()
+            connected += 1
+            if connected == clients:
+                go.set()
+            await go.wait()
+            while remaining > 0:
+                remaining -= 1
+                started = time.perf_counter()
+                result = await client.call_tool("getProduct", {"id": "p-mug"})
+                latencies.append(time.perf_counter() - started)
+                errors += int(result.is_error)
+
+    async with anyio.create_task_group() as tasks:
+        for _ in range(clients):
+            tasks.start_soon(one_client)
+        await go.wait()
+        started = time.perf_counter()
+    wall = time.perf_counter() - started
+    ordered = sorted(latencies)
+    return (
+        len(ordered) / wall,
+        statistics.median(ordered) * 1e3,
+        ordered[max(0, int(len(ordered) * 0.99) - 1)] * 1e3,
+        errors,
+    )
+
+
+def throughput(calls: int, peer: bool) -> None:
+    print("## tools/call over Streamable HTTP (getProduct, loopback upstream)\n")
+    print("| server | clients | calls | calls/s | p50 ms | p99 ms | errors |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    upstream_port = free_port()
+    upstream = start_upstream(upstream_port)
+    try:
+        with tempfile.TemporaryDirectory() as directory:
+            servers = [("specbridge", lambda port: start_gateway(Path(directory), upstream_port, port))]
+            if peer and PEER_PYTHON.exists():
+                servers.append(("FastMCP from_openapi", lambda port: start_peer(upstream_port, port)))
+            for name, start in servers:
+                port = free_port()
+                process = start(port)
+                try:
+                    url = f"http://127.0.0.1:{port}/mcp"
+                    anyio.run(load, url, 1, 50)  # warm-up
+                    for clients in (1, 8, 64):
+                        n = max(calls // 4, 100) if clients == 1 else calls
+                        rate, p50, p99, errors = anyio.run(load, url, clients, n)
+                        print(
+                            f"| {name} | {clients} | {n} | {rate:,.0f} | {p50:.2f} | {p99:.2f} | {errors} |"
+                        )
+                finally:
+                    process.terminate()
+                    process.wait()
+    finally:
+        upstream.terminate()
+        upstream.wait()
+
+
+async def first_list_stdio(spec: Path) -> tuple[float, int]:
+    started = time.perf_counter()
+    command = StdioServerParameters(
+        command=PYTHON, args=["-m", "specbridge", "serve", str(spec), "--base-url", "https://api.github.com"]
+    )
+    async with Client(command, mode="legacy") as client:
+        count = 0
+        cursor = None
+        while True:
+            page = await client.list_tools(cursor=cursor)
+            count += len(page.tools)
+            cursor = page.next_cursor
+            if cursor is None:
+                break
+        return time.perf_counter() - started, count
+
+
+def first_list_http(spec: Path) -> float:
+    port = free_port()
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        [*SPECBRIDGE, "serve", str(spec), "--base-url", "https://api.github.com", "--transport", "http",
+         "--port", str(port)],
+        stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        wait_port(port)
+
+        async def first() -> None:
+            async with (
+                create_mcp_http_client() as http,
+                Client(
+                    streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=http), mode="legacy"
+                ) as c,
+            ):
+                await c.list_tools()
+
+        anyio.run(first)
+        return time.perf_counter() - started
+    finally:
+        process.terminate()
+        process.wait()
+
+
+def startup() -> None:
+    print("\n## Start to first tools/list, GitHub document\n")
+    stdio = [anyio.run(first_list_stdio, GITHUB) for _ in range(3)]
+    http = [first_list_http(GITHUB) for _ in range(3)]
+    tools = stdio[0][1]
+    print(f"stdio (all {tools} tools, every page): median {statistics.median(s for s, _ in stdio):.2f} s")
+    print(f"HTTP (first page):                    median {statistics.median(http):.2f} s")
+
+
+def memory() -> None:
+    print("\n## Peak memory serving Stripe\n")
+    port = free_port()
+    process = subprocess.Popen(
+        [*SPECBRIDGE, "serve", str(STRIPE), "--base-url", "https://api.stripe.com", "--transport", "http",
+         "--port", str(port)],
+        stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        wait_port(port, timeout=120)
+
+        async def list_all() -> int:
+            async with (
+                create_mcp_http_client() as http,
+                Client(
+                    streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=http), mode="legacy"
+                ) as c,
+            ):
+                count, cursor = 0, None
+                while True:
+                    page = await c.list_tools(cursor=cursor)
+                    count += len(page.tools)
+                    cursor = page.next_cursor
+                    if cursor is None:
+                        return count
+
+        count = anyio.run(list_all)
+        status = Path(f"/proc/{process.pid}/status").read_text()
+        hwm = next(line for line in status.splitlines() if line.startswith("VmHWM"))
+        rss = next(line for line in status.splitlines() if line.startswith("VmRSS"))
+        print(f"{count} tools listed; {hwm.split(':')[1].strip()} peak, {rss.split(':')[1].strip()} now")
+    finally:
+        process.terminate()
+        process.wait()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--calls", type=int, default=2000)
+    parser.add_argument("--peer", action="store_true", help="also FastMCP from_openapi (bench/.venv-peer)")
+    parser.add_argument("--only", choices=["throughput", "startup", "memory"])
+    args = parser.parse_args()
+    if args.only in (None, "throughput"):
+        throughput(args.calls, args.peer)
+    if args.only in (None, "startup"):
+        startup()
+    if args.only in (None, "memory"):
+        memory()
+
+
+if __name__ == "__main__":
+    main()

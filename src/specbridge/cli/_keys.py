@@ -1,0 +1,31 @@
+"""`specbridge keys new`: a client key, printed once, and the config lines that let it in."""
+
+from __future__ import annotations
+
+import click
+
+from ._app import app, friendly_errors
+
+
+@app.group("keys")
+def keys_group() -> None:
+    """Client keys for the HTTP gateway."""
+
+
+@keys_group.command("new")
+@click.option("--client", "client_id", default="my-client", show_default=True, help="The client's id.")
+@click.option("--api", "apis", multiple=True, help="An API the client may use (repeatable).")
+@friendly_errors
+def keys_new_command(client_id: str, apis: tuple[str, ...]) -> None:
+    """Make a key. The key is shown once (give it to the client); the config stores only its SHA-256."""
+    from ..gateway._clients import key_sha256, new_key
+
+    key = new_key()
+    api_list = ", ".join(apis) if apis else "API_NAME"
+    click.echo(f"key: {key}")
+    click.echo("(shown once: give it to the client as `Authorization: Bearer <key>` or `X-Api-Key: <key>`)")
+    click.echo("\n# add to specbridge.yaml:")
+    click.echo("clients:")
+    click.echo(f"  {client_id}:")
+    click.echo(f'    key_sha256: "{key_sha256(key)}"')
+    click.echo(f"    apis: [{api_list}]")

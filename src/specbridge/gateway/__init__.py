@@ -1,0 +1,41 @@
+"""The MCP gateway: `specbridge serve` over stdio and Streamable HTTP, on the official `mcp` SDK.
+
+gateway = Gateway(load_config("specbridge.yaml"), config_path="specbridge.yaml")
+await serve_http(gateway, bind("127.0.0.1", 8765))      # or: await serve_stdio(gateway, "orders")
+"""
+
+from ._clients import key_sha256 as key_sha256
+from ._clients import new_key as new_key
+from ._gateway import DEFAULT_DEADLINE as DEFAULT_DEADLINE
+from ._gateway import ApiState as ApiState
+from ._gateway import Gateway as Gateway
+from ._http import base_url as base_url
+from ._http import bind as bind
+from ._http import endpoint_urls as endpoint_urls
+from ._http import http_app as http_app
+from ._http import is_loopback as is_loopback
+from ._http import serve_http as serve_http
+from ._logging import configure_logging as configure_logging
+from ._metrics import Metrics as Metrics
+from ._server import PAGE_SIZE as PAGE_SIZE
+from ._server import ApiServer as ApiServer
+from ._stdio import serve_stdio as serve_stdio
+
+__all__ = [
+    "DEFAULT_DEADLINE",
+    "PAGE_SIZE",
+    "ApiServer",
+    "ApiState",
+    "Gateway",
+    "Metrics",
+    "base_url",
+    "bind",
+    "configure_logging",
+    "endpoint_urls",
+    "http_app",
+    "is_loopback",
+    "key_sha256",
+    "new_key",
+    "serve_http",
+    "serve_stdio",
+]

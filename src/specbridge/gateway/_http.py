@@ -1,0 +1,214 @@
+"""Streamable HTTP: each API at /<api>/mcp (and /mcp when there is only one), /healthz, /metrics.
+
+In front of the SDK's session manager sit two checks, in this order:
+  1. `Origin`: a browser origin other than localhost / 127.0.0.1 / [::1] is refused with 403;
+  2. the client key (when the config has clients): 401 without or with a wrong key, 403 for an API the
+     client may not use. The client rides along in the ASGI scope so handlers apply its bindings and
+     secret, and as the SDK's authenticated user so a session only answers the key that opened it.
+The key itself is never stored past this check, and never sent upstream.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import socket
+from collections.abc import AsyncIterator, Callable
+from urllib.parse import urlsplit
+
+import anyio
+import uvicorn
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.server.auth.provider import AccessToken
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.applications import Starlette
+from starlette.datastructures import Headers
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
+
+from .._errors import ErrorCode
+from ._clients import Refusal, authenticate
+from ._gateway import Gateway
+from ._logging import log_event
+from ._server import CLIENT_SCOPE_KEY, ApiServer
+
+LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
+SESSION_IDLE_TIMEOUT = 1800.0
+
+
+def is_loopback(host: str) -> bool:
+    if host.strip("[]") in LOCAL_HOSTS:
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def origin_allowed(origin: str | None) -> bool:
+    """No Origin (not a browser, or same-origin) or a localhost origin."""
+    if not origin:
+        return True
+    parts = urlsplit(origin)
+    return parts.scheme in ("http", "https") and (parts.hostname or "") in LOCAL_HOSTS
+
+
+def _refuse(status: int, code: ErrorCode, message: str) -> Response:
+    headers = {"WWW-Authenticate": 'Bearer realm="specbridge"'} if status == 401 else None
+    return JSONResponse(
+        {"error": {"code": str(code), "message": message}}, status_code=status, headers=headers
+    )
+
+
+class McpEndpoint:
+    """ASGI app for one API's MCP endpoint: the Origin check, the key check, then the SDK."""
+
+    def __init__(self, gateway: Gateway, api: str, manager: StreamableHTTPSessionManager) -> None:
+        self.gateway = gateway
+        self.api = api
+        self.manager = manager
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        headers = Headers(scope=scope)
+        if not origin_allowed(headers.get("origin")):
+            log_event("origin refused", api=self.api, status=403)
+            await _refuse(403, ErrorCode.ORIGIN_REFUSED, "browser origins other than localhost are refused")(
+                scope, receive, send
+            )
+            return
+        outcome = authenticate(headers, self.gateway.clients, self.api)
+        if isinstance(outcome, Refusal):
+            log_event("client refused", api=self.api, status=outcome.status, code=str(outcome.code))
+            await _refuse(outcome.status, outcome.code, outcome.message)(scope, receive, send)
+            return
+        if outcome is not None:
+            scope[CLIENT_SCOPE_KEY] = outcome
+            scope["user"] = AuthenticatedUser(AccessToken(token="", client_id=outcome.id, scopes=[]))
+        await self.manager.handle_request(scope, receive, send)
+
+
+def security_settings(host: str) -> TransportSecuritySettings | None:
+    """On loopback, the SDK's DNS-rebinding guard (Host and Origin must be local)."""
+    if not is_loopback(host):
+        return None
+    local = ["127.0.0.1", "localhost", "[::1]"]
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[*local, *(f"{name}:*" for name in local)],
+        allowed_origins=[
+            f"{scheme}://{name}{port}"
+            for scheme in ("http", "https")
+            for name in local
+            for port in ("", ":*")
+        ],
+    )
+
+
+def http_app(gateway: Gateway, *, host: str = "127.0.0.1") -> Starlette:
+    """The gateway's ASGI app. Its lifespan loads the APIs (unless started), watches for changes, and
+    runs each API's session manager."""
+    servers = {name: ApiServer(gateway, name) for name in gateway.api_names}
+    managers = {
+        name: StreamableHTTPSessionManager(
+            app=server.server,
+            security_settings=security_settings(host),
+            session_idle_timeout=SESSION_IDLE_TIMEOUT,
+        )
+        for name, server in servers.items()
+    }
+    routes = [Route(f"/{name}/mcp", endpoint=McpEndpoint(gateway, name, managers[name])) for name in managers]
+    if len(managers) == 1:
+        (only,) = managers
+        routes.append(Route("/mcp", endpoint=McpEndpoint(gateway, only, managers[only])))
+
+    async def healthz(request: Request) -> Response:
+        return JSONResponse(
+            {
+                "status": "ok",
+                "apis": {name: len(state.toolset.tools) for name, state in gateway.states.items()},
+            }
+        )
+
+    async def metrics(request: Request) -> Response:
+        return PlainTextResponse(gateway.metrics.render(), media_type="text/plain; version=0.0.4")
+
+    routes += [Route("/healthz", healthz), Route("/metrics", metrics)]
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        if not gateway.states:
+            await gateway.start()
+        async with contextlib.AsyncExitStack() as stack:
+            for manager in managers.values():
+                await stack.enter_async_context(manager.run())
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(gateway.watch)
+                try:
+                    yield
+                finally:
+                    tasks.cancel_scope.cancel()
+        await gateway.aclose()
+
+    return Starlette(routes=routes, lifespan=lifespan)
+
+
+def endpoint_urls(gateway: Gateway, base: str) -> dict[str, str]:
+    urls = {name: f"{base}/{name}/mcp" for name in gateway.api_names}
+    if len(urls) == 1:
+        return {name: f"{base}/mcp" for name in urls}
+    return urls
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket (port 0 picks a free one), so the URL is known before serving starts."""
+    family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host.strip("[]"), port))
+    sock.listen(128)
+    sock.setblocking(False)
+    return sock
+
+
+def base_url(sock: socket.socket) -> str:
+    host, port = sock.getsockname()[:2]
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+
+async def serve_http(
+    gateway: Gateway,
+    sock: socket.socket,
+    *,
+    on_ready: Callable[[str], None] | None = None,
+    stop: anyio.Event | None = None,
+) -> None:
+    """Serve the gateway's app on `sock` with uvicorn until Ctrl-C or `stop` is set."""
+    host = sock.getsockname()[0]
+    config = uvicorn.Config(
+        http_app(gateway, host=host),
+        log_config=None,
+        access_log=False,
+        lifespan="on",
+        timeout_graceful_shutdown=2,
+    )
+    server = uvicorn.Server(config)
+
+    async def announce() -> None:
+        while not server.started:
+            await anyio.sleep(0.01)
+        if on_ready is not None:
+            on_ready(base_url(sock))
+
+    async def stopper(event: anyio.Event) -> None:
+        await event.wait()
+        server.should_exit = True
+
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(announce)
+        if stop is not None:
+            tasks.start_soon(stopper, stop)
+        await server.serve(sockets=[sock])
+        tasks.cancel_scope.cancel()

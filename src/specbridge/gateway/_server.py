@@ -1,0 +1,328 @@
+"""One MCP server (the official SDK's low-level `Server`) per API: tools/list, tools/call, list_changed.
+
+Error mapping (PRODUCT §5, docs/gateway.md):
+
+    unknown tool                       JSON-RPC -32602  (data.code "tool-unknown")
+    a cursor we did not hand out       JSON-RPC -32602  (data.code "cursor-invalid")
+    bad arguments, API failures        result with isError: true, text "[<code>] <message>"
+    the gateway's deadline             JSON-RPC -32003 "timeout" (data.code "gateway-timeout")
+    anything else                      JSON-RPC -32603 "internal error", nothing else said
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import logging
+import weakref
+from collections.abc import Mapping
+from typing import Any
+
+import anyio
+import jsonschema_rs
+import mcp_types as types
+from mcp.server.connection import Connection
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.lowlevel import NotificationOptions, Server
+from mcp.server.models import InitializationOptions
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp.shared.exceptions import MCPError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from .. import __version__
+from .._errors import CallError, ErrorCode
+from .._json import dumps
+from ..call import CallResult
+from ..config import ClientConfig
+from ..tools import mcp_tool
+from ._gateway import ApiState, Gateway
+from ._logging import log_event, monotonic
+
+PAGE_SIZE = 100
+PAGE_BYTES = 512 * 1024
+TIMEOUT = -32003
+CLIENT_SCOPE_KEY = "specbridge.client"
+
+
+class _GatewayServer(Server[Any]):
+    """The SDK server, announcing `tools.listChanged` to handshake-era clients on every transport."""
+
+    def create_initialization_options(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> InitializationOptions:
+        return super().create_initialization_options(
+            notification_options or NotificationOptions(tools_changed=True),
+            experimental_capabilities,
+            extensions,
+        )
+
+
+def client_of(ctx: ServerRequestContext[Any, Any], gateway: Gateway) -> ClientConfig | None:
+    """The authenticated client of an HTTP request (set by the HTTP layer); stdio's `--client`."""
+    request = ctx.request
+    scope = getattr(request, "scope", None)
+    if isinstance(scope, Mapping):
+        client = scope.get(CLIENT_SCOPE_KEY)
+        return client if isinstance(client, ClientConfig) else None
+    return gateway.stdio_client
+
+
+def _encode_cursor(offset: int) -> str:
+    return base64.urlsafe_b64encode(f"o:{offset}".encode()).decode()
+
+
+def _decode_cursor(cursor: str) -> int:
+    kind, offset = "", -1
+    try:
+        kind, _, number = base64.urlsafe_b64decode(cursor.encode()).decode().partition(":")
+        offset = int(number)
+    except (ValueError, binascii.Error, UnicodeDecodeError):
+        pass
+    if kind != "o" or offset < 0:
+        raise MCPError(
+            types.INVALID_PARAMS,
+            "invalid cursor; list the tools again from the start",
+            data={"code": str(ErrorCode.CURSOR_INVALID)},
+        )
+    return offset
+
+
+def _error_text(result: CallResult) -> str:
+    code = result.code or ErrorCode.GATEWAY_INTERNAL
+    prefix = f"[{code}]"
+    return result.text if result.text.startswith(prefix) else f"{prefix} {result.text}"
+
+
+def to_mcp_result(result: CallResult) -> types.CallToolResult:
+    """Text always; structuredContent for a JSON object; an image block for an image."""
+    if result.is_error:
+        return types.CallToolResult(content=[types.TextContent(text=_error_text(result))], is_error=True)
+    content: list[types.ContentBlock] = []
+    if result.image is not None:
+        content.append(
+            types.ImageContent(
+                data=base64.b64encode(result.image.data).decode("ascii"), mime_type=result.image.mime_type
+            )
+        )
+    if result.text or result.image is None:
+        content.insert(0, types.TextContent(text=result.text))
+    if result.structured is not None:
+        return types.CallToolResult(content=content, structured_content=result.structured)
+    return types.CallToolResult(content=content)
+
+
+class ApiServer:
+    """The MCP server of one API, with the sessions and listen streams to tell about changes."""
+
+    def __init__(self, gateway: Gateway, api: str) -> None:
+        self.gateway = gateway
+        self.api = api
+        self.bus = InMemorySubscriptionBus()
+        self._legacy_connections: weakref.WeakSet[Connection] = weakref.WeakSet()
+        self.server = _GatewayServer(
+            f"specbridge-{api}",
+            version=__version__,
+            title=f"specbridge: {api}",
+            on_list_tools=self.list_tools,
+            on_call_tool=self.call_tool,
+            on_subscriptions_listen=ListenHandler(self.bus),
+            get_tool_input_schema=self.input_schema_for_headers,
+        )
+        self.server.middleware.append(self._guard)
+        gateway.on_change(self._changed)
+
+    # -- change notifications ----------------------------------------------------------------------
+
+    async def _guard(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        """Remember handshake-era sessions (to notify them), and let no fault's text reach the client."""
+        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            # `ServerSession` is per request; its connection is what outlives it and reaches the client's
+            # standalone channel (stdio, or the GET stream of Streamable HTTP). The SDK 2.3 low-level
+            # context does not expose it publicly.
+            connection = getattr(ctx.session, "_connection", None)
+            if isinstance(connection, Connection):
+                self._legacy_connections.add(connection)
+        try:
+            return await call_next(ctx)
+        except (MCPError, anyio.get_cancelled_exc_class()):
+            raise
+        except Exception:
+            self.gateway.metrics.error(self.api, str(ErrorCode.GATEWAY_INTERNAL))
+            log_event(
+                "request failed inside the gateway",
+                level=logging.ERROR,
+                exc_info=True,
+                api=self.api,
+                method=ctx.method,
+            )
+            raise MCPError(
+                types.INTERNAL_ERROR, "internal error", data={"code": str(ErrorCode.GATEWAY_INTERNAL)}
+            ) from None
+
+    async def _changed(self, api: str) -> None:
+        if api != self.api:
+            return
+        await self.bus.publish(ToolsListChanged())  # 2026-07-28: subscriptions/listen streams
+        for connection in list(self._legacy_connections):  # handshake era: the connection's channel
+            try:
+                await connection.send_tool_list_changed()  # best effort; never raises by contract
+            except Exception:  # a closed connection must not stop the others hearing about it
+                self._legacy_connections.discard(connection)
+
+    # -- tools/list --------------------------------------------------------------------------------
+
+    def _listing(self, state: ApiState, client: ClientConfig | None) -> tuple[list[types.Tool], list[int]]:
+        """This client's tools (its bindings removed from the schemas) and each one's size in bytes."""
+        key = client.id if client is not None else None
+        cached = state.listings.get(key)
+        if cached is not None:
+            return cached
+        bindings = client.bindings.get(self.api) if client is not None else None
+        tools, sizes = [], []
+        for tool in state.toolset.tools:
+            entry = mcp_tool(tool)
+            entry["inputSchema"] = state.caller.input_schema(tool, bindings)
+            tools.append(types.Tool.model_validate(entry))
+            sizes.append(len(dumps(entry)))
+        state.listings[key] = (tools, sizes)
+        return tools, sizes
+
+    async def list_tools(
+        self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        tools, sizes = self._listing(self.gateway.state(self.api), client_of(ctx, self.gateway))
+        offset = _decode_cursor(params.cursor) if params is not None and params.cursor else 0
+        if offset > len(tools):
+            _decode_cursor("")
+        end, total = offset, 0
+        # At most PAGE_SIZE tools and about PAGE_BYTES of JSON (always at least one tool): the SDK
+        # clients refuse a server-sent event over 1 MiB, which 100 of Stripe's tools exceed.
+        while (
+            end < len(tools)
+            and end - offset < PAGE_SIZE
+            and (end == offset or total + sizes[end] <= PAGE_BYTES)
+        ):
+            total += sizes[end]
+            end += 1
+        return types.ListToolsResult(
+            tools=tools[offset:end], next_cursor=_encode_cursor(end) if end < len(tools) else None
+        )
+
+    def input_schema_for_headers(self, name: str) -> Mapping[str, Any] | None:
+        tool = self.gateway.state(self.api).toolset.get(name)
+        return tool.input_schema if tool is not None else None
+
+    # -- tools/call --------------------------------------------------------------------------------
+
+    async def call_tool(
+        self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        state = self.gateway.state(self.api)
+        client = client_of(ctx, self.gateway)
+        tool = state.toolset.get(params.name)
+        client_id = client.id if client is not None else None
+        if tool is None:
+            self.gateway.metrics.error(self.api, str(ErrorCode.TOOL_UNKNOWN))
+            log_event("tool unknown", api=self.api, client=client_id)
+            raise MCPError(
+                types.INVALID_PARAMS,
+                f"unknown tool: {params.name[:128]!r}",
+                data={"code": str(ErrorCode.TOOL_UNKNOWN)},
+            )
+        metrics = self.gateway.metrics
+        metrics.call(self.api, tool.name)
+        started = monotonic()
+        result: CallResult | None = None
+        with anyio.move_on_after(self.gateway.deadline):
+            try:
+                result = await state.caller.call(
+                    tool.name,
+                    params.arguments or {},
+                    client_bindings=client.bindings.get(self.api) if client is not None else None,
+                    secret_id=client.secrets.get(self.api) if client is not None else None,
+                )
+            except CallError as error:
+                if error.code == ErrorCode.TOOL_UNKNOWN:
+                    metrics.error(self.api, str(error.code))
+                    raise MCPError(
+                        types.INVALID_PARAMS, error.message, data={"code": str(ErrorCode.TOOL_UNKNOWN)}
+                    ) from None
+                result = CallResult(text=error.message, is_error=True, code=error.code)
+            except Exception:
+                metrics.error(self.api, str(ErrorCode.GATEWAY_INTERNAL))
+                log_event(
+                    "tool call failed inside the gateway",
+                    level=logging.ERROR,
+                    exc_info=True,
+                    api=self.api,
+                    tool=tool.name,
+                    client=client_id,
+                )
+                raise MCPError(
+                    types.INTERNAL_ERROR, "internal error", data={"code": str(ErrorCode.GATEWAY_INTERNAL)}
+                ) from None
+        elapsed = monotonic() - started
+        metrics.upstream(self.api, elapsed)
+        if result is None:
+            metrics.error(self.api, str(ErrorCode.GATEWAY_TIMEOUT))
+            log_event(
+                "tool call timed out",
+                level=logging.WARNING,
+                api=self.api,
+                tool=tool.name,
+                client=client_id,
+                deadline=self.gateway.deadline,
+            )
+            raise MCPError(TIMEOUT, "timeout", data={"code": str(ErrorCode.GATEWAY_TIMEOUT)})
+        if not result.is_error and tool.output_schema is not None:
+            result = self._conform(state, tool.name, tool.output_schema, result)
+        if result.is_error:
+            metrics.error(self.api, str(result.code or ErrorCode.GATEWAY_INTERNAL))
+        log_event(
+            "tool called",
+            api=self.api,
+            tool=tool.name,
+            client=client_id,
+            status=result.status,
+            error=str(result.code) if result.is_error else None,
+            ms=round(elapsed * 1000, 1),
+        )
+        return to_mcp_result(result)
+
+    def _conform(self, state: ApiState, name: str, schema: Any, result: CallResult) -> CallResult:
+        """MCP wants `structuredContent` that fits the tool's `outputSchema`; an answer that does not is
+        handed on as an error result with the whole answer in its text (clients reject it otherwise)."""
+        validator = state.validators.get(name)
+        if validator is None:
+            try:
+                validator = jsonschema_rs.validator_for(schema)
+            except Exception:  # a schema the validator cannot compile: do not second-guess the answer
+                validator = _ACCEPT_ALL
+            state.validators[name] = validator
+        if result.structured is not None and validator.is_valid(result.structured):
+            return result
+        return CallResult(
+            text="The API's answer does not match the object schema its document gives for this operation; "
+            "here it is as it came:\n" + result.text,
+            is_error=True,
+            code=ErrorCode.RESPONSE_UNEXPECTED,
+            status=result.status,
+        )
+
+
+class _AcceptAll:
+    def is_valid(self, instance: Any) -> bool:
+        return True
+
+
+_ACCEPT_ALL = _AcceptAll()
+
+
+def describe(result: types.CallToolResult) -> str:
+    """A short summary of a result, for the demo's output."""
+    if result.structured_content is not None:
+        return dumps(result.structured_content)
+    return " ".join(block.text for block in result.content if isinstance(block, types.TextContent))

@@ -1,0 +1,188 @@
+"""Shared pieces of the gateway tests: a fixture API, its config, a running gateway, SDK clients."""
+
+from __future__ import annotations
+
+import contextlib
+import textwrap
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+from specbridge.config import load_config
+from specbridge.gateway import Gateway, bind, serve_http
+from tests.support.upstream import Upstream
+
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 16
+
+SPEC = """\
+openapi: 3.1.0
+info: {title: Gateway fixture, version: '1'}
+paths:
+  /products/{id}:
+    get:
+      operationId: getProduct
+      summary: Get one product
+      parameters:
+        - {name: id, in: path, required: true, schema: {type: string}}
+      responses:
+        '200':
+          description: The product
+          content:
+            application/json:
+              schema:
+                type: object
+                properties: {id: {type: string}, name: {type: string}}
+        '404': {description: No such product}
+  /notes:
+    get:
+      operationId: listNotes
+      summary: Notes as plain text
+      responses:
+        '200': {description: Notes, content: {text/plain: {schema: {type: string}}}}
+  /logo:
+    get:
+      operationId: getLogo
+      summary: The shop's logo
+      responses:
+        '200': {description: Logo, content: {image/png: {schema: {type: string, format: binary}}}}
+  /shops/{shopId}/orders:
+    post:
+      operationId: createOrder
+      summary: Place an order
+      parameters:
+        - {name: shopId, in: path, required: true, schema: {type: string}}
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [product, quantity]
+              properties:
+                product: {type: string}
+                quantity: {type: integer, minimum: 1}
+      responses:
+        '201':
+          description: The order
+          content: {application/json: {schema: {type: object}}}
+  /slow:
+    get:
+      operationId: slowThing
+      summary: Takes its time
+      responses:
+        '200': {description: Eventually}
+"""
+
+EXTRA_OPERATION = """\
+  /extra:
+    get:
+      operationId: extraThing
+      summary: Added while serving
+      responses:
+        '200': {description: OK}
+"""
+
+
+def many_operations_spec(count: int, description_bytes: int = 0) -> str:
+    lines = ["openapi: 3.1.0", "info: {title: Many, version: '1'}", "paths:"]
+    for i in range(count):
+        lines += [
+            f"  /things/{i}:",
+            "    get:",
+            f"      operationId: thing{i:03d}",
+            f"      summary: Thing {i}",
+            f"      description: {'word ' * (description_bytes // 5)}end",
+            "      responses: {'200': {description: OK}}",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def write_config(
+    directory: Path,
+    upstream: Upstream,
+    *,
+    spec: str = SPEC,
+    extra: str = "",
+    clients: str = "",
+    tools: str = "",
+) -> Path:
+    (directory / "shop.yaml").write_text(spec, encoding="utf-8")
+    config = f"""\
+apis:
+  shop:
+    spec: ./shop.yaml
+    base_url: {upstream.url}
+    egress: {{allow: ["{upstream.address}"]}}
+    timeout: 30
+{textwrap.indent(extra, "    ")}{textwrap.indent(tools, "    ")}{clients}"""
+    path = directory / "specbridge.yaml"
+    path.write_text(config, encoding="utf-8")
+    return path
+
+
+@contextlib.asynccontextmanager
+async def running_gateway(
+    config_path: Path, *, deadline: float = 60.0, poll_interval: float = 0.05
+) -> AsyncIterator[tuple[str, Gateway]]:
+    """The gateway over Streamable HTTP on 127.0.0.1 (a free port); yields its base URL."""
+    gateway = Gateway(
+        load_config(config_path), config_path=str(config_path), deadline=deadline, poll_interval=poll_interval
+    )
+    sock = bind("127.0.0.1", 0)
+    stop = anyio.Event()
+    ready = anyio.Event()
+    base: list[str] = []
+
+    def on_ready(url: str) -> None:
+        base.append(url)
+        ready.set()
+
+    try:
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(lambda: serve_http(gateway, sock, on_ready=on_ready, stop=stop))
+            with anyio.fail_after(15):
+                await ready.wait()
+            try:
+                yield base[0], gateway
+            finally:
+                stop.set()
+    finally:
+        sock.close()
+
+
+@contextlib.asynccontextmanager
+async def http_client(
+    url: str, *, mode: str = "legacy", key: str | None = None, **options: Any
+) -> AsyncIterator[Client]:
+    """The SDK client over Streamable HTTP, with the key as `Authorization: Bearer` when given."""
+    headers = {"Authorization": f"Bearer {key}"} if key else None
+    async with create_mcp_http_client(headers=headers) as http:
+        transport = streamable_http_client(url, http_client=http)
+        async with Client(transport, mode=mode, **options) as client:
+            yield client
+
+
+async def raw_post(url: str, headers: dict[str, str] | None = None) -> httpx2.Response:
+    """An `initialize` POST without the SDK, to see the HTTP status the gateway answers with."""
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"},
+        },
+    }
+    async with httpx2.AsyncClient() as client:
+        return await client.post(
+            url,
+            json=body,
+            headers={"Accept": "application/json, text/event-stream", **(headers or {})},
+        )

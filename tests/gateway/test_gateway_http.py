@@ -1,0 +1,263 @@
+"""The gateway over Streamable HTTP, with the official SDK client, in both protocol eras."""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx2
+import mcp_types as types
+import pytest
+from mcp.shared.exceptions import MCPError
+
+from specbridge.call import CallResult
+from tests.gateway._harness import (
+    PNG,
+    http_client,
+    many_operations_spec,
+    raw_post,
+    running_gateway,
+    write_config,
+)
+from tests.support.upstream import Upstream, binary_response, json_response, slow_drip, text_response
+
+ERAS = ["legacy", "2026-07-28"]
+
+
+@pytest.fixture
+def upstream() -> Iterator[Upstream]:
+    with Upstream() as server:
+        server.route("/products/p1", json_response({"id": "p1", "name": "Mug"}))
+        server.route("/products/gone", json_response({"message": "no such product"}, status=404))
+        server.route("/products/odd", json_response([{"id": "odd"}]))
+        server.route("/notes", text_response("buy milk"))
+        server.route("/logo", binary_response(PNG, "image/png"))
+        server.route("/slow", slow_drip(interval=0.5, total=1_000_000))
+        yield server
+
+
+@pytest.fixture
+def config(tmp_path: Path, upstream: Upstream) -> Path:
+    return write_config(tmp_path, upstream)
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_tools_are_listed_with_their_hints_and_output_schema(config: Path, era: str) -> None:
+    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp", mode=era) as client:
+        listing = await client.list_tools()
+    tools = {tool.name: tool for tool in listing.tools}
+    assert list(tools) == ["getProduct", "listNotes", "getLogo", "createOrder", "slowThing"]
+    product = tools["getProduct"]
+    assert product.annotations is not None and product.annotations.read_only_hint is True
+    assert product.output_schema is not None and product.output_schema["type"] == "object"
+    assert "id" in product.input_schema["properties"]
+    assert listing.next_cursor is None
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_each_api_is_also_served_under_its_own_name(config: Path, era: str) -> None:
+    async with running_gateway(config) as (base, _), http_client(f"{base}/shop/mcp", mode=era) as client:
+        listing = await client.list_tools()
+    assert len(listing.tools) == 5
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_a_json_object_answer_is_text_and_structured_content(config: Path, era: str) -> None:
+    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp", mode=era) as client:
+        result = await client.call_tool("getProduct", {"id": "p1"})
+    assert result.is_error is False
+    assert result.structured_content == {"id": "p1", "name": "Mug"}
+    assert isinstance(result.content[0], types.TextContent)
+    assert "Mug" in result.content[0].text
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_a_text_answer_is_text_content(config: Path, era: str) -> None:
+    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp", mode=era) as client:
+        result = await client.call_tool("listNotes", {})
+    assert result.is_error is False
+    assert [block.text for block in result.content if isinstance(block, types.TextContent)] == ["buy milk"]
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_an_image_answer_is_image_content(config: Path, era: str) -> None:
+    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp", mode=era) as client:
+        result = await client.call_tool("getLogo", {})
+    images = [block for block in result.content if isinstance(block, types.ImageContent)]
+    assert result.is_error is False
+    assert len(images) == 1
+    assert images[0].mime_type == "image/png"
+    assert base64.b64decode(images[0].data) == PNG
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_an_unknown_tool_is_json_rpc_invalid_params(config: Path, era: str) -> None:
+    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp", mode=era) as client:
+        with pytest.raises(MCPError) as caught:
+            await client.call_tool("noSuchTool", {})
+    assert caught.value.code == -32602
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_bad_arguments_are_an_error_result_naming_the_code(
+    config: Path, upstream: Upstream, era: str
+) -> None:
+    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp", mode=era) as client:
+        result = await client.call_tool("createOrder", {"shopId": "s1", "product": "p1", "quantity": 0})
+    assert result.is_error is True
+    text = result.content[0]
+    assert isinstance(text, types.TextContent)
+    assert text.text.startswith("[arguments-invalid]")
+    assert not [r for r in upstream.requests if r.path.startswith("/shops")]
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_an_api_failure_is_an_error_result(config: Path, era: str) -> None:
+    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp", mode=era) as client:
+        result = await client.call_tool("getProduct", {"id": "gone"})
+    assert result.is_error is True
+    text = result.content[0]
+    assert isinstance(text, types.TextContent)
+    assert text.text.startswith("[")
+    assert "404" in text.text
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_an_answer_that_does_not_fit_the_output_schema_is_an_error_result_with_the_answer(
+    config: Path, era: str
+) -> None:
+    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp", mode=era) as client:
+        result = await client.call_tool("getProduct", {"id": "odd"})
+    assert result.is_error is True
+    text = result.content[0]
+    assert isinstance(text, types.TextContent)
+    assert text.text.startswith("[response-unexpected]")
+    assert '"odd"' in text.text
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_the_gateway_deadline_is_json_rpc_timeout(config: Path, era: str) -> None:
+    async with (
+        running_gateway(config, deadline=0.5) as (base, _),
+        http_client(f"{base}/mcp", mode=era) as client,
+    ):
+        with pytest.raises(MCPError) as caught:
+            await client.call_tool("slowThing", {})
+    assert caught.value.code == -32003
+    assert caught.value.message == "timeout"
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_an_internal_fault_is_internal_error_and_says_nothing_more(config: Path, era: str) -> None:
+    async with running_gateway(config) as (base, gateway), http_client(f"{base}/mcp", mode=era) as client:
+
+        async def broken(*args: object, **kwargs: object) -> CallResult:
+            raise RuntimeError("token=hunter2 at /srv/secret.py line 3")
+
+        gateway.state("shop").caller.call = broken  # type: ignore[method-assign]
+        with pytest.raises(MCPError) as caught:
+            await client.call_tool("listNotes", {})
+    assert caught.value.code == -32603
+    assert "hunter2" not in str(caught.value) and "secret.py" not in str(caught.value)
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_tools_list_is_paginated_in_a_stable_order(
+    tmp_path: Path, upstream: Upstream, era: str
+) -> None:
+    config = write_config(tmp_path, upstream, spec=many_operations_spec(230))
+    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp", mode=era) as client:
+        pages = []
+        cursor = None
+        while True:
+            page = await client.list_tools(cursor=cursor, cache_mode="bypass")
+            pages.append([tool.name for tool in page.tools])
+            cursor = page.next_cursor
+            if cursor is None:
+                break
+        again = await client.list_tools(cache_mode="bypass")
+    assert [len(page) for page in pages] == [100, 100, 30]
+    names = [name for page in pages for name in page]
+    assert names == [f"thing{i:03d}" for i in range(230)]
+    assert [tool.name for tool in again.tools] == pages[0]
+
+
+async def test_a_page_of_big_tools_stays_under_what_sdk_clients_accept(
+    tmp_path: Path, upstream: Upstream
+) -> None:
+    config = write_config(tmp_path, upstream, spec=many_operations_spec(30, description_bytes=40_000))
+    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+        sizes, cursor = [], None
+        while True:
+            page = await client.list_tools(cursor=cursor, cache_mode="bypass")
+            sizes.append(len(page.tools))
+            cursor = page.next_cursor
+            if cursor is None:
+                break
+    assert sum(sizes) == 30
+    assert len(sizes) > 1
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_a_cursor_the_gateway_did_not_give_is_invalid_params(config: Path, era: str) -> None:
+    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp", mode=era) as client:
+        with pytest.raises(MCPError) as caught:
+            await client.list_tools(cursor="not-a-cursor", cache_mode="bypass")
+    assert caught.value.code == -32602
+
+
+async def test_a_2025_06_18_client_is_answered_in_its_own_version(config: Path) -> None:
+    async with running_gateway(config) as (base, _):
+        response = await raw_post(f"{base}/mcp")
+    assert response.status_code == 200
+    assert '"protocolVersion":"2025-06-18"' in response.text.replace(" ", "")
+    assert '"listChanged":true' in response.text.replace(" ", "")
+
+
+async def test_browser_origins_other_than_localhost_are_refused(config: Path) -> None:
+    async with running_gateway(config) as (base, _):
+        evil = await raw_post(f"{base}/mcp", {"Origin": "https://evil.example"})
+        local = await raw_post(f"{base}/mcp", {"Origin": "http://localhost:6274"})
+    assert evil.status_code == 403
+    assert evil.json()["error"]["code"] == "origin-refused"
+    assert local.status_code == 200
+
+
+async def test_healthz_and_metrics_report_tools_calls_errors_and_latency(config: Path) -> None:
+    async with running_gateway(config) as (base, _):
+        async with http_client(f"{base}/mcp") as client:
+            await client.call_tool("getProduct", {"id": "p1"})
+            await client.call_tool("getProduct", {"id": "gone"})
+        async with httpx2.AsyncClient() as plain:
+            health = await plain.get(f"{base}/healthz")
+            metrics = (await plain.get(f"{base}/metrics")).text
+    assert health.json() == {"status": "ok", "apis": {"shop": 5}}
+    assert 'specbridge_tool_calls_total{api="shop",tool="getProduct"} 2' in metrics
+    assert 'specbridge_tool_errors_total{api="shop",code=' in metrics
+    assert 'specbridge_upstream_latency_seconds_count{api="shop"} 2' in metrics
+    assert 'specbridge_tools{api="shop"} 5' in metrics
+
+
+async def test_logs_are_json_lines_without_argument_values_or_keys(config: Path) -> None:
+    import io
+    import json
+    import logging
+
+    from specbridge.gateway import configure_logging
+
+    stream = io.StringIO()
+    handler = configure_logging(stream)
+    try:
+        async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+            await client.call_tool("getProduct", {"id": "p1-very-private-value"})
+    finally:
+        for name in ("specbridge.gateway", "mcp", "uvicorn.error"):
+            logger = logging.getLogger(name)
+            logger.removeHandler(handler)
+            logger.propagate = True
+            logger.setLevel(logging.NOTSET)
+    lines = [json.loads(line) for line in stream.getvalue().splitlines()]
+    called = [line for line in lines if line["event"] == "tool called"]
+    assert called and called[0]["tool"] == "getProduct" and called[0]["api"] == "shop"
+    assert "private-value" not in stream.getvalue()
