@@ -96,7 +96,25 @@ def test_wrong_types_say_what_is_valid(tmp_path: Path) -> None:
         failure(tmp_path, "apis:\n  a: {spec: ./a.yaml, include_deprecated: 'yes'}\n")
     )
     assert "number of seconds" in str(failure(tmp_path, "apis:\n  a: {spec: ./a.yaml, timeout: -1}\n"))
-    assert "at least one API" in str(failure(tmp_path, "apis: {}\n"))
+
+
+def test_a_config_with_only_lint_settings_reads_and_asking_it_for_an_api_says_none_is_named(
+    tmp_path: Path,
+) -> None:
+    config = load_config(write(tmp_path, "lint: {disable: [catalogue-size]}\n"))
+    assert config.apis == {}
+    assert config.lint.disable == ("catalogue-size",)
+    with pytest.raises(ConfigError, match="apis: names no API"):
+        config.api()
+
+
+def test_asking_for_an_api_by_name_says_which_ones_exist(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, "apis:\n  a: {spec: ./a.yaml}\n  b: {spec: ./b.yaml}\n"))
+    assert config.api("b").name == "b"
+    with pytest.raises(ConfigError, match="no API named 'c'; the config has a, b"):
+        config.api("c")
+    with pytest.raises(ConfigError, match="several APIs"):
+        config.api()
 
 
 def test_a_missing_config_file_has_its_own_code(tmp_path: Path) -> None:

@@ -150,6 +150,30 @@ class Config:
     store: str = DEFAULT_STORE
     lint: LintConfig = field(default_factory=LintConfig)
 
+    def api(self, name: str | None = None) -> ApiConfig:
+        """The API called `name`, or the only one; a ConfigError saying which exist otherwise."""
+        if not self.apis:
+            raise ConfigError(
+                "names no API; add one, e.g. `apis: {orders: {spec: ./orders.yaml}}`",
+                source=self.source,
+                key="apis",
+            )
+        if name is not None:
+            if name not in self.apis:
+                raise ConfigError(
+                    f"no API named {name!r}; the config has {', '.join(self.apis)}",
+                    source=self.source,
+                    key="apis",
+                )
+            return self.apis[name]
+        if len(self.apis) > 1:
+            raise ConfigError(
+                f"the config has several APIs ({', '.join(self.apis)}); name one with --api",
+                source=self.source,
+                key="apis",
+            )
+        return next(iter(self.apis.values()))
+
 
 def load_config(path: str | os.PathLike[str]) -> Config:
     source = str(path)
@@ -235,11 +259,8 @@ class _Reader:
 
     def config(self, data: Any) -> Config:
         top = self.mapping(data, "", ("apis", "clients", "store", "lint"))
+        # A config may hold only `lint:` settings; the commands that need an API say so (Config.api).
         apis_raw = self.mapping(top.get("apis"), "apis")
-        if not apis_raw:
-            raise self.fail(
-                "apis", "must name at least one API, e.g. `apis: {orders: {spec: ./orders.yaml}}`"
-            )
         apis = {str(name): self.api(str(name), value) for name, value in apis_raw.items()}
         clients_raw = self.mapping(top.get("clients"), "clients")
         clients = {str(name): self.client(str(name), value, apis) for name, value in clients_raw.items()}

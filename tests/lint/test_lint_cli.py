@@ -142,3 +142,11 @@ def test_requires_approval_in_the_config_guards_a_delete(tmp_path: Path) -> None
     )
     assert "destructive-unguarded" in lint_cli(str(spec))[1]
     assert "destructive-unguarded" not in lint_cli(str(spec), "--config", str(config))[1]
+
+
+def test_a_config_with_only_lint_settings_is_enough_for_lint(tmp_path: Path) -> None:
+    path = tmp_path / "specbridge.yaml"
+    path.write_text(yaml.safe_dump({"lint": {"disable": ["width"]}}))
+    status, output = lint_cli(ARTICLE, "--config", str(path), "--format", "json")
+    assert status == EXIT_OK
+    assert "width" not in {finding["rule"] for finding in findings(output)}

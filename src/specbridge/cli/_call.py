@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from .._errors import ArgumentError, ConfigError
+from .._errors import ArgumentError
 from ..call import Caller, CallResult
 from ..config import ApiConfig, EgressConfig, load_config
 from ..spec import load_document
@@ -48,22 +48,7 @@ def _api(
     allow: tuple[str, ...],
 ) -> ApiConfig:
     if config_path is not None:
-        config = load_config(config_path)
-        if api_name is not None:
-            if api_name not in config.apis:
-                raise ConfigError(
-                    f"no API named {api_name!r}; the config has {', '.join(config.apis)}",
-                    source=config.source,
-                    key="apis",
-                )
-            return config.apis[api_name]
-        if len(config.apis) != 1:
-            raise ConfigError(
-                f"the config has several APIs ({', '.join(config.apis)}); name one with --api",
-                source=config.source,
-                key="apis",
-            )
-        return next(iter(config.apis.values()))
+        return load_config(config_path).api(api_name)
     if spec is None or base_url is None:
         raise click.UsageError("give --config FILE, or SPEC with --base-url URL")
     return ApiConfig(name="api", spec=spec, base_url=base_url, egress=EgressConfig(allow=allow))

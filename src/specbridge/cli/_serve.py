@@ -19,7 +19,9 @@ def gateway_config(config_path: str | None, spec: str | None, base_url: str | No
     if config_path is not None:
         if spec is not None:
             raise click.UsageError("give either --config FILE or SPEC --base-url URL, not both")
-        return load_config(config_path)
+        config = load_config(config_path)
+        config.api(next(iter(config.apis), None))  # a clear error when the config names no API
+        return config
     if spec is None:
         raise click.UsageError("give --config FILE, or SPEC --base-url URL")
     return single_api_config(spec, base_url)

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import click
 
-from .._errors import ConfigError
 from .._json import dumps
 from ..config import ApiConfig, load_config
 from ..spec import load_document
@@ -20,23 +19,14 @@ def api_for(spec: str, config_path: str | None, api_name: str | None = None) -> 
     if config_path is None:
         return None
     config = load_config(config_path)
-    if api_name is not None:
-        if api_name not in config.apis:
-            raise ConfigError(
-                f"no API named {api_name!r}; the config has {', '.join(config.apis)}",
-                source=config.source,
-                key="apis",
-            )
-        return config.apis[api_name]
-    wanted = str(Path(spec).resolve())
-    for api in config.apis.values():
-        if api.spec == wanted:
-            return api
-    if len(config.apis) == 1:
-        return next(iter(config.apis.values()))
-    raise ConfigError(
-        f"no API in the config has spec {spec}; name one with --api", source=config.source, key="apis"
-    )
+    if api_name is None:
+        if not config.apis:
+            return None  # a config with only `lint:` settings
+        wanted = str(Path(spec).resolve())
+        for api in config.apis.values():
+            if api.spec == wanted:
+                return api
+    return config.api(api_name)
 
 
 def load_toolset(spec: str, config_path: str | None, api_name: str | None = None) -> ToolSet:
