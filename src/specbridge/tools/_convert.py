@@ -16,7 +16,7 @@ from ._schema import SchemaShaper
 Json = Any
 # Output schemas describe answers (a client may check structuredContent against them); past this many
 # nested objects/arrays they stop describing, so one response type cannot drag a whole API along.
-OUTPUT_SCHEMA_LEVELS = 2
+OUTPUT_SCHEMA_LEVELS = 1
 
 
 def convert(document: ApiDocument, options: ConvertOptions | None = None) -> ToolSet:
