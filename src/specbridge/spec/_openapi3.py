@@ -224,12 +224,15 @@ class OperationReader:
                 Response(
                     status=str(status),
                     description=text(node.get("description")),
-                    content=self.content(node.get("content"), response_base),
+                    content=self.response_content(node, response_base, op_pointer),
                     headers=tuple(str(name).lower() for name in headers),
                     sunset=_documented_sunset(headers),
                 )
             )
         return tuple(result)
+
+    def response_content(self, response: dict[str, Any], base: str, op_pointer: str) -> tuple[MediaType, ...]:
+        return self.content(response.get("content"), base)
 
 
 def _documented_sunset(headers: dict[str, Any]) -> str | None:

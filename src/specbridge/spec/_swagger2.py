@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._model import MediaType, Operation, Parameter, RequestBody, Response, Schema
+from ._model import MediaType, Operation, Parameter, RequestBody, Schema
 from ._openapi3 import (
     OperationReader,
-    _documented_sunset,
     extension_name,
     ignored_rules,
     operation_sunset,
@@ -168,35 +167,12 @@ class SwaggerOperationReader(OperationReader):
             pointer=form[0][2],
         )
 
-    def responses(self, raw: Any, base: str, op_pointer: str) -> tuple[Response, ...]:
-        if not isinstance(raw, dict):
+    def response_content(self, response: dict[str, Any], base: str, op_pointer: str) -> tuple[MediaType, ...]:
+        """Swagger 2.0 gives one `schema` and the operation's `produces` types."""
+        schema = response.get("schema")
+        if not isinstance(schema, dict):
             return ()
-        # `produces` is per operation in Swagger 2.0; the reader sees the operation through op_pointer.
-        result: list[Response] = []
-        for status, entry in raw.items():
-            if status.startswith("x-"):
-                continue
-            resolved = self.deref(base, entry, f"{op_pointer}/responses/{status}")
-            if resolved is None or not isinstance(resolved[1], dict):
-                continue
-            response_base, node = resolved
-            headers = node.get("headers") if isinstance(node.get("headers"), dict) else {}
-            schema = node.get("schema")
-            content = (
-                tuple(MediaType(ct, Schema(schema, response_base)) for ct in self._produces(op_pointer))
-                if isinstance(schema, dict)
-                else ()
-            )
-            result.append(
-                Response(
-                    status=str(status),
-                    description=text(node.get("description")),
-                    content=content,
-                    headers=tuple(str(name).lower() for name in headers),
-                    sunset=_documented_sunset(headers),
-                )
-            )
-        return tuple(result)
+        return tuple(MediaType(ct, Schema(schema, base)) for ct in self._produces(op_pointer))
 
     def _produces(self, op_pointer: str) -> list[str]:
         from ._refs import walk_pointer
