@@ -14,6 +14,7 @@ from ._openapi3 import (
     security_requirements,
     text,
 )
+from ._refs import walk_pointer
 
 _SCHEMA_KEYS = (
     "type",
@@ -175,8 +176,6 @@ class SwaggerOperationReader(OperationReader):
         return tuple(MediaType(ct, Schema(schema, base)) for ct in self._produces(op_pointer))
 
     def _produces(self, op_pointer: str) -> list[str]:
-        from ._refs import walk_pointer
-
         try:
             op = walk_pointer(self.data, op_pointer)
         except (KeyError, IndexError):
