@@ -179,6 +179,21 @@ async def test_a_name_that_resolves_to_a_public_address_is_called() -> None:
     assert str(seen[0].url) == "https://api.example.com/v1/ping"
 
 
+async def test_an_allowed_address_does_not_let_a_name_that_resolves_to_it_through() -> None:
+    async def resolve(host: str, port: int) -> list[str]:
+        return ["127.0.0.1"]
+
+    seen: list[httpx.Request] = []
+    transport = httpx.MockTransport(lambda request: seen.append(request) or httpx.Response(200))
+    api = api_config("http://attacker.example:8080/v1", allow=("127.0.0.1:8080",))
+    caller = Caller(api, toolset_for(), transport=transport, resolve=resolve)
+    with anyio.fail_after(10):
+        result = await caller.call("ping", {})
+    await caller.aclose()
+    assert result.is_error and result.code == ErrorCode.EGRESS_REFUSED
+    assert seen == []
+
+
 async def test_the_pinned_connection_goes_to_the_checked_address_not_a_second_lookup(
     upstream: Upstream,
 ) -> None:
@@ -189,7 +204,7 @@ async def test_the_pinned_connection_goes_to_the_checked_address_not_a_second_lo
         lookups.append(host)
         return next(answers)
 
-    api = api_config(f"http://upstream.example:{upstream.port}/v1", allow=("127.0.0.1",))
+    api = api_config(f"http://upstream.example:{upstream.port}/v1", allow=("upstream.example",))
     caller = Caller(api, toolset_for(), resolve=resolve)
     with anyio.fail_after(10):
         result = await caller.call("ping", {})

@@ -47,6 +47,13 @@ async def test_query_header_and_cookie_arguments_are_serialised_per_style(
     assert request.headers["cookie"] == "session=abc"
 
 
+async def test_a_whole_number_written_as_a_float_is_sent_as_an_integer(
+    make_caller: MakeCaller, upstream: Upstream
+) -> None:
+    await _call(make_caller(), "getItem", {"itemId": "42", "ids": [1.0, 2]})
+    assert upstream.requests[-1].target == "/v1/items/42?ids=1%7C2"
+
+
 async def test_our_own_headers_are_sent_and_the_credential_goes_last_exactly_once(
     make_caller: MakeCaller, upstream: Upstream
 ) -> None:

@@ -50,6 +50,8 @@ def plan_bindings(tool: Tool, bindings: Mapping[str, Json]) -> BindingPlan:
             first, *rest = name.split("/")
             if tool.body is not None and tool.body.whole:
                 nested.append(("body", (first, *rest), value))
+                if not rest:
+                    extras.append(Extra("body", first, None, sent=False))
                 continue
             argument = _match(tool, "body", first)
             if argument is None:
@@ -58,13 +60,21 @@ def plan_bindings(tool: Tool, bindings: Mapping[str, Json]) -> BindingPlan:
                 nested.append((argument, tuple(rest), value))
             else:
                 top[argument] = value
+                extras.append(Extra("body", _original(tool, argument), None, sent=False))
             continue
         argument = _match(tool, location, name)
         if argument is not None:
             top[argument] = value
+            if location in ("query", "cookie"):
+                # No object the agent sends may spread a key into this name (see `_build._spread`).
+                extras.append(Extra(location, _original(tool, argument), None, sent=False))
         elif location in ("header", "query", "cookie"):
             extras.append(Extra(location, name, value))
     return BindingPlan(tuple(top.items()), tuple(nested), tuple(extras))
+
+
+def _original(tool: Tool, argument: str) -> str:
+    return next((a.original for a in tool.arguments if a.name == argument), argument)
 
 
 def _match(tool: Tool, location: str, name: str) -> str | None:

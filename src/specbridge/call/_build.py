@@ -4,11 +4,13 @@ stored credential only. Nothing of the agent's own request is copied.
 
 from __future__ import annotations
 
+import functools
 import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import quote, unquote
+from urllib.parse import quote, unquote, unquote_to_bytes
 
 import httpx
 
@@ -16,6 +18,7 @@ from .. import __version__
 from .._errors import ErrorCode, RequestRefused
 from .._json import dumps, dumps_bytes
 from ..tools import Argument, Tool, is_forbidden_header
+from ._check import format_path
 from ._credential import Credential
 
 Json = Any
@@ -30,11 +33,15 @@ _PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
 
 @dataclass(frozen=True, slots=True)
 class Extra:
-    """A bound value for a header, query or cookie the document does not declare."""
+    """A bound value for a header, query or cookie the document does not declare (`sent`), or, with
+    `sent=False`, the name of a bound parameter or body field the document does declare. Either way the
+    name is the gateway's: no key of an object the agent sends may spread into it (a `form`/`explode`
+    query or cookie object, a form body field)."""
 
     location: str
     name: str
     value: Json
+    sent: bool = True
 
 
 @dataclass(slots=True)
@@ -94,12 +101,20 @@ def build_request(
         if argument.name in arguments and arguments[argument.name] is not None:
             by_location[argument.location].append((argument, arguments[argument.name]))
 
+    bound = {
+        location: frozenset(_name_key(e.name) for e in extras if e.location == location)
+        for location in ("query", "cookie", "body")
+    }
+    sent = tuple(extra for extra in extras if extra.sent)
     url = _url(tool, base_url, by_location["path"])
+    for name in _template_query_names(tool.operation.path):
+        _not_owned("query", name, owned)
     pairs: list[tuple[str, str]] = []
     for argument, value in by_location["query"]:
         _not_owned("query", argument.original, owned)
+        _spread("query", argument.name, argument.original, _query_keys(argument, value), owned, bound)
         pairs.extend(_query_pairs(argument, value))
-    for extra in extras:
+    for extra in sent:
         if extra.location == "query":
             _not_owned("query", extra.name, owned)
             pairs.append((extra.name, _scalar(extra.value)))
@@ -117,7 +132,7 @@ def build_request(
         ("X-Specbridge-Operation", tool.name),
     ]
     header_values = [(a.original, _header_value(a, v)) for a, v in by_location["header"]]
-    header_values += [(e.name, _scalar(e.value)) for e in extras if e.location == "header"]
+    header_values += [(e.name, _scalar(e.value)) for e in sent if e.location == "header"]
     for name, value in header_values:
         _check_header(name, value, owned)
         headers.append((name, value))
@@ -126,14 +141,17 @@ def build_request(
     cookie_values: list[tuple[str, Argument | None, Json]] = [
         (a.original, a, v) for a, v in by_location["cookie"]
     ]
-    cookie_values += [(e.name, None, e.value) for e in extras if e.location == "cookie"]
+    cookie_values += [(e.name, None, e.value) for e in sent if e.location == "cookie"]
     for name, maybe_argument, value in cookie_values:
         if not _TOKEN.match(name):
             raise refuse(f"the cookie name {name!r} is not a valid cookie name", ErrorCode.HEADER_REFUSED)
         _not_owned("cookie", name, owned)
+        if maybe_argument is not None:
+            keys = _cookie_keys(maybe_argument, value)
+            _spread("cookie", maybe_argument.name, name, keys, owned, bound)
         cookies.extend(_cookie_pairs(name, maybe_argument, value))
 
-    content, content_type = _body(tool, by_location["body"], arguments, attachments or {})
+    content, content_type = _body(tool, by_location["body"], arguments, attachments or {}, bound["body"])
     if content_type is not None:
         headers.append(("Content-Type", content_type))
     return BuiltRequest(tool.operation.method, url, headers, content, credential, cookies)
@@ -152,11 +170,40 @@ def _url(tool: Tool, base_url: str, path_arguments: list[tuple[Argument, Json]])
         argument, value = values[name]
         return _path_value(argument, value)
 
-    path = _PLACEHOLDER.sub(fill, tool.operation.path)
+    template = tool.operation.path.split("#", 1)[0]  # `/files/{id}#get_link` names a variant, not a URL part
+    _check_template(template)
+    path = _PLACEHOLDER.sub(fill, template)
     base = base_url.rstrip("/")
     url = base + (path if path.startswith("/") else "/" + path)
     _stays_under(url, base)
     return url
+
+
+_OVERLONG_DOTS = (b"\xc0\xae", b"\xe0\x80\xae")
+
+
+@functools.lru_cache(maxsize=4096)
+def _check_template(template: str) -> None:
+    """Refuse a document's path template whose own text climbs out of the base path as *some* server
+    reads it: `..;` (Tomcat), `\\` as `/` (IIS, WHATWG parsers), `%2F` or `%252e` decoded before
+    routing, overlong UTF-8 or NFKC-folded dots. Only the template's literal text is read this way;
+    argument values are percent-encoded and never contain such forms."""
+    literal = _PLACEHOLDER.sub("x", template).split("?", 1)[0].split("#", 1)[0]
+    text = literal
+    for _ in range(3):
+        data = unquote_to_bytes(text)
+        for overlong in _OVERLONG_DOTS:
+            data = data.replace(overlong, b".")
+        text = data.decode("utf-8", "replace")
+    text = unicodedata.normalize("NFKC", text).replace("\\", "/")
+    for segment in text.split("/"):
+        if segment.split(";", 1)[0].strip() in (".", ".."):
+            raise refuse("the operation's path would leave the base URL", ErrorCode.PATH_REFUSED)
+
+
+def _template_query_names(template: str) -> list[str]:
+    query = template.split("#", 1)[0].partition("?")[2]
+    return [unquote(pair.split("=", 1)[0]) for pair in query.split("&") if pair]
 
 
 def _path_value(argument: Argument, value: Json) -> str:
@@ -220,6 +267,8 @@ def _scalar(value: Json) -> str:
         return ""
     if isinstance(value, str):
         return value
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**63:
+        return str(int(value))  # JSON Schema counts 1.0 as an integer; a URL should say 1
     return dumps(value)
 
 
@@ -284,8 +333,59 @@ def _cookie_pairs(name: str, argument: Argument | None, value: Json) -> list[tup
     return [(name, _q(_scalar(value)))]
 
 
+def _name_key(name: str) -> str:
+    """A parameter name as servers compare it at their most lenient: trimmed, case-insensitive."""
+    return name.strip().lower()
+
+
+def _query_keys(argument: Argument, value: Json) -> list[str]:
+    """The keys of an object that become query parameter names of their own (form/explode)."""
+    if not isinstance(value, dict) or argument.content_type:
+        return []
+    if (argument.style or "form") == "deepObject" or not argument.explode:
+        return []
+    return [str(key) for key in value]
+
+
+def _cookie_keys(argument: Argument, value: Json) -> list[str]:
+    """The keys of an object that become cookie names of their own (explode)."""
+    if not isinstance(value, dict) or argument.content_type or not argument.explode:
+        return []
+    return [str(key) for key in value]
+
+
+def _spread(
+    location: str,
+    argument: str,
+    original: str,
+    keys: list[str],
+    owned: Mapping[str, str],
+    bound: Mapping[str, frozenset[str]],
+) -> None:
+    """Refuse an object key that would become the credential's parameter or a bound one. A bound
+    object (its own name bound) is the operator's and may spread into bound names."""
+    reserved = bound.get(location, frozenset())
+    own_bound = _name_key(original) in reserved
+    for key in keys:
+        name = _name_key(key)
+        if name == _name_key(original):
+            continue
+        if owned.get(location) == name:
+            raise refuse(
+                f"{format_path((argument, key))}: would set the {location} parameter where the stored "
+                "credential goes",
+                ErrorCode.HEADER_REFUSED,
+            )
+        if name in reserved and not own_bound:
+            raise refuse(
+                f"{format_path((argument, key))}: would set a {location} value the gateway sets; "
+                "it may not be sent",
+                ErrorCode.ARGUMENT_BOUND,
+            )
+
+
 def _not_owned(location: str, name: str, owned: Mapping[str, str]) -> None:
-    if owned.get(location) == name.lower():
+    if owned.get(location) == _name_key(name):
         raise refuse(f"{location}.{name}: is where the stored credential goes", ErrorCode.HEADER_REFUSED)
 
 
@@ -309,6 +409,7 @@ def _body(
     fields: list[tuple[Argument, Json]],
     arguments: Mapping[str, Json],
     attachments: Mapping[str, Attachment],
+    bound: frozenset[str] = frozenset(),
 ) -> tuple[bytes | None, str | None]:
     body = tool.body
     declared = body.content_type.split(";")[0].strip().lower() if body is not None else ""
@@ -325,6 +426,13 @@ def _body(
             raise refuse(
                 f"attachments: {unknown[0][:64]!r} is not a field of this tool's body", ErrorCode.BODY_REFUSED
             )
+        originals = {argument.name: argument.original for argument in tool.arguments}
+        for name in sorted(attachments):
+            if _name_key(originals.get(name, name)) in bound:
+                raise refuse(
+                    f"attachments: {format_path((name,))} is set by the gateway and may not be sent",
+                    ErrorCode.ARGUMENT_BOUND,
+                )
     if body.whole:
         if "body" not in arguments and "body" not in attachments:
             return None, None
@@ -335,7 +443,7 @@ def _body(
         if _is_json(declared):
             return dumps_bytes(value), _concrete(body.content_type, "application/json")
         if declared == "application/x-www-form-urlencoded" and isinstance(value, dict):
-            return _form(list(value.items())), declared
+            return _form([("body", str(k), v) for k, v in value.items()], bound), declared
         if isinstance(value, str):
             return value.encode("utf-8"), _concrete(body.content_type, "application/octet-stream")
         return dumps_bytes(value), _concrete(body.content_type, "application/json")
@@ -346,7 +454,9 @@ def _body(
     if _is_json(declared):
         return dumps_bytes(dict(present)), _concrete(body.content_type, "application/json")
     if declared == "application/x-www-form-urlencoded":
-        return _form(present), declared
+        return _form(
+            [(argument.name, argument.original, value) for argument, value in fields], bound
+        ), declared
     if declared == "multipart/form-data":
         return _multipart(tool, fields, files)
     return dumps_bytes(dict(present)), "application/json"
@@ -363,16 +473,31 @@ def _concrete(declared: str, fallback: str) -> str:
     return declared
 
 
-def _form(pairs: list[tuple[str, Json]]) -> bytes:
+def _form(fields: list[tuple[str, str, Json]], bound: frozenset[str] = frozenset()) -> bytes:
+    """`(argument, field name, value)` as a form; an object field spreads its keys into field names
+    of their own, which may not be the names of bound fields."""
     out: list[tuple[str, str]] = []
-    for name, value in pairs:
+    for argument, name, value in fields:
         if isinstance(value, list):
             out.extend((name, _scalar(item)) for item in value)
         elif isinstance(value, dict):
+            path = (argument, name) if argument == "body" else (argument,)
+            _spread_form(path, name, [str(k) for k in value], bound)
             out.extend((str(k), _scalar(v)) for k, v in value.items())
         else:
             out.append((name, _scalar(value)))
     return "&".join(f"{_q(k)}={_q(v)}" for k, v in out).encode("ascii")
+
+
+def _spread_form(path: tuple[str, ...], name: str, keys: list[str], bound: frozenset[str]) -> None:
+    if _name_key(name) in bound:
+        return
+    for key in keys:
+        if _name_key(key) in bound and _name_key(key) != _name_key(name):
+            raise refuse(
+                f"{format_path((*path, key))}: would set a body field the gateway sets; it may not be sent",
+                ErrorCode.ARGUMENT_BOUND,
+            )
 
 
 def _is_binary(schema: Json) -> bool:

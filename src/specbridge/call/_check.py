@@ -148,7 +148,8 @@ def _drop_nulls(value: Json, schema: Json, depth: int) -> Json:
 
 
 def _plain_json_problems(arguments: Mapping[str, Json]) -> list[str]:
-    """Values JSON cannot carry: NaN, Infinity, integers past 64 bits, non-JSON types, non-string keys."""
+    """Values JSON cannot carry: NaN, Infinity, integers past 64 bits, non-JSON types, non-string keys,
+    and strings with lone surrogates (they cannot be encoded as UTF-8 for the request)."""
     problems: list[str] = []
     stack: list[tuple[Json, tuple[str | int, ...]]] = [(dict(arguments), ())]
     while stack:
@@ -158,7 +159,11 @@ def _plain_json_problems(arguments: Mapping[str, Json]) -> list[str]:
                 f"{format_path(path[:MAX_NESTING])}: is nested more than {MAX_NESTING} levels deep"
             )
             break
-        if isinstance(value, bool) or value is None or isinstance(value, str):
+        if isinstance(value, bool) or value is None:
+            continue
+        if isinstance(value, str):
+            if not _is_text(value):
+                problems.append(f"{format_path(path)}: is not valid Unicode text (a lone surrogate)")
             continue
         if isinstance(value, int):
             if not MIN_INTEGER <= value <= MAX_INTEGER:
@@ -171,6 +176,9 @@ def _plain_json_problems(arguments: Mapping[str, Json]) -> list[str]:
                 if not isinstance(key, str):
                     problems.append(f"{format_path(path)}: has a key that is not a string")
                     continue
+                if not _is_text(key):
+                    problems.append(f"{format_path(path)}: has a key that is not valid Unicode text")
+                    continue
                 stack.append((item, (*path, key)))
         elif isinstance(value, list | tuple):
             stack.extend((item, (*path, index)) for index, item in enumerate(value))
@@ -179,6 +187,17 @@ def _plain_json_problems(arguments: Mapping[str, Json]) -> list[str]:
         if len(problems) >= 20:
             break
     return sorted(problems)
+
+
+def _is_text(value: str) -> bool:
+    """Whether `value` can be sent as UTF-8 (JSON's `"\\ud800"` decodes to a lone surrogate, which cannot)."""
+    if value.isascii():
+        return True
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def format_path(path: tuple[str | int, ...] | list[str | int]) -> str:

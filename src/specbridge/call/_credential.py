@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import base64
+import json
 import logging
+import re
 from dataclasses import dataclass
 from urllib.parse import quote, quote_plus
 
@@ -44,7 +46,10 @@ class Credential:
         return {}
 
     def variants(self) -> list[str]:
-        """The forms in which the secret might be echoed back, longest first."""
+        """The forms in which the secret might be echoed back, longest first: raw, URL-encoded (upper-
+        and lower-case hex, `+` for spaces), JSON-escaped (`\\/`, `\\u0073`), and base64 (standard,
+        URL-safe, unpadded, and the part that is the same wherever the secret sits in a longer
+        base64-encoded text, such as `Authorization: Bearer <secret>`)."""
         values = {self.value}
         if self.kind == "basic":
             _user, _, password = self.value.partition(":")
@@ -54,18 +59,54 @@ class Credential:
             if len(value) < MIN_REDACTED:
                 continue
             raw = value.encode("utf-8")
+            encoded = {quote(value, safe=""), quote_plus(value, safe=""), quote(value)}
+            forms.update(encoded)
+            forms.update(_HEX.sub(lambda match: match.group().lower(), form) for form in encoded)
+            forms.add(value)
+            forms.update(_json_forms(value))
             forms.update(
                 {
-                    value,
-                    quote(value, safe=""),
-                    quote_plus(value, safe=""),
-                    quote(value),
                     base64.b64encode(raw).decode("ascii"),
                     base64.urlsafe_b64encode(raw).decode("ascii"),
                     base64.b64encode(raw).decode("ascii").rstrip("="),
                 }
             )
+            forms.update(_base64_cores(raw))
         return sorted((form for form in forms if len(form) >= MIN_REDACTED), key=len, reverse=True)
+
+
+_HEX = re.compile(r"%[0-9A-F]{2}")
+
+
+def _json_forms(value: str) -> set[str]:
+    """How JSON encoders write the string: minimal escapes, `/` escaped (PHP), every character or
+    every non-ASCII character as `\\uXXXX` (either case)."""
+    plain = json.dumps(value, ensure_ascii=False)[1:-1]
+    ascii_only = json.dumps(value)[1:-1]
+    forms = {plain, ascii_only, plain.replace("/", "\\/"), ascii_only.replace("/", "\\/")}
+    every = "".join(f"\\u{unit:04x}" for unit in _utf16_units(value))
+    forms.update({every, every.upper().replace("\\U", "\\u")})
+    return forms
+
+
+def _utf16_units(value: str) -> list[int]:
+    data = value.encode("utf-16-be")
+    return [int.from_bytes(data[i : i + 2], "big") for i in range(0, len(data), 2)]
+
+
+def _base64_cores(raw: bytes) -> set[str]:
+    """For the secret at each offset modulo 3 inside a longer base64-encoded text: the characters that
+    depend on the secret's bytes alone (standard and URL-safe alphabets)."""
+    cores: set[str] = set()
+    for offset in range(3):
+        padded = bytes(offset) + raw
+        start = -(-8 * offset // 6)  # the first character with no bits of what comes before
+        end = 8 * len(padded) // 6  # the last character with no bits of what comes after
+        for encode in (base64.b64encode, base64.urlsafe_b64encode):
+            core = encode(padded).decode("ascii")[start:end]
+            if len(core) >= 2 * MIN_REDACTED:
+                cores.add(core)
+    return cores
 
 
 def credential_for(auth: AuthConfig, secret_id: str | None) -> Credential | None:

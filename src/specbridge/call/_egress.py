@@ -209,9 +209,8 @@ class EgressPolicy:
             address = parse_ip(text)
             if address is None:
                 raise refused(f"the host {name} resolved to something that is not an address")
-            if self.allowed(str(address), port):
-                checked.append(str(address))
-                continue
+            # An allowed *address* is only the URL's host written as that address: a name that merely
+            # resolves to it (say, after a redirect to an attacker's name) gets no exception.
             reason = blocked_reason(address)
             if reason:
                 raise refused(

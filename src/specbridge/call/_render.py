@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, AnyStr
 
 import orjson
 
 from .._errors import ErrorCode
 from .._json import dumps
+from ._credential import MIN_REDACTED
 from ._result import CallResult, ImageContent
 from ._send import READ_LIMIT, Answer
 
@@ -31,16 +32,36 @@ _IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 
 
 class Redactor:
-    """Replaces every form of the secret (raw, URL-encoded, base64) with `[credential]`."""
+    """Replaces every form of the secret (raw, URL-encoded, JSON-escaped, base64) with `[credential]`:
+    in the raw bytes before they are decoded (a declared charset such as UTF-16 or EBCDIC cannot hide
+    them), in the decoded text, in parsed JSON (strings, keys and numbers), and at the end of an answer
+    that was cut (a secret cut in half does not show its start)."""
 
     def __init__(self, variants: Sequence[str] = ()) -> None:
         self.variants = tuple(variants)
+        self._raw = tuple(dict.fromkeys(variant.encode("utf-8") for variant in self.variants))
 
     def text(self, value: str) -> str:
         for variant in self.variants:
             if variant in value:
                 value = value.replace(variant, REDACTED)
         return value
+
+    def data(self, value: bytes, *, cut: bool = False) -> bytes:
+        """The raw bytes with every form replaced; `cut`: they end where the answer was cut."""
+        for variant in self._raw:
+            if variant in value:
+                value = value.replace(variant, REDACTED.encode("ascii"))
+        if cut:
+            value = _cut_tail(value, self._raw, REDACTED.encode("ascii"))
+        return value
+
+    def cut(self, value: str) -> str:
+        """`value` ends where the answer was cut: hide a trailing start of any form of the secret."""
+        value = self.text(value)
+        bare = value.rstrip("\ufffd")
+        trimmed = _cut_tail(bare, self.variants, REDACTED)
+        return value if trimmed == bare else trimmed
 
     def value(self, value: Json) -> Json:
         if not self.variants:
@@ -51,7 +72,26 @@ class Redactor:
             return {self.text(str(key)): self.value(item) for key, item in value.items()}
         if isinstance(value, list):
             return [self.value(item) for item in value]
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            shown = str(value)
+            if self.text(shown) != shown:
+                return REDACTED
         return value
+
+
+def _cut_tail(value: AnyStr, variants: Sequence[AnyStr], replacement: AnyStr) -> AnyStr:
+    """`value` without a trailing start (at least MIN_REDACTED long) of any variant."""
+    for variant in variants:
+        for length in range(len(variant) - 1, MIN_REDACTED - 1, -1):
+            if value.endswith(variant[:length]):
+                return value[:-length] + replacement
+    return value
+
+
+def shown(answer: Answer, charset: str, redactor: Redactor) -> str:
+    """The answer's body as the agent may see it: redacted as bytes, decoded, redacted as text."""
+    text = decode(redactor.data(answer.body, cut=answer.truncated), charset)
+    return redactor.cut(text) if answer.truncated else redactor.text(text)
 
 
 def media_type(answer: Answer) -> tuple[str, str]:
@@ -108,18 +148,23 @@ def _success(answer: Answer, redactor: Redactor) -> CallResult:
             if parsed is not _INVALID:
                 parsed = redactor.value(parsed)
                 return CallResult(
-                    dumps(parsed, indent=True),
+                    redactor.text(dumps(parsed, indent=True)),
                     status=status,
                     structured=parsed if isinstance(parsed, dict) else None,
                 )
-        text = redactor.text(decode(answer.body, charset))
+        text = shown(answer, charset, redactor)
         return CallResult(text + (_cut_note() if answer.truncated else ""), status=status)
     if is_text(kind) or not kind:
         if not kind and b"\0" in answer.body[:1024]:
             return CallResult(_describe(answer, "application/octet-stream"), status=status)
-        text = redactor.text(decode(answer.body, charset))
+        text = shown(answer, charset, redactor)
         return CallResult(text + (_cut_note() if answer.truncated else ""), status=status)
-    if kind in _IMAGE_TYPES and not answer.truncated and len(answer.body) <= IMAGE_LIMIT:
+    if (
+        kind in _IMAGE_TYPES
+        and not answer.truncated
+        and len(answer.body) <= IMAGE_LIMIT
+        and redactor.data(answer.body) == answer.body  # an image carrying the credential is only described
+    ):
         return CallResult(
             f"The API answered {status} with an image ({kind}, {len(answer.body)} bytes).",
             status=status,
@@ -151,7 +196,7 @@ def _failure(answer: Answer, redactor: Redactor) -> CallResult:
     reason = _reason(answer.status)
     head = f"The API answered {answer.status}{' ' + reason if reason else ''}."
     if answer.body and not answer.undecoded and (is_text(kind) or not kind):
-        start = redactor.text(decode(answer.body, charset))
+        start = shown(answer, charset, redactor)
         if len(start) > ERROR_BODY_CHARS or answer.truncated:
             start = start[:ERROR_BODY_CHARS] + " […]"
         head += "\n" + start
