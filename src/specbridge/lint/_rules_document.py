@@ -7,19 +7,12 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .._json import dumps_bytes
 from ..spec import Operation
-from ..tools import Tool, export_mcp
+from ..tools import CATALOGUE_MAX_TOKENS, CATALOGUE_MAX_TOOLS, Tool, catalogue_tokens
 from ..tools._naming import base_name
 from ._model import Finding, LintContext, Registry, Severity
 from ._pointers import escape
 
-# catalogue-size: tool definitions are sent on every request. Past either threshold, defer loading
-# behind a search tool. 20,000 tokens is a tenth of a 200k-token context; 40 tools is where tool-choice
-# accuracy is reported to fall off (and past Anthropic's advice to use tool search from ~30 tools).
-CATALOGUE_MAX_TOKENS = 20_000
-CATALOGUE_MAX_TOOLS = 40
-BYTES_PER_TOKEN = 4
 _DEPRECATION_WORDS = re.compile(
     r"deprecat|sunset|obsolete|end[- ]of[- ]life|no longer (?:supported|available)|will be removed|"
     r"\bremov(?:ed|al)\b|\bretir",
@@ -105,7 +98,7 @@ def catalogue_size(context: LintContext) -> Iterable[Finding]:
     tools = context.tools
     if not tools or (context.api is not None and context.api.search == "on"):
         return
-    tokens = len(dumps_bytes(export_mcp(context.toolset))) // BYTES_PER_TOKEN
+    tokens = catalogue_tokens(context.toolset)
     if tokens <= CATALOGUE_MAX_TOKENS and len(tools) <= CATALOGUE_MAX_TOOLS:
         return
     yield context.finding(

@@ -1,5 +1,9 @@
 """Converting operations to tools: names, arguments and their map to the request, schemas, exports."""
 
+from ._catalogue import CATALOGUE_MAX_TOKENS as CATALOGUE_MAX_TOKENS
+from ._catalogue import CATALOGUE_MAX_TOOLS as CATALOGUE_MAX_TOOLS
+from ._catalogue import catalogue_tokens as catalogue_tokens
+from ._catalogue import too_big_for_one_context as too_big_for_one_context
 from ._convert import convert as convert
 from ._export import ExportFormat as ExportFormat
 from ._export import StrictIncompatible as StrictIncompatible
@@ -26,6 +30,8 @@ from ._naming import method_path_name as method_path_name
 from ._naming import portable_name as portable_name
 
 __all__ = [
+    "CATALOGUE_MAX_TOKENS",
+    "CATALOGUE_MAX_TOOLS",
     "FORBIDDEN_HEADERS",
     "FORBIDDEN_HEADER_PREFIXES",
     "PORTABLE_NAME",
@@ -40,6 +46,7 @@ __all__ = [
     "Tool",
     "ToolOverride",
     "ToolSet",
+    "catalogue_tokens",
     "convert",
     "export",
     "export_anthropic",
@@ -50,4 +57,5 @@ __all__ = [
     "method_path_name",
     "portable_name",
     "strict_schema",
+    "too_big_for_one_context",
 ]
