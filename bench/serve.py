@@ -6,6 +6,9 @@
    MCP clients (official SDK, handshake era, one session each), `getProduct` of the example shop served
    by our own Starlette app on loopback. Gateway and upstream run in their own processes; the clients run
    in this one. With `--peer`, the same against FastMCP's OpenAPI server (`bench/.venv-peer`).
+   Then the latency a server adds, one call at a time: the p50 of the same GET sent straight to the
+   upstream, and of tools/call sent by a plain HTTP client (httpx, JSON-RPC on an open session, no SDK
+   client in the way) to the server, both from one httpx client in this process.
 2. Time from starting `specbridge serve` on the GitHub document (3.7 MB, ~1,000 tools) to the first
    complete tools/list answer, over stdio (exact) and HTTP (polled every 20 ms).
 3. Peak RSS (VmHWM) of `specbridge serve` on the Stripe document after listing every tool.
@@ -25,6 +28,7 @@ import time
 from pathlib import Path
 
 import anyio
+import httpx
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
@@ -147,6 +151,51 @@ async def load(url: str, clients: int, calls: int) -> tuple[float, float, float,
     )
 
 
+async def added(url: str, upstream_port: int, calls: int) -> tuple[float, float]:
+    """(p50 ms of the GET sent straight to the upstream, p50 ms of tools/call through the server at `url`),
+    one call at a time from one plain httpx client, measured alternately in rounds of 50."""
+    direct_url = f"http://127.0.0.1:{upstream_port}/v1/products/p-mug"
+    accept = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    direct: list[float] = []
+    gateway: list[float] = []
+    async with httpx.AsyncClient(timeout=30) as http:
+        opened = await http.post(
+            url,
+            headers=accept,
+            json={
+                "jsonrpc": "2.0",
+                "id": 0,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "bench", "version": "1"},
+                },
+            },
+        )
+        headers = {
+            **accept,
+            "Mcp-Session-Id": opened.headers["mcp-session-id"],
+            "Mcp-Protocol-Version": "2025-06-18",
+        }
+        await http.post(url, headers=headers, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+        call = {"name": "getProduct", "arguments": {"id": "p-mug"}}
+        for number in range(calls + 100):  # the first 100 (50 of each) warm up
+            started = time.perf_counter()
+            if number % 100 < 50:
+                response = await http.get(direct_url, headers={"Authorization": f"Bearer {TOKEN}"})
+                times = direct
+            else:
+                body = {"jsonrpc": "2.0", "id": number + 1, "method": "tools/call", "params": call}
+                response = await http.post(url, headers=headers, json=body)
+                times = gateway
+            elapsed = time.perf_counter() - started
+            assert response.status_code == 200 and b"p-mug" in response.content, response.content[:200]
+            if number >= 100:
+                times.append(elapsed)
+    return statistics.median(direct) * 1e3, statistics.median(gateway) * 1e3
+
+
 def throughput(calls: int, peer: bool) -> None:
     print("## tools/call over Streamable HTTP (getProduct, loopback upstream)\n")
     print("| server | clients | calls | calls/s | p50 ms | p99 ms | errors |")
@@ -158,6 +207,7 @@ def throughput(calls: int, peer: bool) -> None:
             servers = [("specbridge", lambda port: start_gateway(Path(directory), upstream_port, port))]
             if peer and PEER_PYTHON.exists():
                 servers.append(("FastMCP from_openapi", lambda port: start_peer(upstream_port, port)))
+            latency: list[str] = []
             for name, start in servers:
                 port = free_port()
                 process = start(port)
@@ -170,15 +220,22 @@ def throughput(calls: int, peer: bool) -> None:
                         print(
                             f"| {name} | {clients} | {n} | {rate:,.0f} | {p50:.2f} | {p99:.2f} | {errors} |"
                         )
+                    direct, through = anyio.run(added, url, upstream_port, max(calls // 2, 200))
+                    latency.append(f"| {name} | {direct:.2f} | {through:.2f} | {through - direct:.2f} |")
                 finally:
                     process.terminate()
                     process.wait()
+            print("\n## Latency added, one call at a time (plain httpx client)\n")
+            print("| server | direct GET p50 ms | tools/call p50 ms | added p50 ms |")
+            print("|---|---:|---:|---:|")
+            print("\n".join(latency))
     finally:
         upstream.terminate()
         upstream.wait()
 
 
-async def first_list_stdio(spec: Path) -> tuple[float, int]:
+async def first_list_stdio(spec: Path) -> tuple[float, float, int]:
+    """(seconds to the first page, seconds to the last page, tools listed) from spawning the server."""
     started = time.perf_counter()
     command = StdioServerParameters(
         command=PYTHON, args=["-m", "specbridge", "serve", str(spec), "--base-url", "https://api.github.com"]
@@ -186,13 +243,15 @@ async def first_list_stdio(spec: Path) -> tuple[float, int]:
     async with Client(command, mode="legacy") as client:
         count = 0
         cursor = None
+        first = 0.0
         while True:
             page = await client.list_tools(cursor=cursor)
+            first = first or time.perf_counter() - started
             count += len(page.tools)
             cursor = page.next_cursor
             if cursor is None:
                 break
-        return time.perf_counter() - started, count
+        return first, time.perf_counter() - started, count
 
 
 def first_list_http(spec: Path) -> float:
@@ -226,8 +285,9 @@ def startup() -> None:
     print("\n## Start to first tools/list, GitHub document\n")
     stdio = [anyio.run(first_list_stdio, GITHUB) for _ in range(3)]
     http = [first_list_http(GITHUB) for _ in range(3)]
-    tools = stdio[0][1]
-    print(f"stdio (all {tools} tools, every page): median {statistics.median(s for s, _ in stdio):.2f} s")
+    tools = stdio[0][2]
+    print(f"stdio (first page):                   median {statistics.median(f for f, _, _ in stdio):.2f} s")
+    print(f"stdio (all {tools} tools, every page): median {statistics.median(a for _, a, _ in stdio):.2f} s")
     print(f"HTTP (first page):                    median {statistics.median(http):.2f} s")
 
 

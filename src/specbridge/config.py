@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ._errors import ConfigError, ErrorCode
-from .tools import ConvertOptions, ToolOverride
+from .tools import ConvertOptions, Tool, ToolOverride
 
 AuthType = Literal["none", "bearer", "basic", "header", "query", "cookie"]
 SearchMode = Literal["on", "off", "auto"]
@@ -103,6 +103,13 @@ class ApiConfig:
     include_deprecated: bool = False
     search: SearchMode = "auto"
     tools: Mapping[str, ToolConfig] = field(default_factory=dict)
+
+    def tool_settings(self, tool: Tool) -> ToolConfig | None:
+        """`tools.<name>` for this tool: keyed by its derived name, its final name or its operationId."""
+        for key in (tool.default_name, tool.name, tool.operation.operation_id or ""):
+            if key and key in self.tools:
+                return self.tools[key]
+        return None
 
     def convert_options(self) -> ConvertOptions:
         return ConvertOptions(

@@ -16,6 +16,7 @@ from ._build import BuiltRequest
 
 READ_LIMIT = 1024 * 1024  # bytes of raw body read, and bytes of decompressed body kept
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
+_NO_TIMEOUTS: dict[str, float | None] = dict.fromkeys(("connect", "read", "write", "pool"), None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +46,9 @@ async def send(
         with anyio.fail_after(timeout):
             hops = 0
             while True:
-                request.extensions["timeout"] = dict.fromkeys(("connect", "read", "write", "pool"), timeout)
+                # No timeouts of httpcore's own: the deadline above bounds the whole exchange, and a
+                # timeout per read and write (each a cancel scope and a timer) only repeats it.
+                request.extensions["timeout"] = _NO_TIMEOUTS
                 response = await _exchange(transport, request)
                 location = response.headers.get("location")
                 if response.status_code not in _REDIRECTS or location is None:

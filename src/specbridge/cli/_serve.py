@@ -71,7 +71,7 @@ def serve_command(
     Over HTTP, clients send a key (`specbridge keys new`); a config without clients is served without
     keys, and then only on a loopback address. Logs are JSON lines on stderr."""
     # The gateway (and the mcp SDK) load only when serving, so other commands start fast.
-    from ..gateway import Gateway, bind, configure_logging, endpoint_urls
+    from ..gateway import Gateway, bind, configure_logging, endpoint_urls, event_loop_options
     from ..gateway import serve_http as run_http
     from ..gateway import serve_stdio as run_stdio
 
@@ -102,7 +102,7 @@ def serve_command(
         await run_http(gateway, sock, on_ready=ready)
 
     try:
-        anyio.run(main)
+        anyio.run(main, backend_options=event_loop_options())
     finally:
         sock.close()
     sys.exit(0)

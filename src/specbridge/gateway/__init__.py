@@ -12,6 +12,7 @@ from ._gateway import Gateway as Gateway
 from ._http import base_url as base_url
 from ._http import bind as bind
 from ._http import endpoint_urls as endpoint_urls
+from ._http import event_loop_options as event_loop_options
 from ._http import http_app as http_app
 from ._http import is_loopback as is_loopback
 from ._http import serve_http as serve_http
@@ -32,6 +33,7 @@ __all__ = [
     "bind",
     "configure_logging",
     "endpoint_urls",
+    "event_loop_options",
     "http_app",
     "is_loopback",
     "key_sha256",

@@ -49,7 +49,21 @@ def configure_logging(stream: TextIO | None = None, level: int = logging.INFO) -
 
 
 def log_event(event: str, *, level: int = logging.INFO, exc_info: bool = False, **fields: Any) -> None:
-    logger.log(level, event, extra={"fields": fields}, exc_info=exc_info)
+    # `logger.log` without its search of the stack for the caller's file and line (one per tool call;
+    # the JSON lines do not carry them).
+    if not logger.isEnabledFor(level):
+        return
+    record = logger.makeRecord(
+        logger.name,
+        level,
+        "(specbridge.gateway)",
+        0,
+        event,
+        (),
+        sys.exc_info() if exc_info else None,
+        extra={"fields": fields},
+    )
+    logger.handle(record)
 
 
 def monotonic() -> float:

@@ -157,9 +157,8 @@ def destructive_unguarded(context: LintContext) -> Iterable[Finding]:
         irreversible = any(extensions.get(key) is True for key in _IRREVERSIBLE_EXTENSIONS)
         if operation.method != "DELETE" and not irreversible:
             continue
-        names = (tool.name, tool.default_name, operation.operation_id or "")
-        entries = [api.tools[name] for name in names if api is not None and name in api.tools]
-        if any(entry.requires_approval for entry in entries):
+        settings = api.tool_settings(tool) if api is not None else None
+        if settings is not None and settings.requires_approval:
             continue
         yield context.finding(
             "destructive-unguarded",

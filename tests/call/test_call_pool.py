@@ -1,0 +1,96 @@
+"""The pinned transport's connection pool (call/_transport.py `_Pool`, which places requests its own way):
+many calls at once stay within MAX_CONNECTIONS, a connection is reused, and one the server closed while
+idle is not used again."""
+
+from __future__ import annotations
+
+import asyncio
+
+import anyio
+import httpx
+
+from specbridge.call._egress import EgressPolicy
+from specbridge.call._transport import MAX_CONNECTIONS, pinned_transport
+
+
+class _Server:
+    """HTTP/1.1 on loopback answering "ok"; optionally slow, optionally closing after each answer."""
+
+    def __init__(self, *, delay: float = 0.0, close_after_each: bool = False) -> None:
+        self.delay = delay
+        self.close_after_each = close_after_each
+        self.accepted = 0
+        self.answered = 0
+
+    async def start(self) -> int:
+        self.server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
+        return int(self.server.sockets[0].getsockname()[1])
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.accepted += 1
+        try:
+            while True:
+                await reader.readuntil(b"\r\n\r\n")
+                if self.delay:
+                    await asyncio.sleep(self.delay)
+                writer.write(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok")
+                await writer.drain()
+                self.answered += 1
+                if self.close_after_each:
+                    break  # closes without saying so (no `Connection: close`)
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        finally:
+            writer.close()
+
+    async def stop(self) -> None:
+        self.server.close()
+
+
+async def _client(port: int) -> tuple[httpx.AsyncClient, httpx.AsyncHTTPTransport]:
+    transport = pinned_transport(EgressPolicy(allow=[f"127.0.0.1:{port}"]))
+    return httpx.AsyncClient(transport=transport, base_url=f"http://127.0.0.1:{port}"), transport
+
+
+async def test_many_calls_at_once_share_at_most_max_connections() -> None:
+    server = _Server(delay=0.02)
+    port = await server.start()
+    client, transport = await _client(port)
+    statuses: list[int] = []
+
+    async def one() -> None:
+        statuses.append((await client.get("/")).status_code)
+
+    async with client:
+        async with anyio.create_task_group() as tasks:
+            for _ in range(3 * MAX_CONNECTIONS + 5):
+                tasks.start_soon(one)
+        assert statuses == [200] * (3 * MAX_CONNECTIONS + 5)
+        assert server.accepted <= MAX_CONNECTIONS
+        assert len(transport._pool.connections) <= MAX_CONNECTIONS
+        assert transport._pool._requests == []
+    await server.stop()
+
+
+async def test_calls_one_after_another_reuse_one_connection() -> None:
+    server = _Server()
+    port = await server.start()
+    client, _ = await _client(port)
+    async with client:
+        for _ in range(10):
+            assert (await client.get("/")).text == "ok"
+    assert server.accepted == 1
+    await server.stop()
+
+
+async def test_a_connection_the_server_closed_while_idle_is_not_used_again() -> None:
+    server = _Server(close_after_each=True)
+    port = await server.start()
+    client, _ = await _client(port)
+    async with client:
+        for _ in range(5):
+            assert (await client.get("/")).text == "ok"
+            await asyncio.sleep(0.1)  # the server's FIN arrives; the pool must notice it, not send on it
+        assert server.accepted == 5
+        assert server.answered == 5
+    await server.stop()
