@@ -44,6 +44,7 @@ class ErrorCode(StrEnum):
     REDIRECT_LIMIT = "redirect-limit"
     UPSTREAM_TIMEOUT = "upstream-timeout"
     UPSTREAM_UNREACHABLE = "upstream-unreachable"
+    APPROVAL_REQUIRED = "approval-required"
     # Gateway (specbridge serve)
     GATEWAY_TIMEOUT = "gateway-timeout"
     GATEWAY_INTERNAL = "gateway-internal"

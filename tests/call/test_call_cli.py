@@ -101,3 +101,19 @@ def test_an_unknown_tool_exits_1(spec_file: Path, upstream: Upstream) -> None:
 def test_without_config_or_base_url_the_usage_is_explained(spec_file: Path) -> None:
     result = CliRunner().invoke(app, ["call", "ping", str(spec_file)])
     assert result.exit_code == 2 and "--base-url" in result.output
+
+
+def test_a_tool_that_requires_approval_is_called_only_with_approve(
+    tmp_path: Path, spec_file: Path, upstream: Upstream, secret_env: str
+) -> None:
+    upstream.route("/v1/items/7", json_response({"id": 7}))
+    config = _config(tmp_path, spec_file, upstream)
+    config.write_text(config.read_text() + "    tools:\n      getItem: {requires_approval: true}\n")
+    arguments = ["call", "getItem", "--args", '{"itemId": "7"}', "--config", str(config)]
+    refused = CliRunner().invoke(app, arguments)
+    assert refused.exit_code == 1
+    assert "error [approval-required]" in refused.output
+    assert upstream.requests == []
+    approved = CliRunner().invoke(app, [*arguments, "--approve"])
+    assert approved.exit_code == 0, approved.output
+    assert [request.target for request in upstream.requests] == ["/v1/items/7"]

@@ -166,7 +166,7 @@ async def test_an_internal_fault_is_internal_error_and_says_nothing_more(config:
 async def test_tools_list_is_paginated_in_a_stable_order(
     tmp_path: Path, upstream: Upstream, era: str
 ) -> None:
-    config = write_config(tmp_path, upstream, spec=many_operations_spec(230))
+    config = write_config(tmp_path, upstream, spec=many_operations_spec(230), extra="search: off\n")
     async with running_gateway(config) as (base, _), http_client(f"{base}/mcp", mode=era) as client:
         pages = []
         cursor = None
@@ -186,7 +186,9 @@ async def test_tools_list_is_paginated_in_a_stable_order(
 async def test_a_page_of_big_tools_stays_under_what_sdk_clients_accept(
     tmp_path: Path, upstream: Upstream
 ) -> None:
-    config = write_config(tmp_path, upstream, spec=many_operations_spec(30, description_bytes=40_000))
+    config = write_config(
+        tmp_path, upstream, spec=many_operations_spec(30, description_bytes=40_000), extra="search: off\n"
+    )
     async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
         sizes, cursor = [], None
         while True:

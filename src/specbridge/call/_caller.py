@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 
 from .._errors import ArgumentError, CallError, ConfigError, ErrorCode, RequestRefused
-from ..config import DEFAULT_TIMEOUT, ApiConfig, ToolConfig
+from ..config import DEFAULT_TIMEOUT, ApiConfig
 from ..tools import Tool, ToolSet
 from ._bindings import BindingPlan, apply_bindings, plan_bindings, refuse_bound, strip_schema
 from ._build import Attachment, build_request
@@ -50,15 +50,8 @@ class Caller:
 
     # -- schemas -----------------------------------------------------------------------------------
 
-    def tool_config(self, tool: Tool) -> ToolConfig | None:
-        tools = self.api.tools
-        for key in (tool.default_name, tool.name, tool.operation.operation_id or ""):
-            if key and key in tools:
-                return tools[key]
-        return None
-
     def _plan(self, tool: Tool, client_bindings: Mapping[str, Any] | None) -> BindingPlan:
-        config = self.tool_config(tool)
+        config = self.api.tool_settings(tool)
         bindings = dict(config.bindings) if config is not None else {}
         bindings.update(client_bindings or {})
         return plan_bindings(tool, bindings)
@@ -87,14 +80,23 @@ class Caller:
         client_bindings: Mapping[str, Any] | None = None,
         secret_id: str | None = None,
         attachments: Mapping[str, Attachment] | None = None,
+        approved: bool = False,
     ) -> CallResult:
         """Raises CallError(code=TOOL_UNKNOWN) for an unknown tool (by MCP name or portable name);
-        every other failure is a CallResult(is_error=True, code=...)."""
+        every other failure is a CallResult(is_error=True, code=...). A tool configured with
+        `requires_approval` is only called with `approved=True`: a person said yes to this very call."""
         tool = self.toolset.get(tool_name)
         if tool is None:
             raise CallError(f"no tool named {tool_name[:128]!r}", code=ErrorCode.TOOL_UNKNOWN)
         redactor = Redactor()
         try:
+            settings = self.api.tool_settings(tool)
+            if settings is not None and settings.requires_approval and not approved:
+                raise CallError(
+                    "this tool needs a person's approval for each call, and none was given; nothing was sent. "
+                    "Ask the user to run it themselves or to approve it.",
+                    code=ErrorCode.APPROVAL_REQUIRED,
+                )
             prepared = self.prepare(tool, arguments, client_bindings=client_bindings)
             if self.api.base_url is None:
                 raise CallError(
@@ -135,7 +137,7 @@ class Caller:
         return apply_bindings(present, plan)
 
     def timeout(self, tool: Tool) -> float:
-        config = self.tool_config(tool)
+        config = self.api.tool_settings(tool)
         if config is not None and config.timeout is not None:
             return config.timeout
         return self.api.timeout or DEFAULT_TIMEOUT

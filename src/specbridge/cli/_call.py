@@ -54,11 +54,13 @@ def _api(
     return ApiConfig(name="api", spec=spec, base_url=base_url, egress=EgressConfig(allow=allow))
 
 
-async def _run(api: ApiConfig, tool: str, arguments: dict[str, Any], secret_id: str | None) -> CallResult:
+async def _run(
+    api: ApiConfig, tool: str, arguments: dict[str, Any], secret_id: str | None, approved: bool
+) -> CallResult:
     toolset = convert(load_document(api.spec), api.convert_options())
     caller = Caller(api, toolset)
     try:
-        return await caller.call(tool, arguments, secret_id=secret_id)
+        return await caller.call(tool, arguments, secret_id=secret_id, approved=approved)
     finally:
         await caller.aclose()
 
@@ -74,6 +76,9 @@ async def _run(api: ApiConfig, tool: str, arguments: dict[str, Any], secret_id: 
     "--allow", multiple=True, help="HOST:PORT the egress policy may reach although not public (with SPEC)."
 )
 @click.option("--secret-id", help="Which of the API's per-client secrets to use.")
+@click.option(
+    "--approve", is_flag=True, help="You approve this call of a tool configured with requires_approval."
+)
 @friendly_errors
 def call_command(
     tool: str,
@@ -84,13 +89,14 @@ def call_command(
     base_url: str | None,
     allow: tuple[str, ...],
     secret_id: str | None,
+    approve: bool,
 ) -> None:
     """Call TOOL once and print the answer (exit status 1 on an error result)."""
     if config_path is not None and (base_url is not None or allow):
         raise click.UsageError("--base-url and --allow go with SPEC, not with --config")
     arguments = parse_arguments(args_json)
     api = _api(spec, config_path, api_name, base_url, allow)
-    result = asyncio.run(_run(api, tool, arguments, secret_id))
+    result = asyncio.run(_run(api, tool, arguments, secret_id, approve))
     if result.is_error:
         click.echo(f"error [{result.code}]: {result.text}", err=True)
         sys.exit(EXIT_FINDINGS)

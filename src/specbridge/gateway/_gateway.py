@@ -23,9 +23,10 @@ from .._errors import SpecbridgeError
 from ..call import Caller
 from ..config import ApiConfig, ClientConfig, Config, load_config
 from ..spec import load_document
-from ..tools import ToolSet, convert
+from ..tools import ToolSet, convert, too_big_for_one_context
 from ._logging import log_event
 from ._metrics import Metrics
+from ._search import ToolIndex
 
 DEFAULT_DEADLINE = 60.0
 DEFAULT_POLL_INTERVAL = 1.0
@@ -59,8 +60,16 @@ class ApiState:
     toolset: ToolSet
     caller: Caller
     spec_digest: str
+    search: bool = False  # search mode: tools/list offers search_tools and call_tool
     listings: dict[str | None, tuple[list[Any], list[int]]] = field(default_factory=dict)
     validators: dict[str, Any] = field(default_factory=dict)  # output-schema validators by tool name
+    _index: ToolIndex | None = None
+
+    @property
+    def index(self) -> ToolIndex:
+        if self._index is None:
+            self._index = ToolIndex.build(self.toolset.tools)
+        return self._index
 
 
 class Gateway:
@@ -122,11 +131,14 @@ class Gateway:
         return Caller(api, toolset, transport=self.transport, resolve=self.resolve)
 
     async def _build(self, api: ApiConfig) -> ApiState:
-        def load() -> tuple[ToolSet, str]:
-            return convert(load_document(api.spec), api.convert_options()), _digest(api.spec)
+        def load() -> tuple[ToolSet, str, bool]:
+            toolset = convert(load_document(api.spec), api.convert_options())
+            search = api.search == "on" or (api.search == "auto" and too_big_for_one_context(toolset))
+            return toolset, _digest(api.spec), search
 
-        toolset, digest = await anyio.to_thread.run_sync(load)
-        return ApiState(api=api, toolset=toolset, caller=self._caller(api, toolset), spec_digest=digest)
+        toolset, digest, search = await anyio.to_thread.run_sync(load)
+        caller = self._caller(api, toolset)
+        return ApiState(api=api, toolset=toolset, caller=caller, spec_digest=digest, search=search)
 
     async def start(self) -> None:
         """Load every API; a document that cannot be used stops the start (there is nothing old to keep)."""
@@ -136,7 +148,8 @@ class Gateway:
             self._spec_markers[name] = _fingerprint(api.spec)
             self.states[name] = await self._build(api)
             self.metrics.tools[name] = len(self.states[name].toolset.tools)
-            log_event("api loaded", api=name, tools=len(self.states[name].toolset.tools))
+            state = self.states[name]
+            log_event("api loaded", api=name, tools=len(state.toolset.tools), search=state.search)
 
     async def aclose(self) -> None:
         callers = [state.caller for state in self.states.values()] + [c for _, c in self._retired]

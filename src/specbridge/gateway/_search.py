@@ -12,10 +12,13 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .._errors import ErrorCode
+from .._json import dumps
+from ..call import CallResult
 from ..tools import Tool
 
 SEARCH_TOOL = "search_tools"
@@ -160,3 +163,89 @@ class ToolIndex:
                 scored.append((-score, self.tools[position].name, position))
         scored.sort()
         return [self.tools[position] for _, _, position in scored[:limit]]
+
+
+def search_mode_tools(api: str, tool_count: int) -> list[dict[str, Any]]:
+    """The two MCP tools a client sees in search mode, instead of the API's `tool_count` tools."""
+    return [
+        {
+            "name": SEARCH_TOOL,
+            "title": f"Search the {api} API's tools",
+            "description": (
+                f"The {api} API has {tool_count} operations, too many to list. Describe what you want to do "
+                "and get the few best-matching tools, each with its input schema; then call one with "
+                f"{CALL_TOOL}. Search again with other words if none fits."
+            ),
+            "inputSchema": SEARCH_TOOL_SCHEMA,
+            "annotations": {
+                "title": f"Search the {api} API's tools",
+                "readOnlyHint": True,
+                "destructiveHint": False,
+                "idempotentHint": True,
+                "openWorldHint": False,
+            },
+        },
+        {
+            "name": CALL_TOOL,
+            "title": f"Call one of the {api} API's tools",
+            "description": (
+                f"Call a tool that {SEARCH_TOOL} returned: its name, and its arguments as its input schema "
+                "says. The call is checked and sent like any other; it may change data."
+            ),
+            "inputSchema": CALL_TOOL_SCHEMA,
+            "annotations": {
+                "title": f"Call one of the {api} API's tools",
+                "readOnlyHint": False,
+                "destructiveHint": True,
+                "idempotentHint": False,
+                "openWorldHint": True,
+            },
+        },
+    ]
+
+
+def search_arguments(arguments: Mapping[str, Any]) -> tuple[str, int] | CallResult:
+    """`query` and `limit` of a search_tools call, or the error result that names what is wrong."""
+    problems = []
+    query, limit = arguments.get("query"), arguments.get("limit", DEFAULT_RESULTS)
+    if not isinstance(query, str) or not query.strip() or len(query) > 500:
+        problems.append("query: must be a non-empty string of at most 500 characters")
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_RESULTS:
+        problems.append(f"limit: must be a whole number from 1 to {MAX_RESULTS}")
+    unknown = sorted(set(arguments) - {"query", "limit"})
+    if unknown:
+        problems.append(f"{unknown[0][:64]}: is not an argument of {SEARCH_TOOL}")
+    if problems:
+        return CallResult(
+            "invalid arguments: " + "; ".join(problems), is_error=True, code=ErrorCode.ARGUMENTS_INVALID
+        )
+    assert isinstance(query, str) and isinstance(limit, int)
+    return query, limit
+
+
+def found(tools: Sequence[dict[str, Any]]) -> CallResult:
+    """search_tools' answer: the matching tools' definitions, as text and as structured content."""
+    if not tools:
+        return CallResult(
+            "No tool matches; try other words for what you want to do.", structured={"tools": []}
+        )
+    return CallResult(dumps({"tools": list(tools)}, indent=True), structured={"tools": list(tools)})
+
+
+def unwrap_call(arguments: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | CallResult:
+    """The inner tool name and arguments of a call_tool call, or the error result saying what is wrong."""
+    name, inner = arguments.get("name"), arguments.get("arguments", {})
+    problems = []
+    if not isinstance(name, str) or not name:
+        problems.append("name: must be the name of a tool from search_tools")
+    if not isinstance(inner, dict):
+        problems.append("arguments: must be an object")
+    unknown = sorted(set(arguments) - {"name", "arguments"})
+    if unknown:
+        problems.append(f"{unknown[0][:64]}: is not an argument of {CALL_TOOL}")
+    if problems:
+        return CallResult(
+            "invalid arguments: " + "; ".join(problems), is_error=True, code=ErrorCode.ARGUMENTS_INVALID
+        )
+    assert isinstance(name, str) and isinstance(inner, dict)
+    return name, inner

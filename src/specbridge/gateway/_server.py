@@ -34,9 +34,19 @@ from .._errors import CallError, ErrorCode
 from .._json import dumps
 from ..call import CallResult
 from ..config import ClientConfig
-from ..tools import mcp_tool
+from ..tools import Tool, mcp_tool
 from ._gateway import ApiState, Gateway
 from ._logging import log_event, monotonic
+from ._search import (
+    CALL_TOOL,
+    CALL_TOOL_SCHEMA,
+    SEARCH_TOOL,
+    SEARCH_TOOL_SCHEMA,
+    found,
+    search_arguments,
+    search_mode_tools,
+    unwrap_call,
+)
 
 PAGE_SIZE = 100
 PAGE_BYTES = 512 * 1024
@@ -180,15 +190,23 @@ class ApiServer:
         cached = state.listings.get(key)
         if cached is not None:
             return cached
-        bindings = client.bindings.get(self.api) if client is not None else None
-        tools, sizes = [], []
-        for tool in state.toolset.tools:
-            entry = mcp_tool(tool)
-            entry["inputSchema"] = state.caller.input_schema(tool, bindings)
-            tools.append(types.Tool.model_validate(entry))
-            sizes.append(len(dumps(entry)))
+        entries = (
+            search_mode_tools(self.api, len(state.toolset.tools))
+            if state.search
+            else [self._entry(state, tool, client) for tool in state.toolset.tools]
+        )
+        tools = [types.Tool.model_validate(entry) for entry in entries]
+        sizes = [len(dumps(entry)) for entry in entries]
         state.listings[key] = (tools, sizes)
         return tools, sizes
+
+    def _entry(self, state: ApiState, tool: Tool, client: ClientConfig | None) -> dict[str, Any]:
+        """A tool as this client sees it: bound arguments (the tool's and the client's) are not there."""
+        entry = mcp_tool(tool)
+        entry["inputSchema"] = state.caller.input_schema(
+            tool, client.bindings.get(self.api) if client else None
+        )
+        return entry
 
     async def list_tools(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
@@ -212,7 +230,10 @@ class ApiServer:
         )
 
     def input_schema_for_headers(self, name: str) -> Mapping[str, Any] | None:
-        tool = self.gateway.state(self.api).toolset.get(name)
+        state = self.gateway.state(self.api)
+        if state.search and name in (SEARCH_TOOL, CALL_TOOL):
+            return SEARCH_TOOL_SCHEMA if name == SEARCH_TOOL else CALL_TOOL_SCHEMA
+        tool = state.toolset.get(name)
         return tool.input_schema if tool is not None else None
 
     # -- tools/call --------------------------------------------------------------------------------
@@ -222,14 +243,46 @@ class ApiServer:
     ) -> types.CallToolResult:
         state = self.gateway.state(self.api)
         client = client_of(ctx, self.gateway)
-        tool = state.toolset.get(params.name)
+        name, arguments = params.name, params.arguments or {}
+        if state.search and name == SEARCH_TOOL:
+            return to_mcp_result(self._search(state, client, arguments))
+        if state.search and name == CALL_TOOL:
+            unwrapped = unwrap_call(arguments)
+            if isinstance(unwrapped, CallResult):
+                return to_mcp_result(unwrapped)
+            name, arguments = unwrapped
+            if state.toolset.get(name) is None:  # the model can act on this: search again
+                self.gateway.metrics.error(self.api, str(ErrorCode.TOOL_UNKNOWN))
+                return to_mcp_result(
+                    CallResult(
+                        f"no tool named {name[:128]!r}; use {SEARCH_TOOL} to find one",
+                        is_error=True,
+                        code=ErrorCode.TOOL_UNKNOWN,
+                    )
+                )
+        return await self._invoke(state, client, name, arguments)
+
+    def _search(
+        self, state: ApiState, client: ClientConfig | None, arguments: Mapping[str, Any]
+    ) -> CallResult:
+        parsed = search_arguments(arguments)
+        if isinstance(parsed, CallResult):
+            return parsed
+        query, limit = parsed
+        self.gateway.metrics.call(self.api, SEARCH_TOOL)
+        return found([self._entry(state, tool, client) for tool in state.index.search(query, limit)])
+
+    async def _invoke(
+        self, state: ApiState, client: ClientConfig | None, name: str, arguments: Mapping[str, Any]
+    ) -> types.CallToolResult:
+        tool = state.toolset.get(name)
         client_id = client.id if client is not None else None
         if tool is None:
             self.gateway.metrics.error(self.api, str(ErrorCode.TOOL_UNKNOWN))
             log_event("tool unknown", api=self.api, client=client_id)
             raise MCPError(
                 types.INVALID_PARAMS,
-                f"unknown tool: {params.name[:128]!r}",
+                f"unknown tool: {name[:128]!r}",
                 data={"code": str(ErrorCode.TOOL_UNKNOWN)},
             )
         metrics = self.gateway.metrics
@@ -240,7 +293,7 @@ class ApiServer:
             try:
                 result = await state.caller.call(
                     tool.name,
-                    params.arguments or {},
+                    arguments,
                     client_bindings=client.bindings.get(self.api) if client is not None else None,
                     secret_id=client.secrets.get(self.api) if client is not None else None,
                 )

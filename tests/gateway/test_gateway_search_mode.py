@@ -1,0 +1,93 @@
+"""Search mode and approvals over Streamable HTTP with the SDK client, against a real upstream."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import mcp_types as types
+import pytest
+
+from tests.gateway._harness import http_client, many_operations_spec, running_gateway, write_config
+from tests.support.upstream import Upstream, json_response
+
+ERAS = ["legacy", "2026-07-28"]
+
+
+@pytest.fixture
+def upstream() -> Iterator[Upstream]:
+    with Upstream() as server:
+        server.route("/products/p1", json_response({"id": "p1", "name": "Mug"}))
+        server.route("/shops/s1/orders", json_response({"id": "o1"}, status=201))
+        yield server
+
+
+def text(result: types.CallToolResult) -> str:
+    return " ".join(block.text for block in result.content if isinstance(block, types.TextContent))
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_in_search_mode_the_list_is_two_tools_and_a_search_finds_the_right_one(
+    tmp_path: Path, upstream: Upstream, era: str
+) -> None:
+    config = write_config(tmp_path, upstream, extra="search: on\n")
+    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp", mode=era) as client:
+        listing = await client.list_tools()
+        result = await client.call_tool("search_tools", {"query": "get one product", "limit": 2})
+    assert [tool.name for tool in listing.tools] == ["search_tools", "call_tool"]
+    assert result.is_error is False
+    assert result.structured_content is not None
+    found = result.structured_content["tools"]
+    assert found[0]["name"] == "getProduct"
+    assert "id" in found[0]["inputSchema"]["properties"]
+    assert len(found) <= 2
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_call_tool_makes_the_real_call_through_the_same_checks(
+    tmp_path: Path, upstream: Upstream, era: str
+) -> None:
+    config = write_config(tmp_path, upstream, extra="search: on\n")
+    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp", mode=era) as client:
+        called = await client.call_tool("call_tool", {"name": "getProduct", "arguments": {"id": "p1"}})
+        refused = await client.call_tool("call_tool", {"name": "getProduct", "arguments": {"id": 5}})
+        unknown = await client.call_tool("call_tool", {"name": "nope", "arguments": {}})
+    assert called.is_error is False and called.structured_content == {"id": "p1", "name": "Mug"}
+    assert refused.is_error is True and text(refused).startswith("[arguments-invalid]")
+    assert unknown.is_error is True and "[tool-unknown]" in text(unknown) and "search_tools" in text(unknown)
+    assert [request.target for request in upstream.requests] == ["/products/p1"]
+
+
+async def test_search_tools_with_bad_arguments_names_them(tmp_path: Path, upstream: Upstream) -> None:
+    config = write_config(tmp_path, upstream, extra="search: on\n")
+    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+        result = await client.call_tool("search_tools", {"query": "", "limit": 99})
+    assert result.is_error is True
+    assert "query:" in text(result) and "limit:" in text(result)
+
+
+async def test_auto_turns_search_mode_on_for_an_api_too_big_for_one_context(
+    tmp_path: Path, upstream: Upstream
+) -> None:
+    config = write_config(tmp_path, upstream, spec=many_operations_spec(60))
+    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+        listing = await client.list_tools()
+    assert [tool.name for tool in listing.tools] == ["search_tools", "call_tool"]
+
+
+async def test_auto_keeps_a_small_api_listed_in_full(tmp_path: Path, upstream: Upstream) -> None:
+    config = write_config(tmp_path, upstream)
+    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+        listing = await client.list_tools()
+    assert "getProduct" in [tool.name for tool in listing.tools]
+
+
+async def test_a_tool_that_requires_approval_is_refused_and_nothing_is_sent(
+    tmp_path: Path, upstream: Upstream
+) -> None:
+    config = write_config(tmp_path, upstream, tools="tools:\n  createOrder: {requires_approval: true}\n")
+    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+        result = await client.call_tool("createOrder", {"shopId": "s1", "product": "p1", "quantity": 1})
+    assert result.is_error is True
+    assert text(result).startswith("[approval-required]")
+    assert upstream.requests == []
