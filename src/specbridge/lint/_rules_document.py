@@ -106,7 +106,8 @@ def catalogue_size(context: LintContext) -> Iterable[Finding]:
         f"{len(tools)} tools take about {tokens:,} tokens, sent before every request; past "
         f"{CATALOGUE_MAX_TOOLS} tools or {CATALOGUE_MAX_TOKENS:,} tokens the list crowds the context and "
         "models choose tools worse.",
-        "Serve the API in search mode (`search: on`) or with deferred loading, or split it into smaller APIs.",
+        "`specbridge serve` offers it in search mode (`search: auto`, the default, or `on`); for exported "
+        "tools use `--defer-loading`, or split the API.",
         pointer="/paths",
     )
 
