@@ -11,7 +11,7 @@ import anyio
 import httpx
 import pytest
 
-from specbridge._errors import CallError, ConfigError, ErrorCode
+from specbridge._errors import CallError, ConfigError, ErrorCode, UpstreamError
 from specbridge.call import Caller, build_request
 from specbridge.call._build import BuiltRequest
 from specbridge.call._send import _next_request
@@ -355,6 +355,18 @@ def test_a_redirect_from_https_down_to_http_carries_no_credential() -> None:
     assert "authorization" not in hop.headers
     same = _next_request(built, first, 302, "https://api.example.com/v1/y", home)
     assert same.headers["authorization"] == "Bearer tok"
+
+
+def test_a_redirect_that_would_resend_the_body_to_another_origin_is_not_followed() -> None:
+    built = BuiltRequest("POST", "https://api.example.com/v1/x", [], b'{"customer": "c-1"}')
+    first = built.to_httpx()
+    home = ("https", "api.example.com", 443)
+    with pytest.raises(UpstreamError) as refused:
+        _next_request(built, first, 307, "https://elsewhere.example/collect", home)
+    assert refused.value.code == ErrorCode.UPSTREAM_REDIRECT
+    assert "elsewhere.example" in refused.value.message
+    same = _next_request(built, first, 308, "https://api.example.com/v2/x", home)
+    assert same.content == b'{"customer": "c-1"}'
 
 
 async def test_too_many_redirects_is_an_error(make_caller: MakeCaller, upstream: Upstream) -> None:

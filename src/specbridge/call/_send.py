@@ -103,6 +103,14 @@ def _next_request(
             if k.lower() not in ("content-type", "content-length")
         ]
         request = httpx.Request("GET" if request.method != "HEAD" else "HEAD", request.url, headers=headers)
+    elif not same_origin and built.content:
+        # A body can carry bound values (a customer id, a currency) the model never saw; it goes only
+        # where the base URL points, never re-sent to another origin by a 307/308.
+        raise UpstreamError(
+            f"the API answered {status} (a redirect to {target} that would re-send the request body to "
+            "another origin); it was not followed",
+            code=ErrorCode.UPSTREAM_REDIRECT,
+        )
     return request
 
 
