@@ -5,6 +5,7 @@ idle is not used again."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 import anyio
 import httpx
@@ -21,6 +22,8 @@ class _Server:
         self.close_after_each = close_after_each
         self.accepted = 0
         self.answered = 0
+        self.closed = 0
+        self.changed = asyncio.Event()
 
     async def start(self) -> int:
         self.server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
@@ -42,6 +45,17 @@ class _Server:
             pass
         finally:
             writer.close()
+            with contextlib.suppress(ConnectionError):
+                await writer.wait_closed()
+            self.closed += 1
+            self.changed.set()
+
+    async def wait_closed(self, count: int) -> None:
+        """Until `count` connections have been closed by the server (their FIN is on its way)."""
+        with anyio.fail_after(5):
+            while self.closed < count:
+                self.changed.clear()
+                await self.changed.wait()
 
     async def stop(self) -> None:
         self.server.close()
@@ -90,7 +104,7 @@ async def test_a_connection_the_server_closed_while_idle_is_not_used_again() -> 
     async with client:
         for _ in range(5):
             assert (await client.get("/")).text == "ok"
-            await asyncio.sleep(0.1)  # the server's FIN arrives; the pool must notice it, not send on it
+            await server.wait_closed(server.answered)  # the pool must notice the FIN, not send on it
         assert server.accepted == 5
         assert server.answered == 5
     await server.stop()
