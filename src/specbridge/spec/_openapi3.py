@@ -106,7 +106,7 @@ class OperationReader:
         self, path: str, method: str, op: dict[str, Any], shared: Any, base: str, item_pointer: str
     ) -> Operation:
         pointer = f"{item_pointer}/{method}"
-        parameters = self.parameters(shared, op.get("parameters"), base, item_pointer, pointer)
+        parameters, request_body = self.inputs(op, shared, base, item_pointer, pointer)
         responses = self.responses(op.get("responses"), base, pointer)
         return Operation(
             method=method.upper(),
@@ -119,12 +119,19 @@ class OperationReader:
             deprecated=op.get("deprecated") is True,
             sunset=operation_sunset(op, responses),
             parameters=parameters,
-            request_body=self.request_body(op.get("requestBody"), base, pointer + "/requestBody"),
+            request_body=request_body,
             responses=responses,
             security=security_requirements(op.get("security")),
             ignored_rules=ignored_rules(op),
             extensions={key: value for key, value in op.items() if key.startswith("x-")} or None,
         )
+
+    def inputs(
+        self, op: dict[str, Any], shared: Any, base: str, item_pointer: str, pointer: str
+    ) -> tuple[tuple[Parameter, ...], RequestBody | None]:
+        """The operation's parameters (path-level ones overridden by its own) and its request body."""
+        parameters = self.parameters(shared, op.get("parameters"), base, item_pointer, pointer)
+        return parameters, self.request_body(op.get("requestBody"), base, pointer + "/requestBody")
 
     def parameters(
         self, shared: Any, own: Any, base: str, item_pointer: str, op_pointer: str

@@ -5,13 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._model import MediaType, Operation, Parameter, RequestBody, Schema
+from ._model import MediaType, Parameter, RequestBody, Schema
 from ._openapi3 import (
     OperationReader,
-    extension_name,
-    ignored_rules,
-    operation_sunset,
-    security_requirements,
     text,
 )
 from ._refs import walk_pointer
@@ -73,10 +69,10 @@ class SwaggerOperationReader(OperationReader):
         value = op.get(key, self.data.get(key))
         return [str(item) for item in value] if isinstance(value, list) and value else ["application/json"]
 
-    def operation(
-        self, path: str, method: str, op: dict[str, Any], shared: Any, base: str, item_pointer: str
-    ) -> Operation:
-        pointer = f"{item_pointer}/{method}"
+    def inputs(
+        self, op: dict[str, Any], shared: Any, base: str, item_pointer: str, pointer: str
+    ) -> tuple[tuple[Parameter, ...], RequestBody | None]:
+        """`in: body` becomes the request body, `in: formData` a form or multipart body's fields."""
         raw: dict[tuple[str, str], tuple[dict[str, Any], str, str]] = {}
         for raw_list, list_pointer in ((shared, item_pointer), (op.get("parameters"), pointer)):
             if not isinstance(raw_list, list):
@@ -123,24 +119,7 @@ class SwaggerOperationReader(OperationReader):
                     parameters.append(parameter)
         if form:
             body = self._form_body(form, consumes)
-        responses = self.responses(op.get("responses"), base, pointer)
-        return Operation(
-            method=method.upper(),
-            path=path,
-            pointer=pointer,
-            operation_id=text(op.get("operationId")) or None,
-            extension_name=extension_name(op),
-            summary=text(op.get("summary")),
-            description=text(op.get("description")),
-            deprecated=op.get("deprecated") is True,
-            sunset=operation_sunset(op, responses),
-            parameters=tuple(parameters),
-            request_body=body,
-            responses=responses,
-            security=security_requirements(op.get("security")),
-            ignored_rules=ignored_rules(op),
-            extensions={key: value for key, value in op.items() if key.startswith("x-")} or None,
-        )
+        return tuple(parameters), body
 
     def _form_body(self, form: list[tuple[dict[str, Any], str, str]], consumes: list[str]) -> RequestBody:
         has_file = any(node.get("type") == "file" for node, _, _ in form)
