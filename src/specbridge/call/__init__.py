@@ -10,6 +10,7 @@ from ._build import Attachment as Attachment
 from ._build import BuiltRequest as BuiltRequest
 from ._build import build_request as build_request
 from ._caller import Caller as Caller
+from ._check import Checker as Checker
 from ._egress import EgressPolicy as EgressPolicy
 from ._egress import check_base_url as check_base_url
 from ._result import CallResult as CallResult
@@ -20,6 +21,7 @@ __all__ = [
     "BuiltRequest",
     "CallResult",
     "Caller",
+    "Checker",
     "EgressPolicy",
     "ImageContent",
     "build_request",

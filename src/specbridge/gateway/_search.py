@@ -16,9 +16,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .._errors import ErrorCode
+from .._errors import ArgumentError
 from .._json import dumps
-from ..call import CallResult
+from ..call import CallResult, Checker
 from ..tools import Tool
 
 SEARCH_TOOL = "search_tools"
@@ -81,6 +81,10 @@ CALL_TOOL_SCHEMA: dict[str, Any] = {
     "required": ["name"],
     "additionalProperties": False,
 }
+
+
+_SEARCH_CHECK = Checker(SEARCH_TOOL_SCHEMA)
+_CALL_CHECK = Checker(CALL_TOOL_SCHEMA)
 
 
 def words(text: str) -> list[str]:
@@ -204,23 +208,20 @@ def search_mode_tools(api: str, tool_count: int) -> list[dict[str, Any]]:
     ]
 
 
+def _problem(checker: Checker, arguments: Mapping[str, Any]) -> CallResult | None:
+    try:
+        checker.check(arguments)
+    except ArgumentError as error:
+        return CallResult(error.message, is_error=True, code=error.code)
+    return None
+
+
 def search_arguments(arguments: Mapping[str, Any]) -> tuple[str, int] | CallResult:
     """`query` and `limit` of a search_tools call, or the error result that names what is wrong."""
-    problems = []
-    query, limit = arguments.get("query"), arguments.get("limit", DEFAULT_RESULTS)
-    if not isinstance(query, str) or not query.strip() or len(query) > 500:
-        problems.append("query: must be a non-empty string of at most 500 characters")
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_RESULTS:
-        problems.append(f"limit: must be a whole number from 1 to {MAX_RESULTS}")
-    unknown = sorted(set(arguments) - {"query", "limit"})
-    if unknown:
-        problems.append(f"{unknown[0][:64]}: is not an argument of {SEARCH_TOOL}")
-    if problems:
-        return CallResult(
-            "invalid arguments: " + "; ".join(problems), is_error=True, code=ErrorCode.ARGUMENTS_INVALID
-        )
-    assert isinstance(query, str) and isinstance(limit, int)
-    return query, limit
+    problem = _problem(_SEARCH_CHECK, arguments)
+    if problem is not None:
+        return problem
+    return str(arguments["query"]), int(arguments.get("limit", DEFAULT_RESULTS))
 
 
 def found(tools: Sequence[dict[str, Any]]) -> CallResult:
@@ -234,18 +235,7 @@ def found(tools: Sequence[dict[str, Any]]) -> CallResult:
 
 def unwrap_call(arguments: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | CallResult:
     """The inner tool name and arguments of a call_tool call, or the error result saying what is wrong."""
-    name, inner = arguments.get("name"), arguments.get("arguments", {})
-    problems = []
-    if not isinstance(name, str) or not name:
-        problems.append("name: must be the name of a tool from search_tools")
-    if not isinstance(inner, dict):
-        problems.append("arguments: must be an object")
-    unknown = sorted(set(arguments) - {"name", "arguments"})
-    if unknown:
-        problems.append(f"{unknown[0][:64]}: is not an argument of {CALL_TOOL}")
-    if problems:
-        return CallResult(
-            "invalid arguments: " + "; ".join(problems), is_error=True, code=ErrorCode.ARGUMENTS_INVALID
-        )
-    assert isinstance(name, str) and isinstance(inner, dict)
-    return name, inner
+    problem = _problem(_CALL_CHECK, arguments)
+    if problem is not None:
+        return problem
+    return str(arguments["name"]), dict(arguments.get("arguments") or {})
