@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
 
 import anyio
 import httpx
@@ -15,10 +16,11 @@ from specbridge.call._transport import MAX_CONNECTIONS, pinned_transport
 
 
 class _Server:
-    """HTTP/1.1 on loopback answering "ok"; optionally slow, optionally closing after each answer."""
+    """HTTP/1.1 on loopback answering "ok"; optionally holding every answer until `hold_until`
+    connections are open (so calls overlap for sure), optionally closing after each answer."""
 
-    def __init__(self, *, delay: float = 0.0, close_after_each: bool = False) -> None:
-        self.delay = delay
+    def __init__(self, *, hold_until: int = 0, close_after_each: bool = False) -> None:
+        self.hold_until = hold_until
         self.close_after_each = close_after_each
         self.accepted = 0
         self.answered = 0
@@ -31,11 +33,12 @@ class _Server:
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.accepted += 1
+        self.changed.set()
         try:
             while True:
                 await reader.readuntil(b"\r\n\r\n")
-                if self.delay:
-                    await asyncio.sleep(self.delay)
+                if self.hold_until:
+                    await self.wait_for(lambda: self.accepted >= self.hold_until)
                 writer.write(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok")
                 await writer.drain()
                 self.answered += 1
@@ -50,12 +53,15 @@ class _Server:
             self.closed += 1
             self.changed.set()
 
-    async def wait_closed(self, count: int) -> None:
-        """Until `count` connections have been closed by the server (their FIN is on its way)."""
+    async def wait_for(self, condition: Callable[[], bool]) -> None:
         with anyio.fail_after(5):
-            while self.closed < count:
+            while not condition():
                 self.changed.clear()
                 await self.changed.wait()
+
+    async def wait_closed(self, count: int) -> None:
+        """Until `count` connections have been closed by the server (their FIN is on its way)."""
+        await self.wait_for(lambda: self.closed >= count)
 
     async def stop(self) -> None:
         self.server.close()
@@ -67,7 +73,7 @@ async def _client(port: int) -> tuple[httpx.AsyncClient, httpx.AsyncHTTPTranspor
 
 
 async def test_many_calls_at_once_share_at_most_max_connections() -> None:
-    server = _Server(delay=0.02)
+    server = _Server(hold_until=MAX_CONNECTIONS)
     port = await server.start()
     client, transport = await _client(port)
     statuses: list[int] = []
@@ -80,7 +86,7 @@ async def test_many_calls_at_once_share_at_most_max_connections() -> None:
             for _ in range(3 * MAX_CONNECTIONS + 5):
                 tasks.start_soon(one)
         assert statuses == [200] * (3 * MAX_CONNECTIONS + 5)
-        assert server.accepted <= MAX_CONNECTIONS
+        assert server.accepted == MAX_CONNECTIONS  # the calls overlapped up to the cap, and no further
         assert len(transport._pool.connections) <= MAX_CONNECTIONS
         assert transport._pool._requests == []
     await server.stop()
