@@ -398,6 +398,40 @@ async def test_an_api_without_a_base_url_is_an_error_result() -> None:
     assert result.code == ErrorCode.BASE_URL_MISSING
 
 
+def _with_servers(*urls: str) -> dict[str, object]:
+    from tests.call.conftest import DOCUMENT
+
+    return {**DOCUMENT, "servers": [{"url": url} for url in urls]}
+
+
+async def test_without_a_base_url_the_documents_first_public_server_is_used() -> None:
+    seen: list[httpx.Request] = []
+
+    async def resolve(host: str, port: int) -> list[str]:
+        return ["93.184.216.34"]
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(200, json={"ok": True})
+
+    toolset = toolset_for(_with_servers("http://localhost:8080", "/relative", "https://api.example.com/v2"))
+    caller = Caller(
+        ApiConfig(name="x", spec="x.yaml"), toolset, transport=httpx.MockTransport(handler), resolve=resolve
+    )
+    result = await _call(caller, "ping", {})
+    await caller.aclose()
+    assert not result.is_error  # type: ignore[attr-defined]
+    assert str(seen[0].url) == "https://api.example.com/v2/ping"
+
+
+async def test_a_document_whose_only_server_is_internal_gives_no_base_url() -> None:
+    caller = Caller(ApiConfig(name="x", spec="x.yaml"), toolset_for(_with_servers("http://localhost:8080")))
+    result = await _call(caller, "ping", {})
+    await caller.aclose()
+    assert result.code == ErrorCode.BASE_URL_MISSING  # type: ignore[attr-defined]
+    assert "no public server" in result.text  # type: ignore[attr-defined]
+
+
 def test_a_caller_refuses_a_non_public_base_url() -> None:
     with pytest.raises(ConfigError):
         Caller(api_config("http://127.0.0.1:8080"), toolset_for())

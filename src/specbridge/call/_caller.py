@@ -44,6 +44,7 @@ class Caller:
                 check_base_url(api.base_url, api.egress.allow)
             except RequestRefused as error:
                 raise ConfigError(error.message, source=api.name, key="base_url") from None
+        self.base_url = api.base_url or _document_server(toolset, api.egress.allow)
         self._policy = EgressPolicy(allow=api.egress.allow, resolve=resolve)
         self._transport = EgressTransport(self._policy, transport)
         self._checkers: dict[tuple[str, tuple[tuple[str, ...], ...]], Checker] = {}
@@ -98,9 +99,11 @@ class Caller:
                     code=ErrorCode.APPROVAL_REQUIRED,
                 )
             prepared = self.prepare(tool, arguments, client_bindings=client_bindings)
-            if self.api.base_url is None:
+            if self.base_url is None:
                 raise CallError(
-                    "this API has no base_url configured; nothing was sent", code=ErrorCode.BASE_URL_MISSING
+                    "this API has no base_url configured and its document names no public server; "
+                    "nothing was sent",
+                    code=ErrorCode.BASE_URL_MISSING,
                 )
             credential = credential_for(self.api.auth, secret_id)
             if credential is not None:
@@ -108,7 +111,7 @@ class Caller:
             built = build_request(
                 tool,
                 prepared,
-                base_url=self.api.base_url,
+                base_url=self.base_url,
                 credential=credential,
                 extras=self._plan(tool, client_bindings).extras,
                 attachments=attachments,
@@ -144,3 +147,17 @@ class Caller:
 
     async def aclose(self) -> None:
         await self._transport.aclose()
+
+
+def _document_server(toolset: ToolSet, allow: tuple[str, ...]) -> str | None:
+    """Without a configured base_url, the document's first absolute server that the egress policy
+    accepts (a document's `http://localhost:8080` is skipped, not trusted)."""
+    for url in toolset.document.servers:
+        if not url.startswith(("https://", "http://")):
+            continue
+        try:
+            check_base_url(url, allow)
+        except RequestRefused:
+            continue
+        return url
+    return None
