@@ -6,7 +6,7 @@ send it once, and turn the answer into a result.
     await caller.aclose()
 """
 
-from ._build import Attachment as Attachment
+from ._body import Attachment as Attachment
 from ._build import BuiltRequest as BuiltRequest
 from ._build import build_request as build_request
 from ._caller import Caller as Caller

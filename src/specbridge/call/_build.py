@@ -10,19 +10,20 @@ import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import quote, unquote, unquote_to_bytes
+from urllib.parse import unquote, unquote_to_bytes
 
 import httpx
 
 from .. import __version__
-from .._errors import ErrorCode, RequestRefused
-from .._json import dumps, dumps_bytes
+from .._errors import ErrorCode
+from .._json import dumps
 from ..tools import Argument, Tool, is_forbidden_header
+from ._body import Attachment, encode_body
 from ._check import format_path
 from ._credential import Credential
+from ._encode import name_key, quote, refuse, scalar
 
 Json = Any
-Attachment = tuple[str, str, bytes]  # filename, content type, bytes
 USER_AGENT = f"specbridge/{__version__}"
 ACCEPT = "application/json, text/*;q=0.9, */*;q=0.8"
 ACCEPT_ENCODING = "gzip, deflate"
@@ -62,9 +63,9 @@ class BuiltRequest:
         credential = self.credential if with_credential else None
         if credential is not None and credential.kind == "query":
             separator = "&" if "?" in target else "?"
-            target += f"{separator}{_q(credential.name)}={_q(credential.value)}"
+            target += f"{separator}{quote(credential.name)}={quote(credential.value)}"
         if credential is not None and credential.kind == "cookie":
-            cookies.append((credential.name, _q(credential.value)))
+            cookies.append((credential.name, quote(credential.value)))
         if cookies:
             headers.append(("Cookie", "; ".join(f"{name}={value}" for name, value in cookies)))
         if credential is not None:
@@ -72,10 +73,6 @@ class BuiltRequest:
             if header is not None:
                 headers.append(header)
         return httpx.Request(self.method, target, headers=headers, content=self.content)
-
-
-def refuse(message: str, code: ErrorCode) -> RequestRefused:
-    return RequestRefused(message + "; nothing was sent", code=code)
 
 
 def build_request(
@@ -102,7 +99,7 @@ def build_request(
             by_location[argument.location].append((argument, arguments[argument.name]))
 
     bound = {
-        location: frozenset(_name_key(e.name) for e in extras if e.location == location)
+        location: frozenset(name_key(e.name) for e in extras if e.location == location)
         for location in ("query", "cookie", "body")
     }
     sent = tuple(extra for extra in extras if extra.sent)
@@ -117,9 +114,9 @@ def build_request(
     for extra in sent:
         if extra.location == "query":
             _not_owned("query", extra.name, owned)
-            pairs.append((extra.name, _scalar(extra.value)))
+            pairs.append((extra.name, scalar(extra.value)))
     if pairs:
-        url += "?" + "&".join(f"{_q(name)}={_q(value)}" for name, value in pairs)
+        url += "?" + "&".join(f"{quote(name)}={quote(value)}" for name, value in pairs)
     if len(url) > MAX_URL_LENGTH:
         raise refuse(
             f"the request URL would be longer than {MAX_URL_LENGTH} characters", ErrorCode.PATH_REFUSED
@@ -132,7 +129,7 @@ def build_request(
         ("X-Specbridge-Operation", tool.name),
     ]
     header_values = [(a.original, _header_value(a, v)) for a, v in by_location["header"]]
-    header_values += [(e.name, _scalar(e.value)) for e in sent if e.location == "header"]
+    header_values += [(e.name, scalar(e.value)) for e in sent if e.location == "header"]
     for name, value in header_values:
         _check_header(name, value, owned)
         headers.append((name, value))
@@ -151,7 +148,9 @@ def build_request(
             _spread("cookie", maybe_argument.name, name, keys, owned, bound)
         cookies.extend(_cookie_pairs(name, maybe_argument, value))
 
-    content, content_type = _body(tool, by_location["body"], arguments, attachments or {}, bound["body"])
+    content, content_type = encode_body(
+        tool, by_location["body"], arguments, attachments or {}, bound["body"]
+    )
     if content_type is not None:
         headers.append(("Content-Type", content_type))
     return BuiltRequest(tool.operation.method, url, headers, content, credential, cookies)
@@ -214,15 +213,15 @@ def _path_value(argument: Argument, value: Json) -> str:
                 f"path.{argument.name}: an empty, `.` or `..` value would change the path",
                 ErrorCode.PATH_REFUSED,
             )
-    style, explode, name = argument.style or "simple", argument.explode, _q(argument.original)
+    style, explode, name = argument.style or "simple", argument.explode, quote(argument.original)
     if isinstance(value, dict):
         joined = (
-            [f"{_q(k)}={_q(v)}" for k, v in items]
+            [f"{quote(k)}={quote(v)}" for k, v in items]
             if explode
-            else [part for k, v in items for part in (_q(k), _q(v))]
+            else [part for k, v in items for part in (quote(k), quote(v))]
         )
     else:
-        joined = [_q(v) for _, v in items]
+        joined = [quote(v) for _, v in items]
     if style == "label":
         return "." + ("." if explode else ",").join(joined)
     if style == "matrix":
@@ -256,28 +255,12 @@ def _stays_under(url: str, base: str) -> None:
 # -- query, headers, cookies -----------------------------------------------------------------------
 
 
-def _q(value: str) -> str:
-    return quote(value, safe="")
-
-
-def _scalar(value: Json) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, float) and value.is_integer() and abs(value) < 2**63:
-        return str(int(value))  # JSON Schema counts 1.0 as an integer; a URL should say 1
-    return dumps(value)
-
-
 def _items(value: Json) -> list[tuple[str, str]]:
     if isinstance(value, dict):
-        return [(str(k), _scalar(v)) for k, v in value.items()]
+        return [(str(k), scalar(v)) for k, v in value.items()]
     if isinstance(value, list):
-        return [("", _scalar(v)) for v in value]
-    return [("", _scalar(value))]
+        return [("", scalar(v)) for v in value]
+    return [("", scalar(value))]
 
 
 def _query_pairs(argument: Argument, value: Json) -> list[tuple[str, str]]:
@@ -287,7 +270,7 @@ def _query_pairs(argument: Argument, value: Json) -> list[tuple[str, str]]:
     style = argument.style or "form"
     explode = argument.explode
     if isinstance(value, list):
-        items = [_scalar(v) for v in value]
+        items = [scalar(v) for v in value]
         if style == "spaceDelimited" and not explode:
             return [(name, " ".join(items))]
         if style == "pipeDelimited" and not explode:
@@ -296,46 +279,41 @@ def _query_pairs(argument: Argument, value: Json) -> list[tuple[str, str]]:
             return [(name, item) for item in items]
         return [(name, ",".join(items))]
     if isinstance(value, dict):
-        pairs = [(str(k), _scalar(v)) for k, v in value.items()]
+        pairs = [(str(k), scalar(v)) for k, v in value.items()]
         if style == "deepObject":
             return [(f"{name}[{k}]", v) for k, v in pairs]
         if explode:
             return pairs
         return [(name, ",".join(part for pair in pairs for part in pair))]
-    return [(name, _scalar(value))]
+    return [(name, scalar(value))]
 
 
 def _header_value(argument: Argument, value: Json) -> str:
     if argument.content_type:
         return dumps(value)
     if isinstance(value, dict):
-        pairs = [(str(k), _scalar(v)) for k, v in value.items()]
+        pairs = [(str(k), scalar(v)) for k, v in value.items()]
         if argument.explode:
             return ",".join(f"{k}={v}" for k, v in pairs)
         return ",".join(part for pair in pairs for part in pair)
     if isinstance(value, list):
-        return ",".join(_scalar(v) for v in value)
-    return _scalar(value)
+        return ",".join(scalar(v) for v in value)
+    return scalar(value)
 
 
 def _cookie_pairs(name: str, argument: Argument | None, value: Json) -> list[tuple[str, str]]:
     explode = argument.explode if argument is not None else False
     if argument is not None and argument.content_type:
-        return [(name, _q(dumps(value)))]
+        return [(name, quote(dumps(value)))]
     if isinstance(value, list):
         if explode:
-            return [(name, _q(_scalar(v))) for v in value]
-        return [(name, ",".join(_q(_scalar(v)) for v in value))]
+            return [(name, quote(scalar(v))) for v in value]
+        return [(name, ",".join(quote(scalar(v)) for v in value))]
     if isinstance(value, dict):
         if explode:
-            return [(_q(str(k)), _q(_scalar(v))) for k, v in value.items()]
-        return [(name, ",".join(_q(part) for k, v in value.items() for part in (str(k), _scalar(v))))]
-    return [(name, _q(_scalar(value)))]
-
-
-def _name_key(name: str) -> str:
-    """A parameter name as servers compare it at their most lenient: trimmed, case-insensitive."""
-    return name.strip().lower()
+            return [(quote(str(k)), quote(scalar(v))) for k, v in value.items()]
+        return [(name, ",".join(quote(part) for k, v in value.items() for part in (str(k), scalar(v))))]
+    return [(name, quote(scalar(value)))]
 
 
 def _query_keys(argument: Argument, value: Json) -> list[str]:
@@ -365,10 +343,10 @@ def _spread(
     """Refuse an object key that would become the credential's parameter or a bound one. A bound
     object (its own name bound) is the operator's and may spread into bound names."""
     reserved = bound.get(location, frozenset())
-    own_bound = _name_key(original) in reserved
+    own_bound = name_key(original) in reserved
     for key in keys:
-        name = _name_key(key)
-        if name == _name_key(original):
+        name = name_key(key)
+        if name == name_key(original):
             continue
         if owned.get(location) == name:
             raise refuse(
@@ -385,7 +363,7 @@ def _spread(
 
 
 def _not_owned(location: str, name: str, owned: Mapping[str, str]) -> None:
-    if owned.get(location) == _name_key(name):
+    if owned.get(location) == name_key(name):
         raise refuse(f"{location}.{name}: is where the stored credential goes", ErrorCode.HEADER_REFUSED)
 
 
@@ -402,156 +380,3 @@ def _check_header(name: str, value: str, owned: Mapping[str, str]) -> None:
 
 
 # -- body ------------------------------------------------------------------------------------------
-
-
-def _body(
-    tool: Tool,
-    fields: list[tuple[Argument, Json]],
-    arguments: Mapping[str, Json],
-    attachments: Mapping[str, Attachment],
-    bound: frozenset[str] = frozenset(),
-) -> tuple[bytes | None, str | None]:
-    body = tool.body
-    declared = body.content_type.split(";")[0].strip().lower() if body is not None else ""
-    if attachments and (
-        body is None or _is_json(declared) or declared == "application/x-www-form-urlencoded"
-    ):
-        raise refuse("this tool takes no file, so attachments cannot be sent", ErrorCode.BODY_REFUSED)
-    if body is None:
-        return None, None
-    if not body.whole:
-        names = {argument.name for argument in tool.arguments if argument.location == "body"}
-        unknown = sorted(name for name in attachments if name not in names)
-        if unknown:
-            raise refuse(
-                f"attachments: {unknown[0][:64]!r} is not a field of this tool's body", ErrorCode.BODY_REFUSED
-            )
-        originals = {argument.name: argument.original for argument in tool.arguments}
-        for name in sorted(attachments):
-            if _name_key(originals.get(name, name)) in bound:
-                raise refuse(
-                    f"attachments: {format_path((name,))} is set by the gateway and may not be sent",
-                    ErrorCode.ARGUMENT_BOUND,
-                )
-    if body.whole:
-        if "body" not in arguments and "body" not in attachments:
-            return None, None
-        value = arguments.get("body")
-        if "body" in attachments:
-            _, attachment_type, data = attachments["body"]
-            return data, _concrete(body.content_type, attachment_type)
-        if _is_json(declared):
-            return dumps_bytes(value), _concrete(body.content_type, "application/json")
-        if declared == "application/x-www-form-urlencoded" and isinstance(value, dict):
-            return _form([("body", str(k), v) for k, v in value.items()], bound), declared
-        if isinstance(value, str):
-            return value.encode("utf-8"), _concrete(body.content_type, "application/octet-stream")
-        return dumps_bytes(value), _concrete(body.content_type, "application/json")
-    present = [(argument.original, value) for argument, value in fields]
-    files = {name: attachments[name] for name in attachments if name != "body"}
-    if not present and not files:
-        return None, None
-    if _is_json(declared):
-        return dumps_bytes(dict(present)), _concrete(body.content_type, "application/json")
-    if declared == "application/x-www-form-urlencoded":
-        return _form(
-            [(argument.name, argument.original, value) for argument, value in fields], bound
-        ), declared
-    if declared == "multipart/form-data":
-        return _multipart(tool, fields, files)
-    return dumps_bytes(dict(present)), "application/json"
-
-
-def _is_json(content_type: str) -> bool:
-    return content_type == "application/json" or content_type.endswith("+json")
-
-
-def _concrete(declared: str, fallback: str) -> str:
-    kind = declared.split(";")[0].strip().lower()
-    if "*" in kind or not kind:
-        return fallback
-    return declared
-
-
-def _form(fields: list[tuple[str, str, Json]], bound: frozenset[str] = frozenset()) -> bytes:
-    """`(argument, field name, value)` as a form; an object field spreads its keys into field names
-    of their own, which may not be the names of bound fields."""
-    out: list[tuple[str, str]] = []
-    for argument, name, value in fields:
-        if isinstance(value, list):
-            out.extend((name, _scalar(item)) for item in value)
-        elif isinstance(value, dict):
-            path = (argument, name) if argument == "body" else (argument,)
-            _spread_form(path, name, [str(k) for k in value], bound)
-            out.extend((str(k), _scalar(v)) for k, v in value.items())
-        else:
-            out.append((name, _scalar(value)))
-    return "&".join(f"{_q(k)}={_q(v)}" for k, v in out).encode("ascii")
-
-
-def _spread_form(path: tuple[str, ...], name: str, keys: list[str], bound: frozenset[str]) -> None:
-    if _name_key(name) in bound:
-        return
-    for key in keys:
-        if _name_key(key) in bound and _name_key(key) != _name_key(name):
-            raise refuse(
-                f"{format_path((*path, key))}: would set a body field the gateway sets; it may not be sent",
-                ErrorCode.ARGUMENT_BOUND,
-            )
-
-
-def _is_binary(schema: Json) -> bool:
-    if not isinstance(schema, dict):
-        return False
-    return (
-        schema.get("format") in ("binary", "byte")
-        or "contentMediaType" in schema
-        or "contentEncoding" in schema
-    )
-
-
-def _multipart(
-    tool: Tool, fields: list[tuple[Argument, Json]], files: Mapping[str, Attachment]
-) -> tuple[bytes, str]:
-    data: dict[str, Any] = {}
-    parts: list[tuple[str, tuple[str, bytes, str]]] = []
-    originals = {argument.name: argument.original for argument in tool.arguments}
-    for name, (filename, content_type, content) in files.items():
-        parts.append((originals.get(name, name), (filename, content, content_type)))
-    attached = {originals.get(name, name) for name in files}
-    for argument, value in fields:
-        if argument.original in attached:
-            continue
-        if _is_binary(argument.schema) and isinstance(value, str):
-            parts.append(
-                (argument.original, (argument.original, value.encode("utf-8"), "application/octet-stream"))
-            )
-        elif isinstance(value, list):
-            data[argument.original] = [_scalar(item) for item in value]
-        else:
-            data[argument.original] = _scalar(value)
-    request = httpx.Request("POST", "http://multipart.invalid/", data=data, files=parts or None)
-    content = request.read()
-    if not parts:
-        # httpx only writes multipart when a file is present; form fields alone are still multipart here.
-        request = httpx.Request(
-            "POST",
-            "http://multipart.invalid/",
-            data=data,
-            files=[("", ("", b"", "application/octet-stream"))],
-        )
-        boundary = request.headers["Content-Type"].split("boundary=", 1)[1]
-        content = _multipart_fields(data, boundary)
-        return content, f"multipart/form-data; boundary={boundary}"
-    return content, request.headers["Content-Type"]
-
-
-def _multipart_fields(data: Mapping[str, Any], boundary: str) -> bytes:
-    out = bytearray()
-    for name, value in data.items():
-        for item in value if isinstance(value, list) else [value]:
-            safe_name = name.replace('"', "%22").replace("\r", "%0D").replace("\n", "%0A")
-            out += f'--{boundary}\r\nContent-Disposition: form-data; name="{safe_name}"\r\n\r\n'.encode()
-            out += str(item).encode("utf-8") + b"\r\n"
-    out += f"--{boundary}--\r\n".encode()
-    return bytes(out)

@@ -12,7 +12,8 @@ from .._errors import ArgumentError, CallError, ConfigError, ErrorCode, RequestR
 from ..config import DEFAULT_TIMEOUT, ApiConfig
 from ..tools import Tool, ToolSet
 from ._bindings import BindingPlan, apply_bindings, plan_bindings, refuse_bound, strip_schema
-from ._build import Attachment, build_request
+from ._body import Attachment
+from ._build import build_request
 from ._check import Checker
 from ._credential import credential_for
 from ._egress import EgressPolicy, check_base_url
