@@ -136,6 +136,16 @@ async def test_an_answer_that_does_not_fit_the_output_schema_is_an_error_result_
     assert '"odd"' in text.text
 
 
+async def test_an_answer_with_null_where_the_document_forgot_nullable_is_still_a_success(
+    config: Path, upstream: Upstream
+) -> None:
+    upstream.route("/products/p2", json_response({"id": "p2", "name": None}))
+    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+        result = await client.call_tool("getProduct", {"id": "p2"})
+    assert result.is_error is False
+    assert result.structured_content == {"id": "p2", "name": None}
+
+
 @pytest.mark.parametrize("era", ERAS)
 async def test_the_gateway_deadline_is_json_rpc_timeout(config: Path, era: str) -> None:
     async with (

@@ -255,7 +255,7 @@ class SchemaShaper:
             elif key == "properties":
                 if isinstance(item, dict):
                     out["properties"] = {
-                        name: sub(prop)
+                        name: sub(prop) if mode == "input" else _answer_property(sub(prop))
                         for name, prop in item.items()
                         if isinstance(prop, dict | bool) and not self._hidden(prop, base, mode)
                     }
@@ -419,6 +419,12 @@ class SchemaShaper:
                 parent = work[-1][0]
                 if parent in low:
                     low[parent] = min(low[parent], low[node])
+
+
+def _answer_property(schema: Json) -> Json:
+    """A property of an answer may also be null: APIs send null for fields their documents never mark
+    nullable, and an answer that fails its outputSchema is one a client must reject."""
+    return _nullable(schema) if isinstance(schema, dict) and schema else schema
 
 
 def _cut(value: dict[str, Any]) -> dict[str, Any]:
