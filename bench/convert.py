@@ -42,7 +42,7 @@ def _peak_rss_mib() -> float:
 
 def worker_specbridge(path: str) -> dict[str, Any]:
     from specbridge._json import dumps_bytes
-    from specbridge.spec import load_document
+    from specbridge.document import load_document
     from specbridge.tools import convert, export_mcp
 
     start = time.perf_counter()

@@ -10,7 +10,7 @@ from pathlib import Path
 import jsonschema_rs
 import pytest
 
-from specbridge.spec import load_document
+from specbridge.document import load_document
 from specbridge.tools import ToolSet, convert, export_openai
 
 from .tools._tools_helpers import strict_violations

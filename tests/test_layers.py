@@ -10,11 +10,11 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "specbridge"
 SHARED = {"_errors", "_json", "__init__"}  # the error tree, JSON out, and `__version__`
 ALLOWED = {
-    "spec": {"spec"},
-    "tools": {"spec", "tools"},
-    "lint": {"spec", "tools", "lint", "config"},
-    "call": {"spec", "tools", "call", "config"},
-    "gateway": {"spec", "tools", "call", "gateway", "config"},
+    "document": {"document"},
+    "tools": {"document", "tools"},
+    "lint": {"document", "tools", "lint", "config"},
+    "call": {"document", "tools", "call", "config"},
+    "gateway": {"document", "tools", "call", "gateway", "config"},
     "examples": {"examples"},
 }
 MCP_ALLOWED = {"gateway", "cli"}  # nothing below the gateway knows about MCP

@@ -13,9 +13,9 @@ from ._errors import ErrorCode as ErrorCode
 from ._errors import SpecbridgeError as SpecbridgeError
 from .config import Config as Config
 from .config import load_config as load_config
-from .spec import ApiDocument as ApiDocument
-from .spec import load_document as load_document
-from .spec import parse_document as parse_document
+from .document import ApiDocument as ApiDocument
+from .document import load_document as load_document
+from .document import parse_document as parse_document
 from .tools import ConvertOptions as ConvertOptions
 from .tools import Tool as Tool
 from .tools import ToolSet as ToolSet

@@ -193,7 +193,7 @@ def load_config(path: str | os.PathLike[str]) -> Config:
             f"cannot be read ({error})", source=source, code=ErrorCode.CONFIG_NOT_FOUND
         ) from None
     from ._errors import DocumentError
-    from .spec._parse import parse_text
+    from .document._parse import parse_text
 
     try:
         data = parse_text(text, source=source)

@@ -9,7 +9,7 @@ import pytest
 
 from specbridge.call import Caller
 from specbridge.config import ApiConfig, AuthConfig, EgressConfig, Secret, ToolConfig
-from specbridge.spec import from_data
+from specbridge.document import from_data
 from specbridge.tools import ToolSet, convert
 from tests.support.upstream import Upstream
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from specbridge.document import parse_document
 from specbridge.gateway._search import ToolIndex, words
-from specbridge.spec import parse_document
 from specbridge.tools import convert
 
 SHOP = """

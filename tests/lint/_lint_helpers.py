@@ -7,8 +7,8 @@ from typing import Any
 import yaml
 
 from specbridge.config import ApiConfig, LintConfig
+from specbridge.document import parse_document
 from specbridge.lint import Finding, Report, lint
-from specbridge.spec import parse_document
 from specbridge.tools import ConvertOptions, convert
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from specbridge.document import load_document
 from specbridge.lint import lint
-from specbridge.spec import load_document
 from specbridge.tools import convert
 
 ARTICLE = Path(__file__).parent / "fixtures" / "article.yaml"

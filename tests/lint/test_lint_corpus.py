@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from specbridge.document import load_document
 from specbridge.lint import lint
-from specbridge.spec import load_document
 from specbridge.tools import convert
 
 CORPUS = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus"

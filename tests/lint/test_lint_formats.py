@@ -9,8 +9,8 @@ from typing import Any
 
 import jsonschema
 
+from specbridge.document import load_document
 from specbridge.lint import default_registry, lint, render
-from specbridge.spec import load_document
 from specbridge.tools import convert
 
 ARTICLE = Path(__file__).parent / "fixtures" / "article.yaml"

@@ -136,7 +136,7 @@ def run(max_bytes: int = 300_000, per_document: int = 4) -> Fidelity:
     from specbridge.call._check import shape
     from specbridge.call._credential import Credential
     from specbridge.config import ApiConfig
-    from specbridge.spec import load_document
+    from specbridge.document import load_document
     from specbridge.tools import convert
 
     stats = Fidelity()

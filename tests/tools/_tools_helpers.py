@@ -7,7 +7,7 @@ from typing import Any
 
 import jsonschema_rs
 
-from specbridge.spec import ApiDocument, parse_document
+from specbridge.document import ApiDocument, parse_document
 from specbridge.tools import ConvertOptions, Tool, ToolSet, convert
 
 HEADER = "openapi: 3.1.0\ninfo: {title: Test, version: '1'}\nservers: [{url: 'https://api.example.com'}]\n"

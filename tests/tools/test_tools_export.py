@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from specbridge.cli import app
-from specbridge.spec import parse_document
+from specbridge.document import parse_document
 from specbridge.tools import (
     StrictIncompatible,
     convert,

@@ -8,7 +8,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from specbridge.spec import parse_document
+from specbridge.document import parse_document
 from specbridge.tools import (
     PORTABLE_NAME,
     ConvertOptions,

@@ -12,7 +12,7 @@ import click
 from .._errors import ArgumentError
 from ..call import Caller, CallResult
 from ..config import ApiConfig, EgressConfig, load_config
-from ..spec import load_document
+from ..document import load_document
 from ..tools import convert
 from ._app import EXIT_FINDINGS, app, friendly_errors
 

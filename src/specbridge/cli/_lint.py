@@ -7,8 +7,8 @@ import sys
 import click
 
 from ..config import LintConfig, load_config
+from ..document import load_document
 from ..lint import FORMATS, Severity, default_registry, lint, render
-from ..spec import load_document
 from ..tools import ConvertOptions, convert
 from ._app import EXIT_FINDINGS, EXIT_OK, app, friendly_errors
 from ._tools import api_for

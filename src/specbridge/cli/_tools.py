@@ -9,7 +9,7 @@ import click
 
 from .._json import dumps
 from ..config import ApiConfig, load_config
-from ..spec import load_document
+from ..document import load_document
 from ..tools import ConvertOptions, ExportFormat, ToolSet, convert, export
 from ._app import app, friendly_errors
 

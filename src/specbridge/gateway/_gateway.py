@@ -22,7 +22,7 @@ import httpx
 from .._errors import SpecbridgeError
 from ..call import Caller
 from ..config import ApiConfig, ClientConfig, Config, load_config
-from ..spec import load_document
+from ..document import load_document
 from ..tools import ToolSet, convert, too_big_for_one_context
 from ._logging import log_event
 from ._metrics import Metrics

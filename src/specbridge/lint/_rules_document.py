@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ..spec import Operation
+from ..document import Operation
 from ..tools import CATALOGUE_MAX_TOKENS, CATALOGUE_MAX_TOOLS, Tool, catalogue_tokens
 from ..tools._naming import base_name
 from ._model import Finding, LintContext, Registry, Severity

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from ..spec import Operation, pointer_of
+from ..document import Operation, pointer_of
 from ..tools import Tool
 from ..tools._naming import base_name
 from ._model import Finding, LintContext, Registry, Severity

@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from .._errors import ConfigError
-from ..spec._locate import Locator
+from ..document._locate import Locator
 from ..tools import Tool, ToolSet
 from . import _rules_document, _rules_names, _rules_shape
 from ._model import Finding, LintContext, Registry, Severity

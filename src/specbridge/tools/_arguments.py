@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..spec import ApiDocument, MediaType, Operation, Parameter, Schema
+from ..document import ApiDocument, MediaType, Operation, Parameter, Schema
 from ._headers import is_forbidden_header
 from ._model import LOCATION_ORDER, Argument, ArgumentLocation, Body, LeftOut
 from ._naming import argument_name

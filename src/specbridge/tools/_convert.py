@@ -6,7 +6,7 @@ from collections import Counter
 from dataclasses import replace
 from typing import Any
 
-from ..spec import ApiDocument, Operation, Schema
+from ..document import ApiDocument, Operation, Schema
 from ._arguments import ArgumentPlan, credential_names, plan_arguments
 from ._describe import describe, hints, title
 from ._model import ConvertOptions, Tool, ToolSet

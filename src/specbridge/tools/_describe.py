@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..spec import Operation
+from ..document import Operation
 from ._model import Hints
 
 TITLE_MAX = 80

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ..spec import ApiDocument, Operation
+from ..document import ApiDocument, Operation
 
 Json = Any
 ArgumentLocation = Literal["path", "query", "header", "cookie", "body"]

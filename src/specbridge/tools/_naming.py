@@ -6,7 +6,7 @@ import hashlib
 import re
 from collections.abc import Callable, Collection, Sequence
 
-from ..spec import Operation
+from ..document import Operation
 
 MCP_NAME_MAX = 128
 PORTABLE_NAME_MAX = 64

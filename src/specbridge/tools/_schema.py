@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
 from .._json import dumps_bytes
-from ..spec import Resolver, Schema, UnresolvedRef
-from ..spec._refs import walk_pointer
+from ..document import Resolver, Schema, UnresolvedRef
+from ..document._refs import walk_pointer
 
 Mode = Literal["input", "output"]
 Json = Any

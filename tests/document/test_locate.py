@@ -7,8 +7,8 @@ import json
 import pytest
 import yaml
 
-from specbridge.spec import locate
-from specbridge.spec._locate import Locator
+from specbridge.document import locate
+from specbridge.document._locate import Locator
 
 BLOCK = """\
 openapi: 3.1.0   # a comment

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from specbridge import DocumentError, ErrorCode
 from specbridge.cli import app
-from specbridge.spec import load_document, parse_document
+from specbridge.document import load_document, parse_document
 
 MINIMAL = "info: {title: T, version: '1'}\npaths:\n  /a:\n    get:\n      responses:\n        200: {description: ok}\n"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
-from specbridge.spec import ApiDocument, parse_document
+from specbridge.document import ApiDocument, parse_document
 from specbridge.tools import convert
 
 from ..tools._tools_helpers import is_valid_2020_12

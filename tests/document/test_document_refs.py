@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from specbridge.spec import Resolver, UnresolvedRef, load_document, parse_document
+from specbridge.document import Resolver, UnresolvedRef, load_document, parse_document
 from specbridge.tools import convert
 
 from ..tools._tools_helpers import document, is_valid_2020_12, toolset
