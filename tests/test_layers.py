@@ -8,10 +8,13 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "specbridge"
-SHARED = {"_errors", "_json", "__init__"}  # the error tree, JSON out, and `__version__`
+# The ground: the error tree, JSON out, network rules (public hosts, egress.allow, base URLs), `__version__`.
+GROUND = {"_errors", "_json", "_network"}
+SHARED = GROUND | {"__init__"}
 ALLOWED = {
     "document": {"document"},
     "tools": {"document", "tools"},
+    "config": {"document", "tools", "config"},
     "lint": {"document", "tools", "lint", "config"},
     "call": {"document", "tools", "call", "config"},
     "gateway": {"document", "tools", "call", "gateway", "config"},
@@ -20,11 +23,11 @@ ALLOWED = {
 MCP_ALLOWED = {"gateway", "cli"}  # nothing below the gateway knows about MCP
 
 
-def _specbridge_imports(path: Path) -> set[str]:
-    """The first part below `specbridge` of every module this file imports from the package."""
+def _imports(path: Path) -> list[tuple[list[str], list[str]]]:
+    """(module path below `specbridge`, names imported from it) for every import of the package."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     package = path.relative_to(PACKAGE.parent).with_suffix("").parts[:-1]
-    found: set[str] = set()
+    found: list[tuple[list[str], list[str]]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
             if node.level:
@@ -33,13 +36,23 @@ def _specbridge_imports(path: Path) -> set[str]:
             else:
                 target = (node.module or "").split(".")
             if target[:1] == ["specbridge"]:
-                found.add(target[1] if len(target) > 1 else "__init__")
+                found.append((target[1:], [alias.name for alias in node.names]))
         elif isinstance(node, ast.Import):
             for alias in node.names:
                 parts = alias.name.split(".")
                 if parts[0] == "specbridge":
-                    found.add(parts[1] if len(parts) > 1 else "__init__")
+                    found.append((parts[1:], []))
     return found
+
+
+def _specbridge_imports(path: Path) -> set[str]:
+    """The first part below `specbridge` of every module this file imports from the package."""
+    return {module[0] if module else "__init__" for module, _ in _imports(path)}
+
+
+def _home(path: Path) -> str:
+    """The package a source file belongs to: `call` for call/_send.py, the module for a top-level one."""
+    return path.relative_to(PACKAGE).with_suffix("").parts[0]
 
 
 def _third_party(path: Path) -> set[str]:
@@ -84,3 +97,16 @@ def test_only_the_command_line_imports_the_command_line() -> None:
         and "cli" in _specbridge_imports(path)
     ]
     assert offenders == []
+
+
+@pytest.mark.parametrize("module", sorted(GROUND))
+def test_a_ground_module_imports_only_other_ground_modules(module: str) -> None:
+    assert _specbridge_imports(PACKAGE / f"{module}.py") - GROUND == set()
+
+
+def test_config_imports_nothing_from_the_call_path_or_the_gateway() -> None:
+    offenders = {
+        str(path.relative_to(PACKAGE)): sorted(_specbridge_imports(path) & {"call", "gateway", "lint", "cli"})
+        for path in (PACKAGE / "config").rglob("*.py")
+    }
+    assert {file: found for file, found in offenders.items() if found} == {}

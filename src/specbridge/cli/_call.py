@@ -11,7 +11,7 @@ import click
 
 from .._errors import ArgumentError
 from ..call import Caller, CallResult
-from ..config import ApiConfig, EgressConfig, load_config
+from ..config import ApiConfig, EgressConfig, check_tool_names, load_config
 from ..document import load_document
 from ..tools import convert
 from ._app import EXIT_FINDINGS, app, friendly_errors
@@ -57,7 +57,7 @@ def _api(
 async def _run(
     api: ApiConfig, tool: str, arguments: dict[str, Any], secret_id: str | None, approved: bool
 ) -> CallResult:
-    toolset = convert(load_document(api.spec), api.convert_options())
+    toolset = check_tool_names(api, convert(load_document(api.spec), api.convert_options()))
     caller = Caller(api, toolset)
     try:
         return await caller.call(tool, arguments, secret_id=secret_id, approved=approved)

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from ..config import LintConfig, load_config
+from ..config import LintConfig, check_tool_names, load_config
 from ..document import load_document
 from ..lint import FORMATS, Severity, default_registry, lint, render
 from ..tools import ConvertOptions, convert
@@ -42,7 +42,7 @@ def lint_command(
     options = api.convert_options() if api is not None else ConvertOptions()
     registry = default_registry()
     report = lint(
-        convert(load_document(spec), options),
+        check_tool_names(api, convert(load_document(spec), options)),
         registry=registry,
         api=api,
         settings=settings,

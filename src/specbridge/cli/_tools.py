@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from .._json import dumps
-from ..config import ApiConfig, load_config
+from ..config import ApiConfig, check_tool_names, load_config
 from ..document import load_document
 from ..tools import ConvertOptions, ExportFormat, ToolSet, convert, export
 from ._app import app, friendly_errors
@@ -32,7 +32,7 @@ def api_for(spec: str, config_path: str | None, api_name: str | None = None) -> 
 def load_toolset(spec: str, config_path: str | None, api_name: str | None = None) -> ToolSet:
     api = api_for(spec, config_path, api_name)
     options = api.convert_options() if api is not None else ConvertOptions()
-    return convert(load_document(spec), options)
+    return check_tool_names(api, convert(load_document(spec), options))
 
 
 @app.command("tools")

@@ -13,6 +13,7 @@ from ._model import RequestBody as RequestBody
 from ._model import Response as Response
 from ._model import Schema as Schema
 from ._model import SecurityScheme as SecurityScheme
+from ._parse import parse_text as parse_text
 from ._refs import Resolver as Resolver
 from ._refs import Target as Target
 from ._refs import UnresolvedRef as UnresolvedRef
@@ -35,5 +36,6 @@ __all__ = [
     "load_document",
     "locate",
     "parse_document",
+    "parse_text",
     "pointer_of",
 ]

@@ -21,7 +21,7 @@ import httpx
 
 from .._errors import SpecbridgeError
 from ..call import Caller
-from ..config import ApiConfig, ClientConfig, Config, load_config
+from ..config import ApiConfig, ClientConfig, Config, check_tool_names, load_config
 from ..document import load_document
 from ..tools import ToolSet, convert, too_big_for_one_context
 from ._logging import log_event
@@ -132,7 +132,7 @@ class Gateway:
 
     async def _build(self, api: ApiConfig) -> ApiState:
         def load() -> tuple[ToolSet, str, bool]:
-            toolset = convert(load_document(api.spec), api.convert_options())
+            toolset = check_tool_names(api, convert(load_document(api.spec), api.convert_options()))
             search = api.search == "on" or (api.search == "auto" and too_big_for_one_context(toolset))
             return toolset, _digest(api.spec), search
 

@@ -26,6 +26,8 @@ from ._model import Tool as Tool
 from ._model import ToolOverride as ToolOverride
 from ._model import ToolSet as ToolSet
 from ._naming import PORTABLE_NAME as PORTABLE_NAME
+from ._naming import argument_name as argument_name
+from ._naming import base_name as base_name
 from ._naming import method_path_name as method_path_name
 from ._naming import portable_name as portable_name
 
@@ -46,6 +48,8 @@ __all__ = [
     "Tool",
     "ToolOverride",
     "ToolSet",
+    "argument_name",
+    "base_name",
     "catalogue_tokens",
     "convert",
     "export",

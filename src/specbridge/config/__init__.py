@@ -1,0 +1,66 @@
+"""`specbridge.yaml`: the model (frozen dataclasses), secret references, and the reader that checks a file
+against the shipped JSON Schema (`specbridge.schema.json`) with errors naming the file, the key path and
+the closest valid key.
+
+```yaml
+apis:
+  orders:
+    spec: ./orders.openapi.yaml        # relative to this file
+    base_url: https://api.example.com/v1
+    auth: {type: bearer, secret: env:ORDERS_TOKEN}
+    tools:
+      refundOrder: {requires_approval: true, bindings: {body.currency: EUR}}
+clients:
+  support-bot: {key_sha256: "…", apis: [orders]}
+```
+"""
+
+from ._model import AUTH_TYPES as AUTH_TYPES
+from ._model import BINDING_LOCATIONS as BINDING_LOCATIONS
+from ._model import DEFAULT_STORE as DEFAULT_STORE
+from ._model import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
+from ._model import MAX_REDIRECTS as MAX_REDIRECTS
+from ._model import ApiConfig as ApiConfig
+from ._model import AuthConfig as AuthConfig
+from ._model import AuthType as AuthType
+from ._model import ClientConfig as ClientConfig
+from ._model import Config as Config
+from ._model import EgressConfig as EgressConfig
+from ._model import LintConfig as LintConfig
+from ._model import LintIgnore as LintIgnore
+from ._model import SearchMode as SearchMode
+from ._model import ToolConfig as ToolConfig
+from ._reader import config_from_data as config_from_data
+from ._reader import load_config as load_config
+from ._reader import single_api_config as single_api_config
+from ._schema import SCHEMA_FILE as SCHEMA_FILE
+from ._schema import config_schema as config_schema
+from ._secrets import Secret as Secret
+from ._secrets import looks_like_secret as looks_like_secret
+from ._tool_names import check_tool_names as check_tool_names
+
+__all__ = [
+    "AUTH_TYPES",
+    "BINDING_LOCATIONS",
+    "DEFAULT_STORE",
+    "DEFAULT_TIMEOUT",
+    "MAX_REDIRECTS",
+    "SCHEMA_FILE",
+    "ApiConfig",
+    "AuthConfig",
+    "AuthType",
+    "ClientConfig",
+    "Config",
+    "EgressConfig",
+    "LintConfig",
+    "LintIgnore",
+    "SearchMode",
+    "Secret",
+    "ToolConfig",
+    "check_tool_names",
+    "config_from_data",
+    "config_schema",
+    "load_config",
+    "looks_like_secret",
+    "single_api_config",
+]

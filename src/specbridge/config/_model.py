@@ -1,0 +1,154 @@
+"""`specbridge.yaml` as frozen dataclasses: what `lint/`, `call/` and `gateway/` read as plain data.
+
+```yaml
+apis:
+  orders:
+    spec: ./orders.openapi.yaml        # relative to this file
+    base_url: https://api.example.com/v1
+    auth: {type: bearer, secret: env:ORDERS_TOKEN}
+    timeout: 15
+    egress: {allow: [], redirects: 0}
+    include_deprecated: false
+    search: auto                       # on | off | auto
+    tools:
+      refundOrder: {requires_approval: true, bindings: {body.currency: EUR}}
+      legacyExport: {disabled: true}
+clients:
+  support-bot: {key_sha256: "…", apis: [orders], bindings: {orders: {path.shopId: shop-1}}}
+store: sqlite:///var/lib/specbridge/state.db
+lint: {severity: {width: error}, disable: [catalogue-size], ignore: [{rule: collision, tool: updateUser}]}
+```
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from .._errors import ConfigError
+from ..tools import ConvertOptions, Tool, ToolOverride
+from ._secrets import Secret
+
+AuthType = Literal["none", "bearer", "basic", "header", "query", "cookie"]
+SearchMode = Literal["on", "off", "auto"]
+AUTH_TYPES: tuple[AuthType, ...] = ("none", "bearer", "basic", "header", "query", "cookie")
+BINDING_LOCATIONS = ("path", "query", "header", "cookie", "body")
+MAX_REDIRECTS = 5
+DEFAULT_TIMEOUT = 15.0
+DEFAULT_STORE = "sqlite:///specbridge-state.db"
+
+
+@dataclass(frozen=True, slots=True)
+class AuthConfig:
+    type: AuthType = "none"
+    name: str = ""  # header, query or cookie name for those types
+    secret: Secret | None = None
+    secrets: Mapping[str, Secret] = field(default_factory=dict)  # per-client secrets by secret id
+
+
+@dataclass(frozen=True, slots=True)
+class EgressConfig:
+    allow: tuple[str, ...] = ()  # "127.0.0.1:8080", "10.0.0.5", "internal.example:443"
+    redirects: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ToolConfig:
+    name: str | None = None
+    description: str | None = None
+    disabled: bool = False
+    requires_approval: bool = False
+    bindings: Mapping[str, Any] = field(default_factory=dict)  # "body.currency" -> "EUR"
+    timeout: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ApiConfig:
+    name: str
+    spec: str
+    base_url: str | None = None
+    auth: AuthConfig = field(default_factory=AuthConfig)
+    timeout: float = DEFAULT_TIMEOUT
+    egress: EgressConfig = field(default_factory=EgressConfig)
+    include_deprecated: bool = False
+    search: SearchMode = "auto"
+    tools: Mapping[str, ToolConfig] = field(default_factory=dict)
+    source: str = "<config>"  # the file this API was read from, for errors found later (tool names)
+
+    def tool_settings(self, tool: Tool) -> ToolConfig | None:
+        """`tools.<name>` for this tool: keyed by its derived name, its final name or its operationId."""
+        for key in (tool.default_name, tool.name, tool.operation.operation_id or ""):
+            if key and key in self.tools:
+                return self.tools[key]
+        return None
+
+    def convert_options(self) -> ConvertOptions:
+        return ConvertOptions(
+            include_deprecated=self.include_deprecated,
+            overrides={
+                name: ToolOverride(name=tool.name, description=tool.description, disabled=tool.disabled)
+                for name, tool in self.tools.items()
+            },
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ClientConfig:
+    id: str
+    key_sha256: str
+    apis: tuple[str, ...]
+    bindings: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # api -> binding -> value
+    secrets: Mapping[str, str] = field(default_factory=dict)  # api -> secret id
+
+
+@dataclass(frozen=True, slots=True)
+class LintIgnore:
+    """One `lint.ignore` entry: findings of `rule` (for this tool / argument / under this pointer)."""
+
+    rule: str
+    tool: str | None = None
+    argument: str | None = None
+    pointer: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LintConfig:
+    """`lint:` — severities by rule (error, warning, info, off), rules turned off, findings ignored."""
+
+    severity: Mapping[str, str] = field(default_factory=dict)
+    disable: tuple[str, ...] = ()
+    ignore: tuple[LintIgnore, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    source: str
+    apis: Mapping[str, ApiConfig]
+    clients: Mapping[str, ClientConfig] = field(default_factory=dict)
+    store: str = DEFAULT_STORE
+    lint: LintConfig = field(default_factory=LintConfig)
+
+    def api(self, name: str | None = None) -> ApiConfig:
+        """The API called `name`, or the only one; a ConfigError saying which exist otherwise."""
+        if not self.apis:
+            raise ConfigError(
+                "names no API; add one, e.g. `apis: {orders: {spec: ./orders.yaml}}`",
+                source=self.source,
+                key="apis",
+            )
+        if name is not None:
+            if name not in self.apis:
+                raise ConfigError(
+                    f"no API named {name!r}; the config has {', '.join(self.apis)}",
+                    source=self.source,
+                    key="apis",
+                )
+            return self.apis[name]
+        if len(self.apis) > 1:
+            raise ConfigError(
+                f"the config has several APIs ({', '.join(self.apis)}); name one with --api",
+                source=self.source,
+                key="apis",
+            )
+        return next(iter(self.apis.values()))

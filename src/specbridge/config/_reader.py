@@ -1,0 +1,197 @@
+"""Reading `specbridge.yaml`: parse, check against the shipped JSON Schema (shape, types, unknown keys),
+then the rules a schema cannot say (paths relative to the file, a public base URL, secrets an API
+lists, clients naming APIs that exist) while the frozen model is built."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from .._errors import ConfigError, DocumentError, ErrorCode, RequestRefused
+from .._network import AllowEntry, check_base_url, parse_allow
+from ..document import parse_text
+from ._model import (
+    DEFAULT_STORE,
+    DEFAULT_TIMEOUT,
+    ApiConfig,
+    AuthConfig,
+    ClientConfig,
+    Config,
+    EgressConfig,
+    LintConfig,
+    LintIgnore,
+    ToolConfig,
+)
+from ._schema import key_path, validate
+from ._secrets import secret_reference, shown
+
+
+def load_config(path: str | os.PathLike[str]) -> Config:
+    source = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError("no such file", source=source, code=ErrorCode.CONFIG_NOT_FOUND) from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(
+            f"cannot be read ({error})", source=source, code=ErrorCode.CONFIG_NOT_FOUND
+        ) from None
+    try:
+        data = parse_text(text, source=source)
+    except DocumentError as error:
+        raise ConfigError(
+            error.message.removeprefix(source).lstrip(":"), source=source, code=ErrorCode.CONFIG_SYNTAX
+        ) from None
+    return config_from_data(data, source=source, base_dir=Path(path).resolve().parent)
+
+
+def config_from_data(data: Any, *, source: str, base_dir: Path | None = None) -> Config:
+    data = {} if data is None else data  # an empty file is a config with nothing in it
+    validate(data, source)
+    return _Builder(source, base_dir or Path.cwd()).config(data)
+
+
+def single_api_config(spec: str, base_url: str | None, **settings: Any) -> Config:
+    """The config `specbridge serve SPEC --base-url URL` runs on: one API named after nothing else."""
+    api = ApiConfig(name="api", spec=spec, base_url=base_url, source="<command line>", **settings)
+    return Config(source="<command line>", apis={"api": api})
+
+
+class _Builder:
+    """Builds the model from data the schema accepted; raises for what only code can check."""
+
+    def __init__(self, source: str, base_dir: Path) -> None:
+        self.source = source
+        self.base_dir = base_dir
+
+    def fail(self, key: list[str | int], message: str) -> ConfigError:
+        return ConfigError(message, source=self.source, key=key_path(key))
+
+    def config(self, top: Mapping[str, Any]) -> Config:
+        # A config may hold only `lint:` settings; the commands that need an API say so (Config.api).
+        apis = {name: self.api(name, value) for name, value in (top.get("apis") or {}).items()}
+        clients = {name: self.client(name, value, apis) for name, value in (top.get("clients") or {}).items()}
+        return Config(
+            source=self.source,
+            apis=apis,
+            clients=clients,
+            store=top.get("store", DEFAULT_STORE),
+            lint=self.lint(top.get("lint") or {}),
+        )
+
+    def lint(self, raw: Mapping[str, Any]) -> LintConfig:
+        ignore = tuple(
+            LintIgnore(
+                rule=entry["rule"].strip(),
+                tool=entry.get("tool"),
+                argument=entry.get("argument"),
+                pointer=entry.get("pointer"),
+            )
+            for entry in raw.get("ignore", [])
+        )
+        return LintConfig(
+            severity=dict(raw.get("severity") or {}), disable=tuple(raw.get("disable", [])), ignore=ignore
+        )
+
+    def api(self, name: str, raw: Mapping[str, Any]) -> ApiConfig:
+        key: list[str | int] = ["apis", name]
+        spec = raw["spec"].strip()
+        if not spec.startswith(("http://", "https://")) and not Path(spec).is_absolute():
+            spec = str((self.base_dir / spec).resolve())
+        egress = self.egress(raw.get("egress") or {}, [*key, "egress"])
+        base_url = raw.get("base_url")
+        if base_url is not None:
+            base_url = base_url.strip()
+            try:
+                check_base_url(base_url, [parse_allow(entry) for entry in egress.allow])
+            except RequestRefused as error:
+                raise self.fail(
+                    [*key, "base_url"],
+                    f"{error.message} (list the host:port under egress.allow to permit it)",
+                ) from None
+        timeout = raw.get("timeout")
+        return ApiConfig(
+            name=name,
+            spec=spec,
+            base_url=base_url,
+            auth=self.auth(raw.get("auth") or {}, [*key, "auth"]),
+            timeout=DEFAULT_TIMEOUT if timeout is None else float(timeout),
+            egress=egress,
+            include_deprecated=bool(raw.get("include_deprecated")),
+            search=raw.get("search", "auto"),
+            tools={tool: self.tool(entry or {}) for tool, entry in (raw.get("tools") or {}).items()},
+            source=self.source,
+        )
+
+    def auth(self, raw: Mapping[str, Any], key: list[str | int]) -> AuthConfig:
+        if not raw:
+            return AuthConfig()
+        kind = raw.get("type", "none")
+        name = raw.get("name", "")
+        if kind in ("header", "query", "cookie"):
+            if not name.strip():
+                raise self.fail([*key, "name"], f"type {kind} needs a non-empty name")
+            name = name.strip()
+        elif name:
+            raise self.fail([*key, "name"], f"is only used with type header, query or cookie, not {kind}")
+        secrets = {
+            sid: secret_reference(ref, self.base_dir) for sid, ref in (raw.get("secrets") or {}).items()
+        }
+        given = raw.get("secret")
+        secret = secret_reference(given, self.base_dir) if given is not None else None
+        if kind != "none" and secret is None and not secrets:
+            raise self.fail([*key, "secret"], f"type {kind} needs a secret (`env:NAME` or `file:PATH`)")
+        return AuthConfig(type=kind, name=name, secret=secret, secrets=secrets)
+
+    def egress(self, raw: Mapping[str, Any], key: list[str | int]) -> EgressConfig:
+        allow = tuple(raw.get("allow", []))
+        for index, entry in enumerate(allow):
+            self.allow_entry(entry, [*key, "allow", index])
+        return EgressConfig(allow=allow, redirects=int(raw.get("redirects", 0)))
+
+    def allow_entry(self, entry: str, key: list[str | int]) -> AllowEntry:
+        try:
+            return parse_allow(entry)
+        except ValueError as error:
+            raise self.fail(key, f"{shown(entry)!r} {error}") from None
+
+    def tool(self, raw: Mapping[str, Any]) -> ToolConfig:
+        description = raw.get("description")
+        timeout = raw.get("timeout")
+        return ToolConfig(
+            name=raw.get("name"),
+            description=None if description is None else description.strip(),
+            disabled=bool(raw.get("disabled")),
+            requires_approval=bool(raw.get("requires_approval")),
+            bindings=dict(raw.get("bindings") or {}),
+            timeout=None if timeout is None else float(timeout),
+        )
+
+    def client(self, name: str, raw: Mapping[str, Any], apis: Mapping[str, ApiConfig]) -> ClientConfig:
+        key: list[str | int] = ["clients", name]
+        known = f"({', '.join(apis)})" if apis else "(there are none)"
+        allowed = tuple(raw.get("apis", []))
+        for api in allowed:
+            if api not in apis:
+                raise self.fail([*key, "apis"], f"names {shown(api)!r}, which is not under `apis` {known}")
+        bindings = {}
+        for api, entries in (raw.get("bindings") or {}).items():
+            if api not in apis:
+                raise self.fail([*key, "bindings", api], f"is not an API under `apis` {known}")
+            bindings[api] = dict(entries or {})
+        secrets = {}
+        for api, secret_id in (raw.get("secrets") or {}).items():
+            if api not in apis or secret_id not in apis[api].auth.secrets:
+                raise self.fail(
+                    [*key, "secrets", api], "must name a secret id listed under that API's `auth.secrets`"
+                )
+            secrets[api] = secret_id
+        return ClientConfig(
+            id=name,
+            key_sha256=raw["key_sha256"].lower(),
+            apis=allowed,
+            bindings=bindings,
+            secrets=secrets,
+        )

@@ -1,0 +1,39 @@
+"""`apis.<api>.tools.<name>` must name a tool: a typo would silently leave a tool unguarded."""
+
+from __future__ import annotations
+
+from .._errors import ConfigError
+from ..tools import ToolSet, base_name
+from ._model import ApiConfig
+from ._schema import closest, key_path
+
+
+def tool_keys(toolset: ToolSet) -> set[str]:
+    """Every key a `tools.<name>` entry may use for this toolset: each tool's derived and final name and
+    operationId, tools the config disabled, and deprecated operations that were left out."""
+    keys = set(toolset.disabled)
+    for tool in toolset.tools:
+        keys.update((tool.default_name, tool.name, tool.operation.operation_id or ""))
+    for operation in toolset.skipped_deprecated:
+        keys.update((base_name(operation), operation.operation_id or ""))
+    keys.discard("")
+    return keys
+
+
+def check_tool_names(api: ApiConfig | None, toolset: ToolSet) -> ToolSet:
+    """`toolset`, once every `tools.<name>` of `api` names one of its tools; otherwise a ConfigError on
+    that key naming the closest tool. Returns the toolset so a call site can wrap `convert(...)`."""
+    if api is None or not api.tools:
+        return toolset
+    known = tool_keys(toolset)
+    for name in api.tools:
+        if name in known:
+            continue
+        guess = closest(name, known)
+        hint = f"did you mean `{guess}`?" if guess else "see `specbridge tools` for the names"
+        raise ConfigError(
+            f"names no tool of this API ({hint}); a setting for a tool that does not exist would be ignored",
+            source=api.source,
+            key=key_path(["apis", api.name, "tools", name]),
+        )
+    return toolset
