@@ -110,3 +110,18 @@ def test_config_imports_nothing_from_the_call_path_or_the_gateway() -> None:
         for path in (PACKAGE / "config").rglob("*.py")
     }
     assert {file: found for file, found in offenders.items() if found} == {}
+
+
+def test_no_private_module_or_name_is_imported_from_another_package() -> None:
+    """`from ..tools._naming import x` or `from ..gateway import _x` couples a package to another's
+    insides; what another package needs is exported from its `__init__` or lives in a ground module."""
+    offenders = []
+    for path in PACKAGE.rglob("*.py"):
+        for module, names in _imports(path):
+            if not module or module[0] in GROUND or module[0] == _home(path):
+                continue
+            private = [part for part in module if part.startswith("_")]
+            private += [name for name in names if name.startswith("_") and name != "__version__"]
+            if private:
+                offenders.append(f"{path.relative_to(PACKAGE)}: {'.'.join(module)} {private}")
+    assert offenders == []

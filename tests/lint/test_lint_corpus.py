@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from specbridge.document import load_document
+from specbridge.document.pointer import unescape_token
 from specbridge.lint import lint
 from specbridge.tools import convert
 
@@ -25,6 +26,6 @@ def test_a_corpus_document_lints_and_each_finding_points_at_its_key(path: Path) 
         if not finding.pointer:
             continue
         assert finding.line is not None, finding
-        token = finding.pointer.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
+        token = unescape_token(finding.pointer.rsplit("/", 1)[-1])
         at = lines[finding.line - 1][(finding.column or 1) - 1 :]
         assert token.isdigit() or at.lstrip("\"'").startswith(token), (finding.pointer, at[:60])

@@ -14,6 +14,7 @@ from typing import Any
 import jsonschema_rs
 
 from .._errors import ArgumentError
+from ..document.pointer import unescape_token
 
 Json = Any
 MAX_DEPTH = 8  # values nested deeper than this are left to the API
@@ -95,7 +96,7 @@ class _Shaper:
     def _target(self, ref: str) -> Json | None:
         for prefix in ("#/$defs/", "#/definitions/"):
             if ref.startswith(prefix):
-                name = ref[len(prefix) :].replace("~1", "/").replace("~0", "~")
+                name = unescape_token(ref[len(prefix) :])
                 return self.defs.get(name)
         return None
 

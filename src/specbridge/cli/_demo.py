@@ -11,6 +11,7 @@ from importlib import resources
 
 import anyio
 import click
+import mcp_types as types
 
 from .._json import dumps
 from ._app import app, friendly_errors
@@ -53,7 +54,6 @@ async def _demo(once: bool, port: int) -> None:
     from ..config import ApiConfig, AuthConfig, Config, EgressConfig, Secret
     from ..examples.shop_api import shop_app
     from ..gateway import Gateway, bind, configure_logging, endpoint_urls, serve_http
-    from ..gateway._server import describe
 
     class QuietServer(uvicorn.Server):
         """The shop leaves Ctrl-C to the gateway, which then stops it."""
@@ -124,3 +124,10 @@ async def _demo(once: bool, port: int) -> None:
     finally:
         shop_sock.close()
         gateway_sock.close()
+
+
+def describe(result: types.CallToolResult) -> str:
+    """A short summary of a result, for the demo's output."""
+    if result.structured_content is not None:
+        return dumps(result.structured_content)
+    return " ".join(block.text for block in result.content if isinstance(block, types.TextContent))

@@ -18,7 +18,7 @@ def keys_group() -> None:
 @friendly_errors
 def keys_new_command(client_id: str, apis: tuple[str, ...]) -> None:
     """Make a key. The key is shown once (give it to the client); the config stores only its SHA-256."""
-    from ..gateway._clients import key_sha256, new_key
+    from ..gateway import key_sha256, new_key
 
     key = new_key()
     api_list = ", ".join(apis) if apis else "API_NAME"

@@ -3,6 +3,7 @@
 from ._load import from_data as from_data
 from ._load import load_document as load_document
 from ._load import parse_document as parse_document
+from ._locate import Locator as Locator
 from ._locate import locate as locate
 from ._model import ApiDocument as ApiDocument
 from ._model import MediaType as MediaType
@@ -17,10 +18,11 @@ from ._parse import parse_text as parse_text
 from ._refs import Resolver as Resolver
 from ._refs import Target as Target
 from ._refs import UnresolvedRef as UnresolvedRef
-from ._refs import pointer_of as pointer_of
+from .pointer import pointer_of as pointer_of
 
 __all__ = [
     "ApiDocument",
+    "Locator",
     "MediaType",
     "Note",
     "Operation",

@@ -12,8 +12,9 @@ from ._locate import locate
 from ._model import ApiDocument
 from ._openapi3 import OperationReader, as_dict, security_schemes, servers, text
 from ._parse import parse_text
-from ._refs import Resolver, pointer_of
+from ._refs import Resolver
 from ._swagger2 import SwaggerOperationReader, swagger_servers
+from .pointer import pointer_of
 
 _OPENAPI_VERSION = re.compile(r"^3\.[0-2](\.\d+)?(-[\w.]+)?$")
 

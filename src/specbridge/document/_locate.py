@@ -19,6 +19,8 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from .pointer import pointer_tokens
+
 _KEY = r"""(?P<key>"(?:[^"\\\n]|\\.)*"|'(?:[^'\n]|'')*'|[^\s#'"?:,\[\]{}\-][^\n]*?|-[^\s\n][^\n]*?)"""
 _KEY_AT = re.compile(_KEY + r"[ \t]*:(?=[ \t\r\n]|$)")
 _SIGNIFICANT_LINE = re.compile(r"^( *)(?=[^ \r\n#])", re.M)
@@ -45,12 +47,6 @@ class _Children:
 @functools.cache
 def _compiled(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.M)
-
-
-def _tokens(pointer: str) -> list[str]:
-    if not pointer or pointer == "/":
-        return []
-    return [raw.replace("~1", "/").replace("~0", "~") for raw in pointer[1:].split("/")]
 
 
 def _key_text(raw: str) -> str:
@@ -102,7 +98,7 @@ class Locator:
     def _node(self, pointer: str) -> _Node | None:
         if pointer in self._nodes:
             return self._nodes[pointer]
-        tokens = _tokens(pointer)
+        tokens = pointer_tokens(pointer)
         if not tokens:
             node: _Node | None = self._root()
         else:

@@ -16,7 +16,8 @@ from ._model import (
     Schema,
     SecurityScheme,
 )
-from ._refs import Resolver, UnresolvedRef, pointer_of
+from ._refs import Resolver, UnresolvedRef
+from .pointer import pointer_of
 
 _LOCATIONS: tuple[ParameterLocation, ...] = ("path", "query", "header", "cookie")
 # OpenAPI: a header parameter with one of these names "SHALL be ignored".

@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from .pointer import walk_pointer
+
 MAX_REF_CHAIN = 64
 
 
@@ -29,31 +31,6 @@ class UnresolvedRef(Exception):
         super().__init__(f"$ref {ref!r} {reason}")
         self.ref = ref
         self.reason = reason
-
-
-def escape_pointer_token(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")
-
-
-def pointer_of(*tokens: str) -> str:
-    return "".join("/" + escape_pointer_token(token) for token in tokens)
-
-
-def walk_pointer(root: Any, pointer: str) -> Any:
-    node = root
-    if pointer in ("", "/"):
-        return root
-    if not pointer.startswith("/"):
-        raise KeyError(pointer)
-    for raw in pointer[1:].split("/"):
-        token = raw.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, dict):
-            node = node[token]
-        elif isinstance(node, list) and token.isdigit():
-            node = node[int(token)]
-        else:
-            raise KeyError(pointer)
-    return node
 
 
 class Resolver:

@@ -10,7 +10,7 @@ from ._openapi3 import (
     OperationReader,
     text,
 )
-from ._refs import walk_pointer
+from .pointer import walk_pointer
 
 _SCHEMA_KEYS = (
     "type",

@@ -372,10 +372,3 @@ class _AcceptAll:
 
 
 _ACCEPT_ALL = _AcceptAll()
-
-
-def describe(result: types.CallToolResult) -> str:
-    """A short summary of a result, for the demo's output."""
-    if result.structured_content is not None:
-        return dumps(result.structured_content)
-    return " ".join(block.text for block in result.content if isinstance(block, types.TextContent))

@@ -8,10 +8,9 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..document import Operation
-from ..tools import CATALOGUE_MAX_TOKENS, CATALOGUE_MAX_TOOLS, Tool, catalogue_tokens
-from ..tools._naming import base_name
+from ..document.pointer import escape_token
+from ..tools import CATALOGUE_MAX_TOKENS, CATALOGUE_MAX_TOOLS, Tool, base_name, catalogue_tokens
 from ._model import Finding, LintContext, Registry, Severity
-from ._pointers import escape
 
 _DEPRECATION_WORDS = re.compile(
     r"deprecat|sunset|obsolete|end[- ]of[- ]life|no longer (?:supported|available)|will be removed|"
@@ -144,7 +143,9 @@ def _where_ref(data: Any, ref: str) -> str:
         if isinstance(node, dict):
             if node.get("$ref") == ref:
                 return pointer + "/$ref"
-            stack.extend((value, f"{pointer}/{escape(str(key))}") for key, value in reversed(node.items()))
+            stack.extend(
+                (value, f"{pointer}/{escape_token(str(key))}") for key, value in reversed(node.items())
+            )
         elif isinstance(node, list):
             stack.extend((value, f"{pointer}/{index}") for index, value in reversed(list(enumerate(node))))
     return ""
@@ -180,7 +181,7 @@ def credential_in_query(context: LintContext) -> Iterable[Finding]:
                 f"the security scheme `{scheme.name}` sends the key in the query (`{scheme.parameter_name}`), "
                 "so it lands in URLs, logs and agent traces.",
                 "Accept the key in a header (e.g. `Authorization` or `X-API-Key`) as well, and document that.",
-                pointer=f"{base}/{escape(scheme.name)}",
+                pointer=f"{base}/{escape_token(scheme.name)}",
             )
 
 

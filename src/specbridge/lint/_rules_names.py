@@ -6,8 +6,7 @@ import re
 from collections.abc import Iterable
 
 from ..document import Operation, pointer_of
-from ..tools import Tool
-from ..tools._naming import base_name
+from ..tools import Tool, base_name
 from ._model import Finding, LintContext, Registry, Severity
 
 PORTABLE_CHARS = re.compile(r"^[A-Za-z0-9_-]+$")

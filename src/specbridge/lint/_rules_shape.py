@@ -12,10 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ..tools import StrictIncompatible, Tool, strict_schema
-from ..tools._naming import argument_name
+from ..document.pointer import escape_token, find_pointer, unescape_token
+from ..tools import StrictIncompatible, Tool, argument_name, strict_schema
 from ._model import Finding, LintContext, Registry, Severity
-from ._pointers import escape, walk
 
 Json = Any
 MAX_DEPTH = 5
@@ -62,9 +61,9 @@ def _argument_pointer(context: LintContext, tool: Tool, argument: Any) -> str:
     if argument.location != "body" or tool.body is None or not argument.original:
         return pointer
     data = context.toolset.document.data
-    schema_pointer = f"{pointer}/content/{escape(tool.body.content_type)}/schema"
+    schema_pointer = f"{pointer}/content/{escape_token(tool.body.content_type)}/schema"
     for _ in range(8):
-        node = walk(data, schema_pointer)
+        node = find_pointer(data, schema_pointer)
         if not isinstance(node, dict):
             return pointer
         ref = node.get("$ref")
@@ -73,7 +72,7 @@ def _argument_pointer(context: LintContext, tool: Tool, argument: Any) -> str:
             continue
         properties = node.get("properties")
         if isinstance(properties, dict) and argument.original in properties:
-            return f"{schema_pointer}/properties/{escape(argument.original)}"
+            return f"{schema_pointer}/properties/{escape_token(argument.original)}"
         return pointer
     return pointer
 
@@ -123,7 +122,7 @@ class _Depth:
         return best
 
     def reference(self, name: str, path: str) -> tuple[int, str]:
-        name = name.replace("~1", "/").replace("~0", "~")
+        name = unescape_token(name)
         if name in self.active:
             return RECURSIVE, f"{path} (contains itself via {name})"
         if name in self.memo:

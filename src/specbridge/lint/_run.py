@@ -7,11 +7,11 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from .._errors import ConfigError
-from ..document._locate import Locator
+from ..document import Locator
+from ..document.pointer import find_pointer, nodes_along
 from ..tools import Tool, ToolSet
 from . import _rules_document, _rules_names, _rules_shape
 from ._model import Finding, LintContext, Registry, Severity
-from ._pointers import nodes_along, walk
 
 if TYPE_CHECKING:
     from ..config import ApiConfig, LintConfig
@@ -158,7 +158,7 @@ def _schemas_under(data: Any, node: Any) -> Iterable[Any]:
             ref = candidate.get("$ref")
             if not (isinstance(ref, str) and ref.startswith("#/")):
                 break
-            candidate = walk(data, ref[1:])
+            candidate = find_pointer(data, ref[1:])
 
 
 def _ignored_in_document(finding: Finding, tool: Tool | None, ignores: _DocumentIgnores) -> bool:

@@ -17,7 +17,7 @@ from typing import Any, Literal, NamedTuple
 
 from .._json import dumps_bytes
 from ..document import Resolver, Schema, UnresolvedRef
-from ..document._refs import walk_pointer
+from ..document.pointer import unescape_token, walk_pointer
 
 Mode = Literal["input", "output"]
 Json = Any
@@ -339,7 +339,7 @@ class SchemaShaper:
         name = self._def_names.get(key)
         if name is not None:
             return name
-        last = key.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
+        last = unescape_token(key.rsplit("/", 1)[-1])
         candidate = _NAME_UNSAFE.sub("_", last)[:60] or "schema"
         if candidate in self._taken_names:
             candidate = f"{candidate[:50]}_{hashlib.sha256(key.encode()).hexdigest()[:8]}"
