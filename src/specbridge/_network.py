@@ -212,7 +212,9 @@ def parse_allow(entry: str) -> AllowEntry:
     if not has_port:
         return AllowEntry(host, None)
     if not port.isascii() or not port.isdigit() or not 1 <= int(port) <= MAX_PORT:
-        raise ValueError(f"has the port {port!r}; a port is a number from 1 to {MAX_PORT}, or leave it out")
+        raise ValueError(
+            f"has a port that is not a number from 1 to {MAX_PORT} (leave it out for every port)"
+        )
     return AllowEntry(host, int(port))
 
 

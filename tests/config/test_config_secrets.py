@@ -104,3 +104,13 @@ async def test_a_reload_that_fails_on_a_pasted_secret_does_not_log_it(
         assert TOKENS[0] not in caplog.text
     finally:
         await gateway.aclose()
+
+
+def test_a_secret_pasted_into_an_egress_exception_is_not_shown() -> None:
+    with pytest.raises(ConfigError) as caught:
+        config_from_data(
+            {"apis": {"a": {"spec": "/a.yaml", "egress": {"allow": [f"api.example.com:{TOKENS[1]}"]}}}},
+            source="c.yaml",
+        )
+    assert caught.value.key == "apis.a.egress.allow[0]"
+    assert TOKENS[1] not in str(caught.value)
