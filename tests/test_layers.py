@@ -14,7 +14,9 @@ ALLOWED = {
     "tools": {"spec", "tools"},
     "lint": {"spec", "tools", "lint", "config"},
     "call": {"spec", "tools", "call", "config"},
-    "gateway": {"spec", "tools", "call", "gateway", "config"},
+    "gateway": {"spec", "tools", "call", "gateway", "config", "store", "approvals"},
+    "store": {"store"},
+    "approvals": {"store", "approvals"},
     "examples": {"examples"},
 }
 MCP_ALLOWED = {"gateway", "cli"}  # nothing below the gateway knows about MCP
