@@ -62,6 +62,7 @@ class ErrorCode(StrEnum):
     APPROVAL_EXPIRED = "approval-expired"
     APPROVAL_NOT_FOUND = "approval-not-found"
     APPROVAL_OUTCOME_UNKNOWN = "approval-outcome-unknown"
+    APPROVAL_REASON_MISSING = "approval-reason-missing"
     STORE_UNAVAILABLE = "store-unavailable"
 
 

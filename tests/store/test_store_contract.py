@@ -220,7 +220,9 @@ async def test_the_outbox_hands_out_due_deliveries_oldest_first_and_hides_leased
 async def test_two_workers_leasing_at_once_never_get_the_same_delivery(store_url: str) -> None:
     async with open_store(store_url) as one, open_store(store_url) as two:
         made = {await one.enqueue("t", {"n": n}, NOW + n) for n in range(MANY)}
-        batches = await asyncio.gather(*((one, two)[n % 2].lease_due(NOW + MANY, 30, limit=3) for n in range(10)))
+        batches = await asyncio.gather(
+            *((one, two)[n % 2].lease_due(NOW + MANY, 30, limit=3) for n in range(10))
+        )
     handed = [delivery.id for batch in batches for delivery in batch]
     assert len(handed) == len(set(handed)) == MANY
     assert set(handed) == made

@@ -73,4 +73,6 @@ def open_store(url: str, *, base: Path | None = None, namespace: str | None = No
         from ._redis import RedisStore
 
         return RedisStore(plain, prefix=namespace)
-    raise StoreError(f"store {parts.scheme}://…: the store must be a sqlite:///PATH, postgresql://… or redis://… URL")
+    raise StoreError(
+        f"store {parts.scheme}://…: the store must be a sqlite:///PATH, postgresql://… or redis://… URL"
+    )

@@ -77,7 +77,9 @@ class Store(ABC):
     # Execute-once claims
 
     @abstractmethod
-    async def claim(self, key: str, owner: str, fingerprint: str, lease: float, keep: float, now: float) -> Claim:
+    async def claim(
+        self, key: str, owner: str, fingerprint: str, lease: float, keep: float, now: float
+    ) -> Claim:
         """Take `key` for `owner` unless someone holds it; the claim as it now stands (`won` if taken).
 
         `lease`: seconds the owner has to `complete`, after which the claim reads as unknown (never run

@@ -59,7 +59,17 @@ class Condition:
 
 # The fields `Store.update_approval` may change; everything else is written once, at creation.
 CHANGEABLE = frozenset(
-    {"status", "reason", "answered_by", "answered_at", "owner", "lease_until", "finished_at", "result", "settled_at"}
+    {
+        "status",
+        "reason",
+        "answered_by",
+        "answered_at",
+        "owner",
+        "lease_until",
+        "finished_at",
+        "result",
+        "settled_at",
+    }
 )
 
 

@@ -62,7 +62,9 @@ class PostgresStore(Store):
         self._pool = pool
 
     async def _migrate(self, conn: Conn) -> None:
-        lock = int.from_bytes(hashlib.sha256(f"specbridge:{self.schema}".encode()).digest()[:8], "big", signed=True)
+        lock = int.from_bytes(
+            hashlib.sha256(f"specbridge:{self.schema}".encode()).digest()[:8], "big", signed=True
+        )
         schema = pgsql.Identifier(self.schema)
         async with conn.transaction():
             await conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock,))
@@ -117,7 +119,9 @@ class PostgresStore(Store):
                         await conn.execute(
                             sql.expire_pending(P, one_call=True).encode(), (now, now, approval.fingerprint)
                         )
-                        row = await (await conn.execute(insert.encode(), approval_values(approval))).fetchone()
+                        row = await (
+                            await conn.execute(insert.encode(), approval_values(approval))
+                        ).fetchone()
                         if row is not None:
                             return approval_from(row), True
                         row = await (
@@ -154,7 +158,9 @@ class PostgresStore(Store):
 
     # Claims
 
-    async def claim(self, key: str, owner: str, fingerprint: str, lease: float, keep: float, now: float) -> Claim:
+    async def claim(
+        self, key: str, owner: str, fingerprint: str, lease: float, keep: float, now: float
+    ) -> Claim:
         try:
             async with self._connection() as conn, conn.transaction():
                 await conn.execute(sql.forget_claim(P).encode(), (key, now))

@@ -57,7 +57,14 @@ class RedisStore(Store):
             await client.aclose()
             raise StoreError(f"cannot open the store {self.name}: {_sql.too_new(current)}")
         self._redis = client
-        for name in ("ATTACH_OR_CREATE", "UPDATE_APPROVAL", "EXPIRE_DUE", "CLAIM", "SETTLE_CLAIM", "LEASE_DUE"):
+        for name in (
+            "ATTACH_OR_CREATE",
+            "UPDATE_APPROVAL",
+            "EXPIRE_DUE",
+            "CLAIM",
+            "SETTLE_CLAIM",
+            "LEASE_DUE",
+        ):
             self._scripts[name] = client.register_script(getattr(lua, name))
 
     async def close(self) -> None:
@@ -122,7 +129,9 @@ class RedisStore(Store):
             condition["lease_passed_at"] = _text(float(when.lease_passed_at))
         if when.unsettled:
             condition["unsettled"] = True
-        values = {name: None if value is None else _text(value) for name, value in checked_changes(changes).items()}
+        values = {
+            name: None if value is None else _text(value) for name, value in checked_changes(changes).items()
+        }
         flat = await self._script("UPDATE_APPROVAL", approval_id, json.dumps(condition), json.dumps(values))
         return approval_from(_pairs(flat)) if flat else None
 
@@ -131,7 +140,9 @@ class RedisStore(Store):
 
     # Claims
 
-    async def claim(self, key: str, owner: str, fingerprint: str, lease: float, keep: float, now: float) -> Claim:
+    async def claim(
+        self, key: str, owner: str, fingerprint: str, lease: float, keep: float, now: float
+    ) -> Claim:
         won, flat = await self._script(
             "CLAIM",
             key,

@@ -39,7 +39,6 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
 VERSION = len(MIGRATIONS)
 
 
-
 def too_new(current: int) -> str:
     return (
         f"the store's schema is version {current}, newer than this specbridge knows ({VERSION}): "
@@ -106,7 +105,9 @@ def insert_claim(p: str) -> str:
 
 
 def complete_claim(p: str) -> str:
-    return f"UPDATE claims SET state = 'done', result = {p} WHERE key = {p} AND owner = {p} AND state = 'held'"
+    return (
+        f"UPDATE claims SET state = 'done', result = {p} WHERE key = {p} AND owner = {p} AND state = 'held'"
+    )
 
 
 def abandon_claim(p: str, sent: bool) -> str:

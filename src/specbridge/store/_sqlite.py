@@ -99,7 +99,9 @@ class SqliteStore(Store):
             row = db.execute(sql.open_approval(P), (approval.fingerprint,)).fetchone()
             if row is not None:
                 return approval_from(row), False
-            return approval_from(db.execute(sql.insert_approval(P), approval_values(approval)).fetchone()), True
+            return approval_from(
+                db.execute(sql.insert_approval(P), approval_values(approval)).fetchone()
+            ), True
 
         return await self._write(work)
 
@@ -131,14 +133,20 @@ class SqliteStore(Store):
         return await self._write(work)
 
     async def expire_due(self, now: float) -> int:
-        return await self._write(lambda db: db.execute(sql.expire_pending(P, one_call=False), (now, now)).rowcount)
+        return await self._write(
+            lambda db: db.execute(sql.expire_pending(P, one_call=False), (now, now)).rowcount
+        )
 
     # Claims
 
-    async def claim(self, key: str, owner: str, fingerprint: str, lease: float, keep: float, now: float) -> Claim:
+    async def claim(
+        self, key: str, owner: str, fingerprint: str, lease: float, keep: float, now: float
+    ) -> Claim:
         def work(db: sqlite3.Connection) -> Claim:
             db.execute(sql.forget_claim(P), (key, now))
-            row = db.execute(sql.insert_claim(P), (key, owner, fingerprint, now + lease, now + keep)).fetchone()
+            row = db.execute(
+                sql.insert_claim(P), (key, owner, fingerprint, now + lease, now + keep)
+            ).fetchone()
             if row is not None:
                 return claim_from(row, now, won=True)
             return claim_from(db.execute("SELECT * FROM claims WHERE key = ?", (key,)).fetchone(), now)
@@ -150,7 +158,9 @@ class SqliteStore(Store):
         return await self._write(lambda db: db.execute(sql.complete_claim(P), params).rowcount == 1)
 
     async def abandon(self, key: str, owner: str, *, sent: bool) -> bool:
-        return await self._write(lambda db: db.execute(sql.abandon_claim(P, sent), (key, owner)).rowcount == 1)
+        return await self._write(
+            lambda db: db.execute(sql.abandon_claim(P, sent), (key, owner)).rowcount == 1
+        )
 
     async def get_claim(self, key: str, now: float) -> Claim | None:
         def work(db: sqlite3.Connection) -> Claim | None:
