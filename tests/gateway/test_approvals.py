@@ -257,6 +257,23 @@ async def test_an_execution_whose_owner_vanished_is_not_resent_and_after_its_lea
     assert upstream.sent == 0
 
 
+async def test_a_result_that_arrives_after_the_lease_passed_is_still_stored(
+    store: Store, clock: Clock
+) -> None:
+    slow = Approvals(store, ApprovalSettings(wait=0), clock=clock, lease=60)
+    approval = await slow.approve(
+        (await slow.request("shop", "refundOrder", "agent-1", ARGS, BOUND)).id, "alice"
+    )
+
+    async def outlives_its_lease() -> Any:
+        clock.now += 61
+        assert (await slow.get(approval.id)).status is Status.OUTCOME_UNKNOWN
+        return RESULT
+
+    finished = await slow.execute(approval, outlives_its_lease)
+    assert (finished.status, finished.result) == (Status.DONE, RESULT)
+
+
 async def test_an_unknown_id_is_not_found_and_a_rejection_needs_a_reason(approvals: Approvals) -> None:
     for attempt in (approvals.get("nope"), approvals.approve("nope", by="alice")):
         with pytest.raises(ApprovalError) as caught:

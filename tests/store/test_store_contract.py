@@ -183,6 +183,15 @@ async def test_a_claim_is_forgotten_after_its_keep_time_and_can_be_taken_again(s
     assert (again.won, again.owner, again.fingerprint) == (True, "second", "args-2")
 
 
+async def test_a_sweep_forgets_claims_past_their_keep_time_and_keeps_the_others(store: Store) -> None:
+    await store.claim("old", "me", "a", 30, 100, NOW)
+    await store.claim("fresh", "me", "a", 30, 1000, NOW)
+    await store.sweep(NOW + 100)
+    assert await store.get_claim("old", NOW + 100) is None
+    fresh = await store.get_claim("fresh", NOW + 100)
+    assert fresh is not None and fresh.owner == "me"
+
+
 async def test_an_abandoned_claim_is_forgotten_if_nothing_was_sent_and_unknown_if_something_may_have_been(
     store: Store,
 ) -> None:
@@ -215,6 +224,14 @@ async def test_the_outbox_hands_out_due_deliveries_oldest_first_and_hides_leased
         (second, 2, "receiver answered 503"),
         (later, 1, None),
     ]
+
+
+async def test_a_retry_of_a_delivery_acked_meanwhile_does_not_bring_it_back(store: Store) -> None:
+    delivery = await store.enqueue("t", {"n": 1}, NOW)
+    await store.lease_due(NOW, lease=30)
+    await store.ack(delivery)
+    await store.retry_at(delivery, NOW + 1, "late failure report")
+    assert await store.lease_due(NOW + 100, lease=30) == []
 
 
 async def test_two_workers_leasing_at_once_never_get_the_same_delivery(store_url: str) -> None:

@@ -22,13 +22,14 @@ import json
 import secrets
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from .._errors import CallError, ErrorCode
 from ..store import Approval, Condition, Status, Store
 
 Json = Any
+EXECUTING = frozenset({Status.EXECUTING})
 TERMINAL = frozenset({Status.REJECTED, Status.EXPIRED, Status.DONE, Status.OUTCOME_UNKNOWN})
 MAX_REASON = 2000
 
@@ -204,12 +205,15 @@ class Approvals:
         )
         if claimed is None:
             return await self.get(approval.id)
-        mine = Condition(statuses=frozenset({Status.EXECUTING}), owner=self.owner)
+        # A result that comes after the lease passed (read as unknown meanwhile) is still the truth.
+        mine = Condition(statuses=frozenset({Status.EXECUTING, Status.OUTCOME_UNKNOWN}), owner=self.owner)
         try:
             result = await send()
         except BaseException:
             unknown = {"status": Status.OUTCOME_UNKNOWN, "finished_at": self.clock()}
-            await asyncio.shield(self.store.update_approval(approval.id, mine, unknown))
+            await asyncio.shield(
+                self.store.update_approval(approval.id, replace(mine, statuses=EXECUTING), unknown)
+            )
             self._wake()
             raise
         done = {"status": Status.DONE, "result": result, "finished_at": self.clock()}

@@ -97,6 +97,10 @@ class Store(ABC):
     @abstractmethod
     async def get_claim(self, key: str, now: float) -> Claim | None: ...
 
+    @abstractmethod
+    async def sweep(self, now: float) -> int:
+        """Forget claims past their keep time (Redis forgets them by itself); how many were removed."""
+
     # Outbox
 
     @abstractmethod

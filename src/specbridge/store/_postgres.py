@@ -188,6 +188,9 @@ class PostgresStore(Store):
         row = await self._one("SELECT * FROM claims WHERE key = %s AND expires_at > %s", (key, now))
         return None if row is None else claim_from(row, now)
 
+    async def sweep(self, now: float) -> int:
+        return await self._count("DELETE FROM claims WHERE expires_at <= %s", (now,))
+
     # Outbox
 
     async def enqueue(self, topic: str, payload: Json, now: float, due: float | None = None) -> str:

@@ -57,14 +57,7 @@ class RedisStore(Store):
             await client.aclose()
             raise StoreError(f"cannot open the store {self.name}: {_sql.too_new(current)}")
         self._redis = client
-        for name in (
-            "ATTACH_OR_CREATE",
-            "UPDATE_APPROVAL",
-            "EXPIRE_DUE",
-            "CLAIM",
-            "SETTLE_CLAIM",
-            "LEASE_DUE",
-        ):
+        for name in lua.SCRIPTS:
             self._scripts[name] = client.register_script(getattr(lua, name))
 
     async def close(self) -> None:
@@ -170,6 +163,9 @@ class RedisStore(Store):
             return None
         return claim_from(row, now)
 
+    async def sweep(self, now: float) -> int:
+        return 0  # each claim carries a Redis TTL of its keep time
+
     # Outbox
 
     async def enqueue(self, topic: str, payload: Json, now: float, due: float | None = None) -> str:
@@ -199,10 +195,4 @@ class RedisStore(Store):
             raise StoreError(f"the store {self.name} failed: {error}") from None
 
     async def retry_at(self, delivery_id: str, due: float, error: str) -> None:
-        try:
-            async with self._client().pipeline(transaction=True) as pipe:
-                pipe.hset(self.prefix + "o:" + delivery_id, "last_error", error)
-                pipe.zadd(self.prefix + "due", {delivery_id: due}, xx=True)
-                await pipe.execute()
-        except RedisError as failure:
-            raise StoreError(f"the store {self.name} failed: {failure}") from None
+        await self._script("RETRY_AT", delivery_id, _text(float(due)), error)

@@ -7,6 +7,16 @@ where cjson would round it to 14 digits.
 
 from __future__ import annotations
 
+SCRIPTS = (
+    "ATTACH_OR_CREATE",
+    "UPDATE_APPROVAL",
+    "EXPIRE_DUE",
+    "CLAIM",
+    "SETTLE_CLAIM",
+    "LEASE_DUE",
+    "RETRY_AT",
+)
+
 ATTACH_OR_CREATE = """
 local p, fingerprint, now, record = ARGV[1], ARGV[2], ARGV[3], cjson.decode(ARGV[4])
 local open = p .. 'open:' .. fingerprint
@@ -122,4 +132,13 @@ for i = 1, math.min(#items, limit) do
   table.insert(leased, redis.call('HGETALL', p .. 'o:' .. id))
 end
 return leased
+"""
+
+# ARGV: prefix, id, due, error (a delivery acked meanwhile stays gone)
+RETRY_AT = """
+local key = ARGV[1] .. 'o:' .. ARGV[2]
+if redis.call('EXISTS', key) == 0 then return 0 end
+redis.call('HSET', key, 'last_error', ARGV[4])
+redis.call('ZADD', ARGV[1] .. 'due', ARGV[3], ARGV[2])
+return 1
 """

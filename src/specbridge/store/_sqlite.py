@@ -169,6 +169,11 @@ class SqliteStore(Store):
 
         return await self._run(work)
 
+    async def sweep(self, now: float) -> int:
+        return await self._write(
+            lambda db: db.execute("DELETE FROM claims WHERE expires_at <= ?", (now,)).rowcount
+        )
+
     # Outbox
 
     async def enqueue(self, topic: str, payload: Json, now: float, due: float | None = None) -> str:
