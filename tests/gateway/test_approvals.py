@@ -10,7 +10,7 @@ import anyio
 import pytest
 
 from specbridge import ErrorCode
-from specbridge.approvals import ApprovalError, Approvals, ApprovalSettings
+from specbridge.approvals import ApprovalError, Approvals, ApprovalSettings, approval_json
 from specbridge.store import Condition, Status, Store, open_store
 from tests.store._backends import namespaces, store, store_url
 
@@ -284,6 +284,30 @@ async def test_an_unknown_id_is_not_found_and_a_rejection_needs_a_reason(approva
         await approvals.reject(approval_id, by="bob", reason="   ")
     assert caught.value.code is ErrorCode.APPROVAL_REASON_MISSING
     assert (await approvals.get(approval_id)).status is Status.PENDING
+
+
+async def test_a_person_sees_the_arguments_and_the_bound_values_apart_with_readable_times(
+    approvals: Approvals,
+) -> None:
+    approval_id = await pending_id(approvals, Upstream())
+    await approvals.reject(approval_id, by="bob", reason="wrong order")
+    shown = approval_json(await approvals.get(approval_id))
+    assert shown == {
+        "id": approval_id,
+        "status": "rejected",
+        "api": "shop",
+        "tool": "refundOrder",
+        "client": "agent-1",
+        "arguments": ARGS,
+        "bound": BOUND,
+        "reason": "wrong order",
+        "answered_by": "bob",
+        "created_at": "2025-11-30T10:53:20Z",
+        "expires_at": "2025-11-30T11:53:20Z",
+        "answered_at": "2025-11-30T10:53:20Z",
+        "finished_at": None,
+        "result": None,
+    }
 
 
 @pytest.mark.parametrize(("field", "value"), [("wait", -1.0), ("expire", 0.0), ("by", "anyone")])

@@ -7,5 +7,6 @@ from ._approvals import ApprovalError as ApprovalError
 from ._approvals import Approvals as Approvals
 from ._approvals import ApprovalSettings as ApprovalSettings
 from ._approvals import fingerprint as fingerprint
+from ._view import approval_json as approval_json
 
-__all__ = ["ApprovalError", "ApprovalSettings", "Approvals", "fingerprint"]
+__all__ = ["ApprovalError", "ApprovalSettings", "Approvals", "approval_json", "fingerprint"]
