@@ -310,6 +310,26 @@ async def test_a_person_sees_the_arguments_and_the_bound_values_apart_with_reada
     }
 
 
+async def test_with_announcements_each_new_approval_and_each_answer_is_queued_for_the_webhook(
+    store: Store, clock: Clock
+) -> None:
+    approvals = Approvals(store, ApprovalSettings(wait=0), clock=clock, announce=True)
+    approval_id = await pending_id(approvals, Upstream())
+    await pending_id(approvals, Upstream())  # attached: no second announcement
+    clock.now += 5
+    await approvals.approve(approval_id, by="alice")
+    with pytest.raises(ApprovalError):
+        await approvals.approve(approval_id, by="bob")
+    queued = await store.lease_due(clock.now, lease=30)
+    assert [(d.topic, d.payload["type"], d.payload["data"]["status"]) for d in queued] == [
+        ("approval.requested", "approval.requested", "pending"),
+        ("approval.answered", "approval.answered", "approved"),
+    ]
+    answered = queued[1].payload
+    assert answered["timestamp"] == answered["data"]["answered_at"] == "2025-11-30T10:53:25Z"
+    assert (answered["data"]["answered_by"], answered["data"]["arguments"]) == ("alice", ARGS)
+
+
 @pytest.mark.parametrize(("field", "value"), [("wait", -1.0), ("expire", 0.0), ("by", "anyone")])
 def test_settings_out_of_range_are_refused_saying_which(field: str, value: Any) -> None:
     with pytest.raises(ValueError, match=f"approvals.{field}"):

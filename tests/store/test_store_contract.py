@@ -9,7 +9,16 @@ from dataclasses import replace
 import pytest
 
 from specbridge import ErrorCode
-from specbridge.store import Approval, ClaimState, Condition, Status, Store, StoreError, open_store
+from specbridge.store import (
+    Announcement,
+    Approval,
+    ClaimState,
+    Condition,
+    Status,
+    Store,
+    StoreError,
+    open_store,
+)
 
 NOW = 1_764_500_000.25
 MANY = 20
@@ -232,6 +241,21 @@ async def test_a_retry_of_a_delivery_acked_meanwhile_does_not_bring_it_back(stor
     await store.ack(delivery)
     await store.retry_at(delivery, NOW + 1, "late failure report")
     assert await store.lease_due(NOW + 100, lease=30) == []
+
+
+async def test_an_announcement_is_queued_with_the_change_it_announces_and_only_then(store: Store) -> None:
+    created, _ = await store.attach_or_create(
+        approval(), NOW, Announcement("approval.requested", {"n": 1}, NOW)
+    )
+    await store.attach_or_create(approval(), NOW, Announcement("approval.requested", {"n": 2}, NOW))
+    answered = Announcement("approval.answered", {"n": 3}, NOW + 1)
+    assert await store.update_approval(created.id, ANSWERABLE, {"status": Status.APPROVED}, answered)
+    assert await store.update_approval(created.id, ANSWERABLE, {"status": Status.REJECTED}, answered) is None
+    queued = await store.lease_due(NOW + 1, lease=30)
+    assert [(d.topic, d.payload, d.created_at) for d in queued] == [
+        ("approval.requested", {"n": 1}, NOW),
+        ("approval.answered", {"n": 3}, NOW + 1),
+    ]
 
 
 async def test_two_workers_leasing_at_once_never_get_the_same_delivery(store_url: str) -> None:

@@ -26,7 +26,9 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from .._errors import CallError, ErrorCode
-from ..store import Approval, Condition, Status, Store
+from ..store import Announcement, Approval, Condition, Status, Store
+from ._view import approval_json
+from ._view import iso as _iso
 
 Json = Any
 EXECUTING = frozenset({Status.EXECUTING})
@@ -80,12 +82,14 @@ class Approvals:
         clock: Callable[[], float] = time.time,
         lease: float = 120.0,
         owner: str | None = None,
+        announce: bool = False,
     ) -> None:
         self.store = store
         self.settings = settings or ApprovalSettings()
         self.clock = clock
         self.lease = lease
         self.owner = owner or secrets.token_hex(8)
+        self.announce = announce  # put approval.requested / approval.answered in the outbox (webhooks)
         self._changed = asyncio.Event()  # set (and replaced) whenever this process answers or finishes one
 
     # What a person does
@@ -131,7 +135,11 @@ class Approvals:
         now = self.clock()
         when = Condition(statuses=frozenset({Status.PENDING}), not_expired_at=now)
         changes = {"status": status, "answered_by": by, "answered_at": now, "reason": reason}
-        answered = await self.store.update_approval(approval_id, when, changes)
+        announce = None
+        if self.announce and (current := await self.store.get_approval(approval_id)) is not None:
+            answer = replace(current, status=status, answered_by=by, answered_at=now, reason=reason)
+            announce = _event("approval.answered", answer, now)
+        answered = await self.store.update_approval(approval_id, when, changes, announce)
         if answered is not None:
             self._wake()
             return answered
@@ -168,7 +176,8 @@ class Approvals:
             created_at=now,
             expires_at=now + self.settings.expire,
         )
-        approval, _ = await self.store.attach_or_create(record, now)
+        announce = _event("approval.requested", record, now) if self.announce else None
+        approval, _ = await self.store.attach_or_create(record, now, announce)
         return approval
 
     async def wait(self, approval_id: str, timeout: float) -> Approval:
@@ -253,6 +262,11 @@ class Approvals:
             if approval.status is Status.DONE:
                 return approval.result
             raise _final(approval)
+
+
+def _event(topic: str, approval: Approval, now: float) -> Announcement:
+    """A webhook event in the Standard Webhooks payload shape: type, timestamp, data."""
+    return Announcement(topic, {"type": topic, "timestamp": _iso(now), "data": approval_json(approval)}, now)
 
 
 def _pending(approval: Approval) -> ApprovalError:

@@ -8,10 +8,12 @@ from typing import Any
 from ..store import Approval
 
 
-def _when(seconds: float | None) -> str | None:
-    if seconds is None:
-        return None
+def iso(seconds: float) -> str:
     return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _when(seconds: float | None) -> str | None:
+    return None if seconds is None else iso(seconds)
 
 
 def approval_json(approval: Approval) -> dict[str, Any]:

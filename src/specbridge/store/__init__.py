@@ -17,6 +17,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from ._base import Store as Store
 from ._base import StoreError as StoreError
+from ._model import Announcement as Announcement
 from ._model import Approval as Approval
 from ._model import Claim as Claim
 from ._model import ClaimState as ClaimState
@@ -32,6 +33,7 @@ _NAMESPACE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,47}")
 __all__ = [
     "DEFAULT_NAMESPACE",
     "DEFAULT_STORE",
+    "Announcement",
     "Approval",
     "Claim",
     "ClaimState",

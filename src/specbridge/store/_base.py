@@ -17,7 +17,7 @@ from types import TracebackType
 from typing import Self
 
 from .._errors import ErrorCode, SpecbridgeError
-from ._model import Approval, Claim, Condition, Delivery, Json, Status
+from ._model import Announcement, Approval, Claim, Condition, Delivery, Json, Status
 
 
 class StoreError(SpecbridgeError):
@@ -51,8 +51,11 @@ class Store(ABC):
     # Approvals
 
     @abstractmethod
-    async def attach_or_create(self, approval: Approval, now: float) -> tuple[Approval, bool]:
-        """The open approval with `approval.fingerprint` (not settled, not expired), or `approval` stored.
+    async def attach_or_create(
+        self, approval: Approval, now: float, announce: Announcement | None = None
+    ) -> tuple[Approval, bool]:
+        """The open approval with `approval.fingerprint` (not settled, not expired), or `approval` stored
+        (and `announce` put in the outbox in the same step).
 
         A pending one whose `expires_at` has passed is marked expired on the way and does not count.
         Returns the record and whether it was created."""
@@ -66,9 +69,14 @@ class Store(ABC):
 
     @abstractmethod
     async def update_approval(
-        self, approval_id: str, when: Condition, changes: Mapping[str, Json]
+        self,
+        approval_id: str,
+        when: Condition,
+        changes: Mapping[str, Json],
+        announce: Announcement | None = None,
     ) -> Approval | None:
-        """Apply `changes` (fields of `CHANGEABLE`) if the record meets `when`; the new record, or None."""
+        """Apply `changes` (fields of `CHANGEABLE`) if the record meets `when`, with `announce` put in the
+        outbox in the same step; the new record, or None (nothing changed, nothing announced)."""
 
     @abstractmethod
     async def expire_due(self, now: float) -> int:

@@ -92,6 +92,15 @@ class Claim:
 
 
 @dataclass(frozen=True, slots=True)
+class Announcement:
+    """An outbox delivery written in the same atomic step as the approval change it announces."""
+
+    topic: str
+    payload: Json
+    at: float  # created and due at
+
+
+@dataclass(frozen=True, slots=True)
 class Delivery:
     id: str
     topic: str

@@ -21,8 +21,16 @@ from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from . import _sql as sql
 from ._base import Store, StoreError
-from ._model import Approval, Claim, Condition, Delivery, Json, Status
-from ._records import approval_from, approval_values, checked_changes, claim_from, delivery_from, encode
+from ._model import Announcement, Approval, Claim, Condition, Delivery, Json, Status
+from ._records import (
+    approval_from,
+    approval_values,
+    checked_changes,
+    claim_from,
+    delivery_from,
+    delivery_values,
+    encode,
+)
 
 P = "%s"
 Conn = psycopg.AsyncConnection[dict[str, Any]]
@@ -107,7 +115,9 @@ class PostgresStore(Store):
 
     # Approvals
 
-    async def attach_or_create(self, approval: Approval, now: float) -> tuple[Approval, bool]:
+    async def attach_or_create(
+        self, approval: Approval, now: float, announce: Announcement | None = None
+    ) -> tuple[Approval, bool]:
         insert = sql.insert_approval(P).replace(
             " RETURNING", " ON CONFLICT (fingerprint) WHERE settled_at IS NULL DO NOTHING RETURNING"
         )
@@ -123,6 +133,8 @@ class PostgresStore(Store):
                             await conn.execute(insert.encode(), approval_values(approval))
                         ).fetchone()
                         if row is not None:
+                            if announce is not None:
+                                await conn.execute(sql.enqueue(P).encode(), delivery_values(announce))
                             return approval_from(row), True
                         row = await (
                             await conn.execute(sql.open_approval(P).encode(), (approval.fingerprint,))
@@ -147,10 +159,23 @@ class PostgresStore(Store):
             raise StoreError(f"the store {self.name} failed: {_first_line(error)}") from None
 
     async def update_approval(
-        self, approval_id: str, when: Condition, changes: Mapping[str, Json]
+        self,
+        approval_id: str,
+        when: Condition,
+        changes: Mapping[str, Json],
+        announce: Announcement | None = None,
     ) -> Approval | None:
         statement, params = sql.update_approval(P, approval_id, when, checked_changes(changes))
-        row = await self._one(statement, params)
+        if announce is None:
+            row = await self._one(statement, params)
+            return None if row is None else approval_from(row)
+        try:
+            async with self._connection() as conn, conn.transaction():
+                row = await (await conn.execute(statement.encode(), params)).fetchone()
+                if row is not None:
+                    await conn.execute(sql.enqueue(P).encode(), delivery_values(announce))
+        except psycopg.Error as error:
+            raise StoreError(f"the store {self.name} failed: {_first_line(error)}") from None
         return None if row is None else approval_from(row)
 
     async def expire_due(self, now: float) -> int:

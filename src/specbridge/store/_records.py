@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import secrets
 from collections.abc import Mapping
 from typing import Any
 
 from .._json import dumps
-from ._model import CHANGEABLE, Approval, Claim, ClaimState, Delivery, Json, Status
+from ._model import CHANGEABLE, Announcement, Approval, Claim, ClaimState, Delivery, Json, Status
 
 APPROVAL_FIELDS = (
     "id",
@@ -91,6 +92,11 @@ def checked_changes(changes: Mapping[str, Json]) -> dict[str, Any]:
     if unknown:
         raise ValueError(f"fields that cannot change: {sorted(unknown)}")
     return {name: encode(name, value) for name, value in changes.items()}
+
+
+def delivery_values(announce: Announcement) -> tuple[str, str, str, float, float]:
+    """A new outbox row: id, topic, payload, created_at, due_at (due at once)."""
+    return secrets.token_urlsafe(18), announce.topic, dumps(announce.payload), announce.at, announce.at
 
 
 def claim_from(row: Mapping[str, Any], now: float, *, won: bool = False) -> Claim:

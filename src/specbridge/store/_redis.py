@@ -19,8 +19,16 @@ from redis.exceptions import RedisError
 from . import _redis_lua as lua
 from . import _sql
 from ._base import Store, StoreError
-from ._model import Approval, Claim, Condition, Delivery, Json, Status
-from ._records import APPROVAL_FIELDS, approval_from, checked_changes, claim_from, delivery_from, encode
+from ._model import Announcement, Approval, Claim, Condition, Delivery, Json, Status
+from ._records import (
+    APPROVAL_FIELDS,
+    approval_from,
+    checked_changes,
+    claim_from,
+    delivery_from,
+    delivery_values,
+    encode,
+)
 
 SCHEMA_VERSION = 1  # Redis needs no migration steps yet; the key guards against an older specbridge
 
@@ -31,6 +39,15 @@ def _text(value: Any) -> str:
 
 def _pairs(flat: list[Any]) -> dict[str, Any]:
     return dict(zip(flat[::2], flat[1::2], strict=True))
+
+
+def _delivery(announce: Announcement | None) -> str:
+    """An outbox record for a script to write with its change ("" for none)."""
+    if announce is None:
+        return ""
+    delivery_id, topic, payload, at, _ = delivery_values(announce)
+    record = {"id": delivery_id, "topic": topic, "payload": payload, "created_at": _text(at), "attempts": "0"}
+    return json.dumps(record)
 
 
 class RedisStore(Store):
@@ -79,14 +96,20 @@ class RedisStore(Store):
 
     # Approvals
 
-    async def attach_or_create(self, approval: Approval, now: float) -> tuple[Approval, bool]:
+    async def attach_or_create(
+        self, approval: Approval, now: float, announce: Announcement | None = None
+    ) -> tuple[Approval, bool]:
         record = {
             name: _text(value)
             for name in APPROVAL_FIELDS
             if (value := encode(name, getattr(approval, name))) is not None
         }
         created, flat = await self._script(
-            "ATTACH_OR_CREATE", approval.fingerprint, _text(float(now)), json.dumps(record)
+            "ATTACH_OR_CREATE",
+            approval.fingerprint,
+            _text(float(now)),
+            json.dumps(record),
+            _delivery(announce),
         )
         return approval_from(_pairs(flat)), bool(created)
 
@@ -111,7 +134,11 @@ class RedisStore(Store):
         return [approval_from(row) for row in rows if row]
 
     async def update_approval(
-        self, approval_id: str, when: Condition, changes: Mapping[str, Json]
+        self,
+        approval_id: str,
+        when: Condition,
+        changes: Mapping[str, Json],
+        announce: Announcement | None = None,
     ) -> Approval | None:
         condition: dict[str, Any] = {"statuses": sorted(str(status) for status in when.statuses)}
         if when.owner is not None:
@@ -125,7 +152,9 @@ class RedisStore(Store):
         values = {
             name: None if value is None else _text(value) for name, value in checked_changes(changes).items()
         }
-        flat = await self._script("UPDATE_APPROVAL", approval_id, json.dumps(condition), json.dumps(values))
+        flat = await self._script(
+            "UPDATE_APPROVAL", approval_id, json.dumps(condition), json.dumps(values), _delivery(announce)
+        )
         return approval_from(_pairs(flat)) if flat else None
 
     async def expire_due(self, now: float) -> int:

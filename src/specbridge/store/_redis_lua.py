@@ -7,6 +7,17 @@ where cjson would round it to 14 digits.
 
 from __future__ import annotations
 
+# Writes the outbox record ARGV[n] (JSON, or "" for none) due at its creation time.
+ENQUEUE = """
+local function enqueue(p, text)
+  if text == '' then return end
+  local record = cjson.decode(text)
+  local key = p .. 'o:' .. record.id
+  for name, value in pairs(record) do redis.call('HSET', key, name, value) end
+  redis.call('ZADD', p .. 'due', record.created_at, record.id)
+end
+"""
+
 SCRIPTS = (
     "ATTACH_OR_CREATE",
     "UPDATE_APPROVAL",
@@ -17,7 +28,9 @@ SCRIPTS = (
     "RETRY_AT",
 )
 
-ATTACH_OR_CREATE = """
+ATTACH_OR_CREATE = (
+    ENQUEUE
+    + """
 local p, fingerprint, now, record = ARGV[1], ARGV[2], ARGV[3], cjson.decode(ARGV[4])
 local open = p .. 'open:' .. fingerprint
 local existing = redis.call('GET', open)
@@ -40,10 +53,14 @@ for name, value in pairs(record) do redis.call('HSET', key, name, value) end
 redis.call('SET', open, record.id)
 redis.call('ZADD', p .. 'status:' .. record.status, record.created_at, record.id)
 redis.call('ZADD', p .. 'all', record.created_at, record.id)
+enqueue(p, ARGV[5])
 return {1, redis.call('HGETALL', key)}
 """
+)
 
-UPDATE_APPROVAL = """
+UPDATE_APPROVAL = (
+    ENQUEUE
+    + """
 local p, id = ARGV[1], ARGV[2]
 local key = p .. 'a:' .. id
 local cond, changes = cjson.decode(ARGV[3]), cjson.decode(ARGV[4])
@@ -70,8 +87,10 @@ if changes.settled_at and changes.settled_at ~= cjson.null then
   local open = p .. 'open:' .. h[7]
   if redis.call('GET', open) == id then redis.call('DEL', open) end
 end
+enqueue(p, ARGV[5])
 return redis.call('HGETALL', key)
 """
+)
 
 EXPIRE_DUE = """
 local p, now = ARGV[1], ARGV[2]

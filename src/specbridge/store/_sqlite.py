@@ -19,8 +19,16 @@ from typing import Any, TypeVar
 
 from . import _sql as sql
 from ._base import Store, StoreError
-from ._model import Approval, Claim, Condition, Delivery, Json, Status
-from ._records import approval_from, approval_values, checked_changes, claim_from, delivery_from, encode
+from ._model import Announcement, Approval, Claim, Condition, Delivery, Json, Status
+from ._records import (
+    approval_from,
+    approval_values,
+    checked_changes,
+    claim_from,
+    delivery_from,
+    delivery_values,
+    encode,
+)
 
 T = TypeVar("T")
 P = "?"
@@ -93,15 +101,18 @@ class SqliteStore(Store):
 
     # Approvals
 
-    async def attach_or_create(self, approval: Approval, now: float) -> tuple[Approval, bool]:
+    async def attach_or_create(
+        self, approval: Approval, now: float, announce: Announcement | None = None
+    ) -> tuple[Approval, bool]:
         def work(db: sqlite3.Connection) -> tuple[Approval, bool]:
             db.execute(sql.expire_pending(P, one_call=True), (now, now, approval.fingerprint))
             row = db.execute(sql.open_approval(P), (approval.fingerprint,)).fetchone()
             if row is not None:
                 return approval_from(row), False
-            return approval_from(
-                db.execute(sql.insert_approval(P), approval_values(approval)).fetchone()
-            ), True
+            row = db.execute(sql.insert_approval(P), approval_values(approval)).fetchone()
+            if announce is not None:
+                db.execute(sql.enqueue(P), delivery_values(announce))
+            return approval_from(row), True
 
         return await self._write(work)
 
@@ -122,13 +133,21 @@ class SqliteStore(Store):
         return await self._run(work)
 
     async def update_approval(
-        self, approval_id: str, when: Condition, changes: Mapping[str, Json]
+        self,
+        approval_id: str,
+        when: Condition,
+        changes: Mapping[str, Json],
+        announce: Announcement | None = None,
     ) -> Approval | None:
         statement, params = sql.update_approval(P, approval_id, when, checked_changes(changes))
 
         def work(db: sqlite3.Connection) -> Approval | None:
             row = db.execute(statement, params).fetchone()
-            return None if row is None else approval_from(row)
+            if row is None:
+                return None
+            if announce is not None:
+                db.execute(sql.enqueue(P), delivery_values(announce))
+            return approval_from(row)
 
         return await self._write(work)
 
