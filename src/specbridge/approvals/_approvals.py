@@ -2,10 +2,10 @@
 
 One call's life, as `Approvals.call` runs it for the gateway:
 
-    request ──► pending ──approve──► approved ──claim──► executing ──► done ──► result (once)
-                   │                                        │
-                   ├──reject──► rejected ──► the reason (once)   └─ lease passed, no result ──► outcome unknown (once)
-                   └──expire──► expired
+    request ──► pending ──approve──► approved ──claim──► executing ──► done ──► the result (once)
+                   │                                          │
+                   ├──reject──► rejected ──► the reason (once) └──► outcome unknown (once): the sender
+                   └──expire──► expired                             failed, or died and its lease passed
 
 "The same call" is the same API, tool, client, arguments and bound values (`fingerprint`). While an
 approval for it is open, calling again attaches to it: still pending → `approval-pending` again; done →
@@ -285,8 +285,8 @@ def _pending(approval: Approval) -> ApprovalError:
 def _final(approval: Approval) -> ApprovalError:
     if approval.status is Status.REJECTED:
         return ApprovalError(
-            f"a person rejected this call: {approval.reason}. Nothing was sent; a changed call asks again "
-            f"(approval {approval.id})",
+            f"a person rejected this call: {approval.reason}. Nothing was sent; redraft the call if the "
+            f"reason allows (each new call asks a person again) (approval {approval.id})",
             code=ErrorCode.APPROVAL_REJECTED,
             approval=approval,
         )
