@@ -91,3 +91,24 @@ async def test_a_store_written_by_a_newer_specbridge_is_refused_on_every_backend
         await open_store(store_url).start()
     assert "schema is version 99" in caught.value.message
     assert "upgrade" in caught.value.message
+
+
+async def test_a_failure_after_opening_is_a_coded_store_error_never_a_driver_exception(
+    store_url: str,
+) -> None:
+    async with open_store(store_url) as store:
+        # Pull the data out from under the open store, as an operator's mistake or a failover might.
+        if isinstance(store, SqliteStore):
+            with closing(sqlite3.connect(store.path)) as db, db:
+                db.execute("DROP TABLE approvals")
+        elif isinstance(store, PostgresStore):
+            with psycopg.connect(store.url, autocommit=True) as conn:
+                conn.execute(f'DROP TABLE "{store.schema}".approvals'.encode())
+        else:
+            assert isinstance(store, RedisStore)
+            with redis.Redis.from_url(store.url) as client:
+                client.set(store.prefix + "a:some-id", "not a hash")
+        with pytest.raises(StoreError) as caught:
+            await store.get_approval("some-id")
+    assert caught.value.code is ErrorCode.STORE_UNAVAILABLE
+    assert caught.value.message.startswith(f"the store {store.name} failed: ")

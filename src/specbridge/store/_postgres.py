@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -93,25 +94,25 @@ class PostgresStore(Store):
             pool, self._pool = self._pool, None
             await pool.close()
 
-    def _connection(self) -> Any:
+    @asynccontextmanager
+    async def _connection(self) -> AsyncIterator[Conn]:
+        """A pooled connection; a database error inside becomes a `StoreError` naming the store."""
         if self._pool is None:
             raise StoreError(f"the store {self.name} is not started")
-        return self._pool.connection()
+        try:
+            async with self._pool.connection() as conn:
+                yield conn
+        except psycopg.Error as error:
+            raise StoreError(f"the store {self.name} failed: {_first_line(error)}") from None
 
     async def _one(self, statement: str, params: Any) -> dict[str, Any] | None:
-        try:
-            async with self._connection() as conn:
-                row: dict[str, Any] | None = await (await conn.execute(statement.encode(), params)).fetchone()
-                return row
-        except psycopg.Error as error:
-            raise StoreError(f"the store {self.name} failed: {_first_line(error)}") from None
+        async with self._connection() as conn:
+            row: dict[str, Any] | None = await (await conn.execute(statement.encode(), params)).fetchone()
+            return row
 
     async def _count(self, statement: str, params: Any) -> int:
-        try:
-            async with self._connection() as conn:
-                return int((await conn.execute(statement.encode(), params)).rowcount)
-        except psycopg.Error as error:
-            raise StoreError(f"the store {self.name} failed: {_first_line(error)}") from None
+        async with self._connection() as conn:
+            return int((await conn.execute(statement.encode(), params)).rowcount)
 
     # Approvals
 
@@ -121,28 +122,23 @@ class PostgresStore(Store):
         insert = sql.insert_approval(P).replace(
             " RETURNING", " ON CONFLICT (fingerprint) WHERE settled_at IS NULL DO NOTHING RETURNING"
         )
-        try:
-            async with self._connection() as conn:
-                # The open one may be settled between our conflict and our look: then try again.
-                for _ in range(5):
-                    async with conn.transaction():
-                        await conn.execute(
-                            sql.expire_pending(P, one_call=True).encode(), (now, now, approval.fingerprint)
-                        )
-                        row = await (
-                            await conn.execute(insert.encode(), approval_values(approval))
-                        ).fetchone()
-                        if row is not None:
-                            if announce is not None:
-                                await conn.execute(sql.enqueue(P).encode(), delivery_values(announce))
-                            return approval_from(row), True
-                        row = await (
-                            await conn.execute(sql.open_approval(P).encode(), (approval.fingerprint,))
-                        ).fetchone()
-                        if row is not None:
-                            return approval_from(row), False
-        except psycopg.Error as error:
-            raise StoreError(f"the store {self.name} failed: {_first_line(error)}") from None
+        async with self._connection() as conn:
+            # The open one may be settled between our conflict and our look: then try again.
+            for _ in range(5):
+                async with conn.transaction():
+                    await conn.execute(
+                        sql.expire_pending(P, one_call=True).encode(), (now, now, approval.fingerprint)
+                    )
+                    row = await (await conn.execute(insert.encode(), approval_values(approval))).fetchone()
+                    if row is not None:
+                        if announce is not None:
+                            await conn.execute(sql.enqueue(P).encode(), delivery_values(announce))
+                        return approval_from(row), True
+                    row = await (
+                        await conn.execute(sql.open_approval(P).encode(), (approval.fingerprint,))
+                    ).fetchone()
+                    if row is not None:
+                        return approval_from(row), False
         raise StoreError(f"the store {self.name} kept changing under one approval request; try again")
 
     async def get_approval(self, approval_id: str) -> Approval | None:
@@ -151,12 +147,9 @@ class PostgresStore(Store):
 
     async def list_approvals(self, status: Status | None = None, limit: int = 100) -> list[Approval]:
         params = (str(status), limit) if status is not None else (limit,)
-        try:
-            async with self._connection() as conn:
-                cursor = await conn.execute(sql.list_approvals(P, status is not None).encode(), params)
-                return [approval_from(row) for row in await cursor.fetchall()]
-        except psycopg.Error as error:
-            raise StoreError(f"the store {self.name} failed: {_first_line(error)}") from None
+        async with self._connection() as conn:
+            cursor = await conn.execute(sql.list_approvals(P, status is not None).encode(), params)
+            return [approval_from(row) for row in await cursor.fetchall()]
 
     async def update_approval(
         self,
@@ -169,13 +162,10 @@ class PostgresStore(Store):
         if announce is None:
             row = await self._one(statement, params)
             return None if row is None else approval_from(row)
-        try:
-            async with self._connection() as conn, conn.transaction():
-                row = await (await conn.execute(statement.encode(), params)).fetchone()
-                if row is not None:
-                    await conn.execute(sql.enqueue(P).encode(), delivery_values(announce))
-        except psycopg.Error as error:
-            raise StoreError(f"the store {self.name} failed: {_first_line(error)}") from None
+        async with self._connection() as conn, conn.transaction():
+            row = await (await conn.execute(statement.encode(), params)).fetchone()
+            if row is not None:
+                await conn.execute(sql.enqueue(P).encode(), delivery_values(announce))
         return None if row is None else approval_from(row)
 
     async def expire_due(self, now: float) -> int:
@@ -186,19 +176,16 @@ class PostgresStore(Store):
     async def claim(
         self, key: str, owner: str, fingerprint: str, lease: float, keep: float, now: float
     ) -> Claim:
-        try:
-            async with self._connection() as conn, conn.transaction():
-                await conn.execute(sql.forget_claim(P).encode(), (key, now))
-                cursor = await conn.execute(
-                    sql.insert_claim(P).encode(), (key, owner, fingerprint, now + lease, now + keep)
-                )
-                row = await cursor.fetchone()
-                if row is not None:
-                    return claim_from(row, now, won=True)
-                cursor = await conn.execute(b"SELECT * FROM claims WHERE key = %s", (key,))
-                row = await cursor.fetchone()
-        except psycopg.Error as error:
-            raise StoreError(f"the store {self.name} failed: {_first_line(error)}") from None
+        async with self._connection() as conn, conn.transaction():
+            await conn.execute(sql.forget_claim(P).encode(), (key, now))
+            cursor = await conn.execute(
+                sql.insert_claim(P).encode(), (key, owner, fingerprint, now + lease, now + keep)
+            )
+            row = await cursor.fetchone()
+            if row is not None:
+                return claim_from(row, now, won=True)
+            cursor = await conn.execute(b"SELECT * FROM claims WHERE key = %s", (key,))
+            row = await cursor.fetchone()
         if row is None:  # cannot happen: the conflicting row is committed before DO NOTHING returns
             raise StoreError(f"the store {self.name} lost the claim {key!r}")
         return claim_from(row, now)
@@ -229,11 +216,8 @@ class PostgresStore(Store):
             "UPDATE outbox SET due_at = %s, attempts = attempts + 1 WHERE id IN (SELECT id FROM outbox "
             "WHERE due_at <= %s ORDER BY created_at, id LIMIT %s FOR UPDATE SKIP LOCKED) RETURNING *"
         )
-        try:
-            async with self._connection() as conn:
-                rows = await (await conn.execute(statement.encode(), (now + lease, now, limit))).fetchall()
-        except psycopg.Error as error:
-            raise StoreError(f"the store {self.name} failed: {_first_line(error)}") from None
+        async with self._connection() as conn:
+            rows = await (await conn.execute(statement.encode(), (now + lease, now, limit))).fetchall()
         return sorted((delivery_from(row) for row in rows), key=lambda d: (d.created_at, d.id))
 
     async def ack(self, delivery_id: str) -> None:

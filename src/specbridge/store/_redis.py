@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -82,6 +83,14 @@ class RedisStore(Store):
             client, self._redis = self._redis, None
             await client.aclose()
 
+    @contextmanager
+    def _failing(self) -> Iterator[None]:
+        """A Redis error inside becomes a `StoreError` naming the store."""
+        try:
+            yield
+        except RedisError as error:
+            raise StoreError(f"the store {self.name} failed: {error}") from None
+
     def _client(self) -> aioredis.Redis:
         if self._redis is None:
             raise StoreError(f"the store {self.name} is not started")
@@ -89,10 +98,8 @@ class RedisStore(Store):
 
     async def _script(self, name: str, *args: Any) -> Any:
         self._client()
-        try:
+        with self._failing():
             return await self._scripts[name](keys=[], args=[self.prefix, *args])
-        except RedisError as error:
-            raise StoreError(f"the store {self.name} failed: {error}") from None
 
     # Approvals
 
@@ -114,23 +121,19 @@ class RedisStore(Store):
         return approval_from(_pairs(flat)), bool(created)
 
     async def get_approval(self, approval_id: str) -> Approval | None:
-        try:
+        with self._failing():
             row = await self._client().hgetall(self.prefix + "a:" + approval_id)  # type: ignore[misc]
-        except RedisError as error:
-            raise StoreError(f"the store {self.name} failed: {error}") from None
         return approval_from(row) if row else None
 
     async def list_approvals(self, status: Status | None = None, limit: int = 100) -> list[Approval]:
         index = self.prefix + ("all" if status is None else f"status:{status}")
-        try:
+        with self._failing():
             client = self._client()
             ids = await client.zrevrange(index, 0, limit - 1)
             async with client.pipeline(transaction=False) as pipe:
                 for approval_id in ids:
                     pipe.hgetall(self.prefix + "a:" + approval_id)
                 rows = await pipe.execute()
-        except RedisError as error:
-            raise StoreError(f"the store {self.name} failed: {error}") from None
         return [approval_from(row) for row in rows if row]
 
     async def update_approval(
@@ -184,10 +187,8 @@ class RedisStore(Store):
         return bool(await self._script("SETTLE_CLAIM", key, owner, "unknown" if sent else "forget", ""))
 
     async def get_claim(self, key: str, now: float) -> Claim | None:
-        try:
+        with self._failing():
             row = await self._client().hgetall(self.prefix + "c:" + key)  # type: ignore[misc]
-        except RedisError as error:
-            raise StoreError(f"the store {self.name} failed: {error}") from None
         if not row or float(row["expires_at"]) <= now:
             return None
         return claim_from(row, now)
@@ -201,13 +202,11 @@ class RedisStore(Store):
         delivery_id = secrets.token_urlsafe(18)
         record = {"id": delivery_id, "topic": topic, "payload": encode("payload", payload)}
         record |= {"created_at": _text(float(now)), "attempts": "0"}
-        try:
+        with self._failing():
             async with self._client().pipeline(transaction=True) as pipe:
                 pipe.hset(self.prefix + "o:" + delivery_id, mapping=record)
                 pipe.zadd(self.prefix + "due", {delivery_id: now if due is None else due})
                 await pipe.execute()
-        except RedisError as error:
-            raise StoreError(f"the store {self.name} failed: {error}") from None
         return delivery_id
 
     async def lease_due(self, now: float, lease: float, limit: int = 10) -> list[Delivery]:
@@ -215,13 +214,11 @@ class RedisStore(Store):
         return [delivery_from(_pairs(row)) for row in rows]
 
     async def ack(self, delivery_id: str) -> None:
-        try:
+        with self._failing():
             async with self._client().pipeline(transaction=True) as pipe:
                 pipe.delete(self.prefix + "o:" + delivery_id)
                 pipe.zrem(self.prefix + "due", delivery_id)
                 await pipe.execute()
-        except RedisError as error:
-            raise StoreError(f"the store {self.name} failed: {error}") from None
 
     async def retry_at(self, delivery_id: str, due: float, error: str) -> None:
         await self._script("RETRY_AT", delivery_id, _text(float(due)), error)
