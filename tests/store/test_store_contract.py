@@ -279,9 +279,12 @@ async def test_several_instances_starting_together_on_a_new_store_all_open_it(st
         await asyncio.gather(*(store.close() for store in stores))
 
 
-async def test_a_closed_store_says_so_instead_of_failing_obscurely(store_url: str) -> None:
+async def test_a_store_used_before_it_is_started_or_after_it_is_closed_says_so(store_url: str) -> None:
     store = open_store(store_url)
-    with pytest.raises(StoreError) as caught:
+    with pytest.raises(StoreError, match="not started") as caught:
         await store.get_approval("x")
     assert caught.value.code is ErrorCode.STORE_UNAVAILABLE
-    assert "not started" in caught.value.message
+    async with store:
+        assert await store.get_approval("x") is None
+    with pytest.raises(StoreError, match="not started"):
+        await store.claim("k", "me", "a", 30, 60, NOW)
