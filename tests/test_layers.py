@@ -17,7 +17,9 @@ ALLOWED = {
     "config": {"document", "tools", "config"},
     "lint": {"document", "tools", "lint", "config"},
     "call": {"document", "tools", "call", "config"},
-    "gateway": {"document", "tools", "call", "gateway", "config"},
+    "gateway": {"document", "tools", "call", "gateway", "config", "store", "approvals"},
+    "store": {"store"},
+    "approvals": {"store", "approvals"},
     "examples": {"examples"},
 }
 MCP_ALLOWED = {"gateway", "cli"}  # nothing below the gateway knows about MCP

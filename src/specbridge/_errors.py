@@ -55,6 +55,15 @@ class ErrorCode(StrEnum):
     ORIGIN_REFUSED = "origin-refused"
     SERVE_UNSAFE_BIND = "serve-unsafe-bind"
     RESPONSE_UNEXPECTED = "response-unexpected"
+    # Approvals and the store
+    APPROVAL_PENDING = "approval-pending"
+    APPROVAL_REJECTED = "approval-rejected"
+    APPROVAL_ANSWERED = "approval-answered"
+    APPROVAL_EXPIRED = "approval-expired"
+    APPROVAL_NOT_FOUND = "approval-not-found"
+    APPROVAL_OUTCOME_UNKNOWN = "approval-outcome-unknown"
+    APPROVAL_REASON_MISSING = "approval-reason-missing"
+    STORE_UNAVAILABLE = "store-unavailable"
 
 
 class SpecbridgeError(Exception):

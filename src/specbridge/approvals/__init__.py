@@ -1,0 +1,12 @@
+"""Human approval of risky calls, on the store: no MCP here, so the gateway, the admin API and the
+command line share it (`specbridge approvals …` works with no gateway running)."""
+
+from __future__ import annotations
+
+from ._approvals import ApprovalError as ApprovalError
+from ._approvals import Approvals as Approvals
+from ._approvals import ApprovalSettings as ApprovalSettings
+from ._approvals import fingerprint as fingerprint
+from ._view import approval_json as approval_json
+
+__all__ = ["ApprovalError", "ApprovalSettings", "Approvals", "approval_json", "fingerprint"]

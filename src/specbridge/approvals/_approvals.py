@@ -1,0 +1,306 @@
+"""Human approval of risky calls (PRODUCT §5.1), on the store and nothing else: no MCP, no HTTP.
+
+One call's life, as `Approvals.call` runs it for the gateway:
+
+    request ──► pending ──approve──► approved ──claim──► executing ──► done ──► the result (once)
+                   │                                          │
+                   ├──reject──► rejected ──► the reason (once) └──► outcome unknown (once): the sender
+                   └──expire──► expired                             failed, or died and its lease passed
+
+"The same call" is the same API, tool, client, arguments and bound values (`fingerprint`). While an
+approval for it is open, calling again attaches to it: still pending → `approval-pending` again; done →
+the stored result; rejected → the reason; outcome unknown → that. Handing such an outcome to an agent
+*settles* the approval, and the next identical call asks a person again (a redraft is a new approval).
+An expired approval is settled when it expires: the next call makes a new one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import secrets
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+from .._errors import CallError, ErrorCode
+from ..store import Announcement, Approval, Condition, Status, Store
+from ._view import approval_json
+from ._view import iso as _iso
+
+Json = Any
+EXECUTING = frozenset({Status.EXECUTING})
+TERMINAL = frozenset({Status.REJECTED, Status.EXPIRED, Status.DONE, Status.OUTCOME_UNKNOWN})
+MAX_REASON = 2000
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ApprovalSettings:
+    """`approvals:` in the config. `wait`: seconds a call waits for an answer (inside the call deadline);
+    `expire`: seconds a pending approval stays answerable; `by`: who answers (`client` where the MCP
+    client can ask its user, else the operator)."""
+
+    wait: float = 50.0
+    expire: float = 86400.0
+    by: Literal["operator", "client"] = "operator"
+
+    def __post_init__(self) -> None:
+        if not self.wait >= 0:
+            raise ValueError("approvals.wait must be 0 or more seconds")
+        if not self.expire > 0:
+            raise ValueError("approvals.expire must be more than 0 seconds")
+        if self.by not in ("operator", "client"):
+            raise ValueError("approvals.by must be operator or client")
+
+
+class ApprovalError(CallError):
+    """An approval that does not (yet) allow the call or the answer; `approval` is the record, if any."""
+
+    def __init__(self, message: str, *, code: ErrorCode, approval: Approval | None = None) -> None:
+        super().__init__(message, code=code)
+        self.approval = approval
+
+
+def fingerprint(
+    api: str, tool: str, client: str, arguments: Mapping[str, Json], bound: Mapping[str, Json]
+) -> str:
+    canonical = json.dumps([api, tool, client, arguments, bound], sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+class Approvals:
+    """The approval flow over one store. `clock` gives wall time (records, expiry, leases); `lease` is how
+    long an execution may run before it reads as outcome unknown, so keep it above the call deadline."""
+
+    def __init__(
+        self,
+        store: Store,
+        settings: ApprovalSettings | None = None,
+        *,
+        clock: Callable[[], float] = time.time,
+        lease: float = 120.0,
+        owner: str | None = None,
+        announce: bool = False,
+    ) -> None:
+        self.store = store
+        self.settings = settings or ApprovalSettings()
+        self.clock = clock
+        self.lease = lease
+        self.owner = owner or secrets.token_hex(8)
+        self.announce = announce  # put approval.requested / approval.answered in the outbox (webhooks)
+        self._changed = asyncio.Event()  # set (and replaced) whenever this process answers or finishes one
+
+    # What a person does
+
+    async def get(self, approval_id: str) -> Approval:
+        """The approval, with a pending one past its expiry read (and stored) as expired, and an
+        execution past its lease as outcome unknown."""
+        approval = await self.store.get_approval(approval_id)
+        if approval is None:
+            raise ApprovalError(f"there is no approval {approval_id!r}", code=ErrorCode.APPROVAL_NOT_FOUND)
+        now = self.clock()
+        if approval.status is Status.PENDING and approval.expires_at <= now:
+            when = Condition(statuses=frozenset({Status.PENDING}))
+            changed = await self.store.update_approval(
+                approval.id, when, {"status": Status.EXPIRED, "settled_at": now}
+            )
+            return changed or await self.get(approval_id)
+        if approval.status is Status.EXECUTING and (approval.lease_until or 0) <= now:
+            when = Condition(statuses=frozenset({Status.EXECUTING}), lease_passed_at=now)
+            changed = await self.store.update_approval(
+                approval.id, when, {"status": Status.OUTCOME_UNKNOWN, "finished_at": now}
+            )
+            return changed or await self.get(approval_id)
+        return approval
+
+    async def list(self, status: Status | None = None, limit: int = 100) -> list[Approval]:
+        await self.store.expire_due(self.clock())
+        return await self.store.list_approvals(status, limit)
+
+    async def approve(self, approval_id: str, by: str) -> Approval:
+        return await self._answer(approval_id, Status.APPROVED, by, None)
+
+    async def reject(self, approval_id: str, by: str, reason: str) -> Approval:
+        reason = reason.strip()
+        if not reason:
+            raise ApprovalError(
+                "a rejection needs a reason: the agent reads it to redraft the call",
+                code=ErrorCode.APPROVAL_REASON_MISSING,
+            )
+        return await self._answer(approval_id, Status.REJECTED, by, reason[:MAX_REASON])
+
+    async def _answer(self, approval_id: str, status: Status, by: str, reason: str | None) -> Approval:
+        now = self.clock()
+        when = Condition(statuses=frozenset({Status.PENDING}), not_expired_at=now)
+        changes = {"status": status, "answered_by": by, "answered_at": now, "reason": reason}
+        announce = None
+        if self.announce and (current := await self.store.get_approval(approval_id)) is not None:
+            answer = replace(current, status=status, answered_by=by, answered_at=now, reason=reason)
+            announce = _event("approval.answered", answer, now)
+        answered = await self.store.update_approval(approval_id, when, changes, announce)
+        if answered is not None:
+            self._wake()
+            return answered
+        current = await self.get(approval_id)
+        if current.status is Status.EXPIRED:
+            raise ApprovalError(
+                f"approval {approval_id} expired unanswered; nothing was sent, and the agent's next "
+                "identical call asks again",
+                code=ErrorCode.APPROVAL_EXPIRED,
+                approval=current,
+            )
+        raise ApprovalError(
+            f"approval {approval_id} was already answered ({current.status} by {current.answered_by})",
+            code=ErrorCode.APPROVAL_ANSWERED,
+            approval=current,
+        )
+
+    # What a call does
+
+    async def request(
+        self, api: str, tool: str, client: str, arguments: Mapping[str, Json], bound: Mapping[str, Json]
+    ) -> Approval:
+        """The open approval for this call, or a new pending one (never a duplicate)."""
+        now = self.clock()
+        record = Approval(
+            id=secrets.token_urlsafe(18),
+            api=api,
+            tool=tool,
+            client=client,
+            arguments=dict(arguments),
+            bound=dict(bound),
+            fingerprint=fingerprint(api, tool, client, arguments, bound),
+            status=Status.PENDING,
+            created_at=now,
+            expires_at=now + self.settings.expire,
+        )
+        announce = _event("approval.requested", record, now) if self.announce else None
+        approval, _ = await self.store.attach_or_create(record, now, announce)
+        return approval
+
+    async def wait(self, approval_id: str, timeout: float) -> Approval:
+        """The approval once it is neither pending nor executing, or as it stands after `timeout` seconds.
+        Answers given in this process wake the wait at once; others are seen by polling (50 ms doubling
+        to 1 s), so another instance's answer arrives within a second."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        delay = 0.05
+        while True:
+            approval = await self.get(approval_id)
+            remaining = deadline - loop.time()
+            if approval.status not in (Status.PENDING, Status.EXECUTING) or remaining <= 0:
+                return approval
+            try:
+                await asyncio.wait_for(self._changed.wait(), min(delay, remaining))
+            except TimeoutError:
+                delay = min(delay * 2, 1.0)
+
+    def _wake(self) -> None:
+        changed, self._changed = self._changed, asyncio.Event()
+        changed.set()
+
+    async def execute(self, approval: Approval, send: Callable[[], Awaitable[Json]]) -> Approval:
+        """Send an approved call exactly once: the caller that claims it runs `send` and stores what it
+        returns; any other caller gets the record as it stands (executing, done, outcome unknown).
+        `send` returns the JSON to keep for every outcome it knows (error results too); if it raises
+        or is cancelled, the outcome is unknown and the call is never sent again."""
+        now = self.clock()
+        claimed = await self.store.update_approval(
+            approval.id,
+            Condition(statuses=frozenset({Status.APPROVED})),
+            {"status": Status.EXECUTING, "owner": self.owner, "lease_until": now + self.lease},
+        )
+        if claimed is None:
+            return await self.get(approval.id)
+        # A result that comes after the lease passed (read as unknown meanwhile) is still the truth.
+        mine = Condition(statuses=frozenset({Status.EXECUTING, Status.OUTCOME_UNKNOWN}), owner=self.owner)
+        try:
+            result = await send()
+        except BaseException:
+            unknown = {"status": Status.OUTCOME_UNKNOWN, "finished_at": self.clock()}
+            await asyncio.shield(
+                self.store.update_approval(approval.id, replace(mine, statuses=EXECUTING), unknown)
+            )
+            self._wake()
+            raise
+        done = {"status": Status.DONE, "result": result, "finished_at": self.clock()}
+        finished = await asyncio.shield(self.store.update_approval(approval.id, mine, done))
+        self._wake()
+        return finished or await self.get(approval.id)
+
+    async def settle(self, approval: Approval) -> None:
+        """The outcome was handed to an agent: the next identical call is a new request."""
+        when = Condition(statuses=TERMINAL, unsettled=True)
+        await self.store.update_approval(approval.id, when, {"settled_at": self.clock()})
+
+    async def call(
+        self,
+        api: str,
+        tool: str,
+        client: str,
+        arguments: Mapping[str, Json],
+        bound: Mapping[str, Json],
+        send: Callable[[], Awaitable[Json]],
+        *,
+        wait: float | None = None,
+    ) -> Json:
+        """The whole flow for one tool call whose arguments were already checked: the stored (or fresh)
+        result of `send`, or an `ApprovalError` (pending, rejected, expired, outcome unknown)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + (self.settings.wait if wait is None else wait)
+        approval = await self.request(api, tool, client, arguments, bound)
+        while True:
+            approval = await self.wait(approval.id, max(0.0, deadline - loop.time()))
+            if approval.status is Status.APPROVED:
+                approval = await self.execute(approval, send)
+                continue
+            if approval.status in (Status.PENDING, Status.EXECUTING):
+                raise _pending(approval)
+            await self.settle(approval)
+            if approval.status is Status.DONE:
+                return approval.result
+            raise _final(approval)
+
+
+def _event(topic: str, approval: Approval, now: float) -> Announcement:
+    """A webhook event in the Standard Webhooks payload shape: type, timestamp, data."""
+    return Announcement(topic, {"type": topic, "timestamp": _iso(now), "data": approval_json(approval)}, now)
+
+
+def _pending(approval: Approval) -> ApprovalError:
+    if approval.status is Status.EXECUTING:
+        what = "was approved and is being sent; call the tool again with the same arguments for its result"
+    else:
+        what = (
+            "awaits a person's approval; nothing was sent. Call the tool again with the same arguments "
+            "later to get the answer (it will not be asked twice)"
+        )
+    return ApprovalError(
+        f"this call {what} (approval {approval.id})", code=ErrorCode.APPROVAL_PENDING, approval=approval
+    )
+
+
+def _final(approval: Approval) -> ApprovalError:
+    if approval.status is Status.REJECTED:
+        return ApprovalError(
+            f"a person rejected this call: {approval.reason}. Nothing was sent; redraft the call if the "
+            f"reason allows (each new call asks a person again) (approval {approval.id})",
+            code=ErrorCode.APPROVAL_REJECTED,
+            approval=approval,
+        )
+    if approval.status is Status.EXPIRED:
+        return ApprovalError(
+            f"nobody answered this call's approval in time; nothing was sent. Calling again asks again "
+            f"(approval {approval.id})",
+            code=ErrorCode.APPROVAL_EXPIRED,
+            approval=approval,
+        )
+    return ApprovalError(
+        "this approved call was sent, but its outcome was not recorded (the gateway stopped during the "
+        "call); it will not be sent again. Check the API's state before asking again "
+        f"(approval {approval.id})",
+        code=ErrorCode.APPROVAL_OUTCOME_UNKNOWN,
+        approval=approval,
+    )

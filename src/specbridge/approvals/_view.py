@@ -1,0 +1,36 @@
+"""One JSON shape of an approval for people (`specbridge approvals show --format json`, the admin API)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from ..store import Approval
+
+
+def iso(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _when(seconds: float | None) -> str | None:
+    return None if seconds is None else iso(seconds)
+
+
+def approval_json(approval: Approval) -> dict[str, Any]:
+    """Times as ISO 8601 UTC; `bound` apart from `arguments`, since the model never saw those values."""
+    return {
+        "id": approval.id,
+        "status": str(approval.status),
+        "api": approval.api,
+        "tool": approval.tool,
+        "client": approval.client,
+        "arguments": approval.arguments,
+        "bound": approval.bound,
+        "reason": approval.reason,
+        "answered_by": approval.answered_by,
+        "created_at": _when(approval.created_at),
+        "expires_at": _when(approval.expires_at),
+        "answered_at": _when(approval.answered_at),
+        "finished_at": _when(approval.finished_at),
+        "result": approval.result,
+    }

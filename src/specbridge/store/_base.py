@@ -1,0 +1,128 @@
+"""The store's interface: the few operations approvals, idempotency and webhooks need, each atomic.
+
+Every backend (SQLite, PostgreSQL, Redis) passes the one contract suite in `tests/store/`. "Atomic"
+means atomic across connections and processes sharing the store, not only inside one event loop:
+
+- `attach_or_create` never makes two open approvals for one fingerprint;
+- `update_approval` is a compare-and-set: of many concurrent callers with the same condition, one wins;
+- `claim` hands a key to exactly one owner until the claim is forgotten (`keep` seconds);
+- `lease_due` never hands one delivery to two workers while its lease runs.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from types import TracebackType
+from typing import Self
+
+from .._errors import ErrorCode, SpecbridgeError
+from ._model import Announcement, Approval, Claim, Condition, Delivery, Json, Status
+
+
+class StoreError(SpecbridgeError):
+    """The store cannot be reached, opened or migrated; the message names the store, never a password."""
+
+    code = ErrorCode.STORE_UNAVAILABLE
+
+
+class Store(ABC):
+    """An open store; `open_store(url)` makes one, `start()` connects and migrates, `close()` ends it."""
+
+    #: The store's URL without any password, for messages and logs.
+    name: str
+
+    async def __aenter__(self) -> Self:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        await self.close()
+
+    @abstractmethod
+    async def start(self) -> None:
+        """Connect and bring the schema up to date (safe when several instances start at once)."""
+
+    @abstractmethod
+    async def close(self) -> None: ...
+
+    # Approvals
+
+    @abstractmethod
+    async def attach_or_create(
+        self, approval: Approval, now: float, announce: Announcement | None = None
+    ) -> tuple[Approval, bool]:
+        """The open approval with `approval.fingerprint` (not settled, not expired), or `approval` stored
+        (and `announce` put in the outbox in the same step).
+
+        A pending one whose `expires_at` has passed is marked expired on the way and does not count.
+        Returns the record and whether it was created."""
+
+    @abstractmethod
+    async def get_approval(self, approval_id: str) -> Approval | None: ...
+
+    @abstractmethod
+    async def list_approvals(self, status: Status | None = None, limit: int = 100) -> list[Approval]:
+        """Newest first."""
+
+    @abstractmethod
+    async def update_approval(
+        self,
+        approval_id: str,
+        when: Condition,
+        changes: Mapping[str, Json],
+        announce: Announcement | None = None,
+    ) -> Approval | None:
+        """Apply `changes` (fields of `CHANGEABLE`) if the record meets `when`, with `announce` put in the
+        outbox in the same step; the new record, or None (nothing changed, nothing announced)."""
+
+    @abstractmethod
+    async def expire_due(self, now: float) -> int:
+        """Mark every pending approval whose `expires_at` has passed as expired; how many were."""
+
+    # Execute-once claims
+
+    @abstractmethod
+    async def claim(
+        self, key: str, owner: str, fingerprint: str, lease: float, keep: float, now: float
+    ) -> Claim:
+        """Take `key` for `owner` unless someone holds it; the claim as it now stands (`won` if taken).
+
+        `lease`: seconds the owner has to `complete`, after which the claim reads as unknown (never run
+        again). `keep`: seconds the claim and its result are remembered (an idempotency TTL)."""
+
+    @abstractmethod
+    async def complete(self, key: str, owner: str, result: Json, now: float) -> bool:
+        """Store the result of a claim `owner` holds; False if it is not theirs (or not held)."""
+
+    @abstractmethod
+    async def abandon(self, key: str, owner: str, *, sent: bool) -> bool:
+        """Give up a held claim: `sent=False` forgets it (nothing happened, it may be claimed again),
+        `sent=True` marks it unknown (something may have happened; it is never run again)."""
+
+    @abstractmethod
+    async def get_claim(self, key: str, now: float) -> Claim | None: ...
+
+    @abstractmethod
+    async def sweep(self, now: float) -> int:
+        """Forget claims past their keep time (Redis forgets them by itself); how many were removed."""
+
+    # Outbox
+
+    @abstractmethod
+    async def enqueue(self, topic: str, payload: Json, now: float, due: float | None = None) -> str:
+        """Add a delivery due at `due` (default now); its id."""
+
+    @abstractmethod
+    async def lease_due(self, now: float, lease: float, limit: int = 10) -> list[Delivery]:
+        """Up to `limit` due deliveries, oldest first, each hidden from other workers for `lease` seconds."""
+
+    @abstractmethod
+    async def ack(self, delivery_id: str) -> None:
+        """The delivery succeeded: forget it."""
+
+    @abstractmethod
+    async def retry_at(self, delivery_id: str, due: float, error: str) -> None:
+        """The delivery failed: due again at `due`, with the error kept for operators."""

@@ -1,0 +1,231 @@
+"""The PostgreSQL store: psycopg 3 with an async connection pool, tables in a schema of their own.
+
+Atomic steps are single statements (`UPDATE … WHERE status IN … RETURNING`) or one transaction
+leaning on a unique index (`INSERT … ON CONFLICT DO NOTHING`), so they hold across connections and
+instances. Migrations run at start inside one transaction holding `pg_advisory_xact_lock`, so two
+instances starting together apply each step once and the later one finds the schema current.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import psycopg
+from psycopg import sql as pgsql
+from psycopg.rows import dict_row
+from psycopg_pool import AsyncConnectionPool, PoolTimeout
+
+from . import _sql as sql
+from ._base import Store, StoreError
+from ._model import Announcement, Approval, Claim, Condition, Delivery, Json, Status
+from ._records import (
+    approval_from,
+    approval_values,
+    checked_changes,
+    claim_from,
+    delivery_from,
+    delivery_values,
+    encode,
+)
+
+P = "%s"
+Conn = psycopg.AsyncConnection[dict[str, Any]]
+
+
+def without_password(url: str) -> str:
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
+
+
+class PostgresStore(Store):
+    def __init__(self, url: str, *, schema: str = "specbridge", max_connections: int = 10) -> None:
+        self.url = url
+        self.schema = schema
+        self.name = without_password(url)
+        self.max_connections = max_connections
+        self._pool: AsyncConnectionPool[Conn] | None = None
+
+    def _kwargs(self) -> dict[str, Any]:
+        return {"autocommit": True, "row_factory": dict_row, "options": f"-c search_path={self.schema}"}
+
+    async def start(self) -> None:
+        try:
+            async with await psycopg.AsyncConnection.connect(
+                self.url, connect_timeout=10, **self._kwargs()
+            ) as conn:
+                await self._migrate(conn)
+            pool: AsyncConnectionPool[Conn] = AsyncConnectionPool(
+                self.url, kwargs=self._kwargs(), min_size=1, max_size=self.max_connections, open=False
+            )
+            await pool.open(wait=True, timeout=10)
+        except (psycopg.Error, PoolTimeout) as error:
+            raise StoreError(f"cannot open the store {self.name}: {_first_line(error)}") from None
+        self._pool = pool
+
+    async def _migrate(self, conn: Conn) -> None:
+        lock = int.from_bytes(
+            hashlib.sha256(f"specbridge:{self.schema}".encode()).digest()[:8], "big", signed=True
+        )
+        schema = pgsql.Identifier(self.schema)
+        async with conn.transaction():
+            await conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock,))
+            await conn.execute(pgsql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(schema))
+            await conn.execute(pgsql.SQL("SET LOCAL search_path TO {}").format(schema))
+            await conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+            row = await (await conn.execute("SELECT max(version) AS version FROM schema_version")).fetchone()
+            current = int(row["version"] or 0) if row else 0
+            if current > sql.VERSION:
+                raise StoreError(f"cannot open the store {self.name}: {sql.too_new(current)}")
+            for version in range(current + 1, sql.VERSION + 1):
+                for statement in sql.MIGRATIONS[version - 1]:
+                    await conn.execute(statement.encode())
+                await conn.execute("INSERT INTO schema_version (version) VALUES (%s)", (version,))
+
+    async def close(self) -> None:
+        if self._pool is not None:
+            pool, self._pool = self._pool, None
+            await pool.close()
+
+    @asynccontextmanager
+    async def _connection(self) -> AsyncIterator[Conn]:
+        """A pooled connection; a database error inside becomes a `StoreError` naming the store."""
+        if self._pool is None:
+            raise StoreError(f"the store {self.name} is not started")
+        try:
+            async with self._pool.connection() as conn:
+                yield conn
+        except psycopg.Error as error:
+            raise StoreError(f"the store {self.name} failed: {_first_line(error)}") from None
+
+    async def _one(self, statement: str, params: Any) -> dict[str, Any] | None:
+        async with self._connection() as conn:
+            row: dict[str, Any] | None = await (await conn.execute(statement.encode(), params)).fetchone()
+            return row
+
+    async def _count(self, statement: str, params: Any) -> int:
+        async with self._connection() as conn:
+            return int((await conn.execute(statement.encode(), params)).rowcount)
+
+    # Approvals
+
+    async def attach_or_create(
+        self, approval: Approval, now: float, announce: Announcement | None = None
+    ) -> tuple[Approval, bool]:
+        insert = sql.insert_approval(P).replace(
+            " RETURNING", " ON CONFLICT (fingerprint) WHERE settled_at IS NULL DO NOTHING RETURNING"
+        )
+        async with self._connection() as conn:
+            # The open one may be settled between our conflict and our look: then try again.
+            for _ in range(5):
+                async with conn.transaction():
+                    await conn.execute(
+                        sql.expire_pending(P, one_call=True).encode(), (now, now, approval.fingerprint)
+                    )
+                    row = await (await conn.execute(insert.encode(), approval_values(approval))).fetchone()
+                    if row is not None:
+                        if announce is not None:
+                            await conn.execute(sql.enqueue(P).encode(), delivery_values(announce))
+                        return approval_from(row), True
+                    row = await (
+                        await conn.execute(sql.open_approval(P).encode(), (approval.fingerprint,))
+                    ).fetchone()
+                    if row is not None:
+                        return approval_from(row), False
+        raise StoreError(f"the store {self.name} kept changing under one approval request; try again")
+
+    async def get_approval(self, approval_id: str) -> Approval | None:
+        row = await self._one("SELECT * FROM approvals WHERE id = %s", (approval_id,))
+        return None if row is None else approval_from(row)
+
+    async def list_approvals(self, status: Status | None = None, limit: int = 100) -> list[Approval]:
+        params = (str(status), limit) if status is not None else (limit,)
+        async with self._connection() as conn:
+            cursor = await conn.execute(sql.list_approvals(P, status is not None).encode(), params)
+            return [approval_from(row) for row in await cursor.fetchall()]
+
+    async def update_approval(
+        self,
+        approval_id: str,
+        when: Condition,
+        changes: Mapping[str, Json],
+        announce: Announcement | None = None,
+    ) -> Approval | None:
+        statement, params = sql.update_approval(P, approval_id, when, checked_changes(changes))
+        if announce is None:
+            row = await self._one(statement, params)
+            return None if row is None else approval_from(row)
+        async with self._connection() as conn, conn.transaction():
+            row = await (await conn.execute(statement.encode(), params)).fetchone()
+            if row is not None:
+                await conn.execute(sql.enqueue(P).encode(), delivery_values(announce))
+        return None if row is None else approval_from(row)
+
+    async def expire_due(self, now: float) -> int:
+        return await self._count(sql.expire_pending(P, one_call=False), (now, now))
+
+    # Claims
+
+    async def claim(
+        self, key: str, owner: str, fingerprint: str, lease: float, keep: float, now: float
+    ) -> Claim:
+        async with self._connection() as conn, conn.transaction():
+            await conn.execute(sql.forget_claim(P).encode(), (key, now))
+            cursor = await conn.execute(
+                sql.insert_claim(P).encode(), (key, owner, fingerprint, now + lease, now + keep)
+            )
+            row = await cursor.fetchone()
+            if row is not None:
+                return claim_from(row, now, won=True)
+            cursor = await conn.execute(b"SELECT * FROM claims WHERE key = %s", (key,))
+            row = await cursor.fetchone()
+        if row is None:  # cannot happen: the conflicting row is committed before DO NOTHING returns
+            raise StoreError(f"the store {self.name} lost the claim {key!r}")
+        return claim_from(row, now)
+
+    async def complete(self, key: str, owner: str, result: Json, now: float) -> bool:
+        return await self._count(sql.complete_claim(P), (encode("result", result), key, owner)) == 1
+
+    async def abandon(self, key: str, owner: str, *, sent: bool) -> bool:
+        return await self._count(sql.abandon_claim(P, sent), (key, owner)) == 1
+
+    async def get_claim(self, key: str, now: float) -> Claim | None:
+        row = await self._one("SELECT * FROM claims WHERE key = %s AND expires_at > %s", (key, now))
+        return None if row is None else claim_from(row, now)
+
+    async def sweep(self, now: float) -> int:
+        return await self._count("DELETE FROM claims WHERE expires_at <= %s", (now,))
+
+    # Outbox
+
+    async def enqueue(self, topic: str, payload: Json, now: float, due: float | None = None) -> str:
+        delivery_id = secrets.token_urlsafe(18)
+        params = (delivery_id, topic, encode("payload", payload), now, now if due is None else due)
+        await self._count(sql.enqueue(P), params)
+        return delivery_id
+
+    async def lease_due(self, now: float, lease: float, limit: int = 10) -> list[Delivery]:
+        statement = (
+            "UPDATE outbox SET due_at = %s, attempts = attempts + 1 WHERE id IN (SELECT id FROM outbox "
+            "WHERE due_at <= %s ORDER BY created_at, id LIMIT %s FOR UPDATE SKIP LOCKED) RETURNING *"
+        )
+        async with self._connection() as conn:
+            rows = await (await conn.execute(statement.encode(), (now + lease, now, limit))).fetchall()
+        return sorted((delivery_from(row) for row in rows), key=lambda d: (d.created_at, d.id))
+
+    async def ack(self, delivery_id: str) -> None:
+        await self._count("DELETE FROM outbox WHERE id = %s", (delivery_id,))
+
+    async def retry_at(self, delivery_id: str, due: float, error: str) -> None:
+        await self._count(sql.retry_at(P), (due, error, delivery_id))
+
+
+def _first_line(error: BaseException) -> str:
+    return (str(error).strip().splitlines() or [type(error).__name__])[0]

@@ -1,0 +1,224 @@
+"""The Redis store: redis.asyncio, one hash per record, atomic steps as Lua scripts (`_redis_lua`).
+
+Layout under the namespace prefix `NS:`: `a:ID` an approval, `open:FINGERPRINT` the id of the open
+approval for one call, `status:S` and `all` sorted sets of ids by creation time, `c:KEY` a claim
+(with a Redis TTL of its `keep`), `o:ID` an outbox delivery and `due` the deliveries by due time.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import redis.asyncio as aioredis
+from redis.exceptions import RedisError
+
+from . import _redis_lua as lua
+from . import _sql
+from ._base import Store, StoreError
+from ._model import Announcement, Approval, Claim, Condition, Delivery, Json, Status
+from ._records import (
+    APPROVAL_FIELDS,
+    approval_from,
+    checked_changes,
+    claim_from,
+    delivery_from,
+    delivery_values,
+    encode,
+)
+
+SCHEMA_VERSION = 1  # Redis needs no migration steps yet; the key guards against an older specbridge
+
+
+def _text(value: Any) -> str:
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+def _pairs(flat: list[Any]) -> dict[str, Any]:
+    return dict(zip(flat[::2], flat[1::2], strict=True))
+
+
+def _delivery(announce: Announcement | None) -> str:
+    """An outbox record for a script to write with its change ("" for none)."""
+    if announce is None:
+        return ""
+    delivery_id, topic, payload, at, _ = delivery_values(announce)
+    record = {"id": delivery_id, "topic": topic, "payload": payload, "created_at": _text(at), "attempts": "0"}
+    return json.dumps(record)
+
+
+class RedisStore(Store):
+    def __init__(self, url: str, *, prefix: str = "specbridge") -> None:
+        self.url = url
+        self.prefix = prefix + ":"
+        parts = urlsplit(url)
+        host = parts.netloc.rpartition("@")[2]
+        self.name = urlunsplit(parts._replace(netloc=f":***@{host}")) if parts.password else url
+        self._redis: aioredis.Redis | None = None
+        self._scripts: dict[str, Any] = {}
+
+    async def start(self) -> None:
+        client = aioredis.Redis.from_url(self.url, decode_responses=True, socket_connect_timeout=10)
+        try:
+            await client.ping()  # type: ignore[misc]
+            version_key = self.prefix + "schema_version"
+            await client.set(version_key, SCHEMA_VERSION, nx=True)
+            current = int(await client.get(version_key) or 0)
+        except RedisError as error:
+            await client.aclose()
+            raise StoreError(f"cannot open the store {self.name}: {error}") from None
+        if current > SCHEMA_VERSION:
+            await client.aclose()
+            raise StoreError(f"cannot open the store {self.name}: {_sql.too_new(current)}")
+        self._redis = client
+        for name in lua.SCRIPTS:
+            self._scripts[name] = client.register_script(getattr(lua, name))
+
+    async def close(self) -> None:
+        if self._redis is not None:
+            client, self._redis = self._redis, None
+            await client.aclose()
+
+    @contextmanager
+    def _failing(self) -> Iterator[None]:
+        """A Redis error inside becomes a `StoreError` naming the store."""
+        try:
+            yield
+        except RedisError as error:
+            raise StoreError(f"the store {self.name} failed: {error}") from None
+
+    def _client(self) -> aioredis.Redis:
+        if self._redis is None:
+            raise StoreError(f"the store {self.name} is not started")
+        return self._redis
+
+    async def _script(self, name: str, *args: Any) -> Any:
+        self._client()
+        with self._failing():
+            return await self._scripts[name](keys=[], args=[self.prefix, *args])
+
+    # Approvals
+
+    async def attach_or_create(
+        self, approval: Approval, now: float, announce: Announcement | None = None
+    ) -> tuple[Approval, bool]:
+        record = {
+            name: _text(value)
+            for name in APPROVAL_FIELDS
+            if (value := encode(name, getattr(approval, name))) is not None
+        }
+        created, flat = await self._script(
+            "ATTACH_OR_CREATE",
+            approval.fingerprint,
+            _text(float(now)),
+            json.dumps(record),
+            _delivery(announce),
+        )
+        return approval_from(_pairs(flat)), bool(created)
+
+    async def get_approval(self, approval_id: str) -> Approval | None:
+        with self._failing():
+            row = await self._client().hgetall(self.prefix + "a:" + approval_id)  # type: ignore[misc]
+        return approval_from(row) if row else None
+
+    async def list_approvals(self, status: Status | None = None, limit: int = 100) -> list[Approval]:
+        index = self.prefix + ("all" if status is None else f"status:{status}")
+        with self._failing():
+            client = self._client()
+            ids = await client.zrevrange(index, 0, limit - 1)
+            async with client.pipeline(transaction=False) as pipe:
+                for approval_id in ids:
+                    pipe.hgetall(self.prefix + "a:" + approval_id)
+                rows = await pipe.execute()
+        return [approval_from(row) for row in rows if row]
+
+    async def update_approval(
+        self,
+        approval_id: str,
+        when: Condition,
+        changes: Mapping[str, Json],
+        announce: Announcement | None = None,
+    ) -> Approval | None:
+        condition: dict[str, Any] = {"statuses": sorted(str(status) for status in when.statuses)}
+        if when.owner is not None:
+            condition["owner"] = when.owner
+        if when.not_expired_at is not None:
+            condition["not_expired_at"] = _text(float(when.not_expired_at))
+        if when.lease_passed_at is not None:
+            condition["lease_passed_at"] = _text(float(when.lease_passed_at))
+        if when.unsettled:
+            condition["unsettled"] = True
+        values = {
+            name: None if value is None else _text(value) for name, value in checked_changes(changes).items()
+        }
+        flat = await self._script(
+            "UPDATE_APPROVAL", approval_id, json.dumps(condition), json.dumps(values), _delivery(announce)
+        )
+        return approval_from(_pairs(flat)) if flat else None
+
+    async def expire_due(self, now: float) -> int:
+        return int(await self._script("EXPIRE_DUE", _text(float(now))))
+
+    # Claims
+
+    async def claim(
+        self, key: str, owner: str, fingerprint: str, lease: float, keep: float, now: float
+    ) -> Claim:
+        won, flat = await self._script(
+            "CLAIM",
+            key,
+            owner,
+            fingerprint,
+            _text(float(now + lease)),
+            _text(float(now + keep)),
+            _text(float(now)),
+            max(1, int(keep * 1000)),
+        )
+        return claim_from(_pairs(flat), now, won=bool(won))
+
+    async def complete(self, key: str, owner: str, result: Json, now: float) -> bool:
+        return bool(await self._script("SETTLE_CLAIM", key, owner, "done", encode("result", result)))
+
+    async def abandon(self, key: str, owner: str, *, sent: bool) -> bool:
+        return bool(await self._script("SETTLE_CLAIM", key, owner, "unknown" if sent else "forget", ""))
+
+    async def get_claim(self, key: str, now: float) -> Claim | None:
+        with self._failing():
+            row = await self._client().hgetall(self.prefix + "c:" + key)  # type: ignore[misc]
+        if not row or float(row["expires_at"]) <= now:
+            return None
+        return claim_from(row, now)
+
+    async def sweep(self, now: float) -> int:
+        return 0  # each claim carries a Redis TTL of its keep time
+
+    # Outbox
+
+    async def enqueue(self, topic: str, payload: Json, now: float, due: float | None = None) -> str:
+        delivery_id = secrets.token_urlsafe(18)
+        record = {"id": delivery_id, "topic": topic, "payload": encode("payload", payload)}
+        record |= {"created_at": _text(float(now)), "attempts": "0"}
+        with self._failing():
+            async with self._client().pipeline(transaction=True) as pipe:
+                pipe.hset(self.prefix + "o:" + delivery_id, mapping=record)
+                pipe.zadd(self.prefix + "due", {delivery_id: now if due is None else due})
+                await pipe.execute()
+        return delivery_id
+
+    async def lease_due(self, now: float, lease: float, limit: int = 10) -> list[Delivery]:
+        rows = await self._script("LEASE_DUE", _text(float(now)), _text(float(now + lease)), limit)
+        return [delivery_from(_pairs(row)) for row in rows]
+
+    async def ack(self, delivery_id: str) -> None:
+        with self._failing():
+            async with self._client().pipeline(transaction=True) as pipe:
+                pipe.delete(self.prefix + "o:" + delivery_id)
+                pipe.zrem(self.prefix + "due", delivery_id)
+                await pipe.execute()
+
+    async def retry_at(self, delivery_id: str, due: float, error: str) -> None:
+        await self._script("RETRY_AT", delivery_id, _text(float(due)), error)

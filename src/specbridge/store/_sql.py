@@ -1,0 +1,124 @@
+"""The SQL both relational backends share: the schema's migrations and the statements built per call.
+
+`P` is the driver's placeholder (`?` for sqlite3, `%s` for psycopg). Types are spelled so that both
+SQLite and PostgreSQL accept them (SQLite gives DOUBLE PRECISION real affinity).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ._model import Condition
+from ._records import APPROVAL_FIELDS
+
+TIME = "DOUBLE PRECISION"
+
+# Version N of the schema is MIGRATIONS[N - 1]; append, never edit a released step.
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    (
+        f"""CREATE TABLE approvals (
+            id TEXT PRIMARY KEY, api TEXT NOT NULL, tool TEXT NOT NULL, client TEXT NOT NULL,
+            arguments TEXT NOT NULL, bound TEXT NOT NULL, fingerprint TEXT NOT NULL, status TEXT NOT NULL,
+            created_at {TIME} NOT NULL, expires_at {TIME} NOT NULL, reason TEXT, answered_by TEXT,
+            answered_at {TIME}, owner TEXT, lease_until {TIME}, finished_at {TIME}, result TEXT,
+            settled_at {TIME})""",
+        # At most one open approval per call: the backstop behind `attach_or_create`.
+        "CREATE UNIQUE INDEX approvals_open ON approvals (fingerprint) WHERE settled_at IS NULL",
+        "CREATE INDEX approvals_status ON approvals (status, created_at)",
+        f"""CREATE TABLE claims (
+            key TEXT PRIMARY KEY, owner TEXT NOT NULL, state TEXT NOT NULL, fingerprint TEXT NOT NULL,
+            lease_until {TIME} NOT NULL, expires_at {TIME} NOT NULL, result TEXT)""",
+        "CREATE INDEX claims_expiry ON claims (expires_at)",
+        f"""CREATE TABLE outbox (
+            id TEXT PRIMARY KEY, topic TEXT NOT NULL, payload TEXT NOT NULL, created_at {TIME} NOT NULL,
+            due_at {TIME} NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, last_error TEXT)""",
+        "CREATE INDEX outbox_due ON outbox (due_at, created_at)",
+    ),
+)
+VERSION = len(MIGRATIONS)
+
+
+def too_new(current: int) -> str:
+    return (
+        f"the store's schema is version {current}, newer than this specbridge knows ({VERSION}): "
+        "another instance runs a newer specbridge; upgrade this one"
+    )
+
+
+COLUMNS = ", ".join(APPROVAL_FIELDS)
+
+
+def insert_approval(p: str) -> str:
+    return f"INSERT INTO approvals ({COLUMNS}) VALUES ({', '.join([p] * len(APPROVAL_FIELDS))}) RETURNING *"
+
+
+def expire_pending(p: str, *, one_call: bool) -> str:
+    """Params: now, now (and the fingerprint with `one_call`)."""
+    sql = (
+        f"UPDATE approvals SET status = 'expired', settled_at = {p} WHERE settled_at IS NULL "
+        f"AND status = 'pending' AND expires_at <= {p}"
+    )
+    return sql + f" AND fingerprint = {p}" if one_call else sql
+
+
+def open_approval(p: str) -> str:
+    return f"SELECT * FROM approvals WHERE fingerprint = {p} AND settled_at IS NULL"
+
+
+def list_approvals(p: str, status: bool) -> str:
+    where = f"WHERE status = {p} " if status else ""
+    return f"SELECT * FROM approvals {where}ORDER BY created_at DESC, id LIMIT {p}"
+
+
+def update_approval(
+    p: str, approval_id: str, when: Condition, changes: Mapping[str, Any]
+) -> tuple[str, list[Any]]:
+    sets = ", ".join(f"{name} = {p}" for name in changes) or "status = status"
+    params: list[Any] = [*changes.values(), approval_id]
+    statuses = sorted(str(status) for status in when.statuses)
+    where = [f"id = {p}", f"status IN ({', '.join([p] * len(statuses))})"]
+    params += statuses
+    if when.owner is not None:
+        where.append(f"owner = {p}")
+        params.append(when.owner)
+    if when.not_expired_at is not None:
+        where.append(f"expires_at > {p}")
+        params.append(when.not_expired_at)
+    if when.lease_passed_at is not None:
+        where.append(f"lease_until <= {p}")
+        params.append(when.lease_passed_at)
+    if when.unsettled:
+        where.append("settled_at IS NULL")
+    return f"UPDATE approvals SET {sets} WHERE {' AND '.join(where)} RETURNING *", params
+
+
+def forget_claim(p: str) -> str:
+    return f"DELETE FROM claims WHERE key = {p} AND expires_at <= {p}"
+
+
+def insert_claim(p: str) -> str:
+    return (
+        "INSERT INTO claims (key, owner, state, fingerprint, lease_until, expires_at) "
+        f"VALUES ({p}, {p}, 'held', {p}, {p}, {p}) ON CONFLICT (key) DO NOTHING RETURNING *"
+    )
+
+
+def complete_claim(p: str) -> str:
+    return (
+        f"UPDATE claims SET state = 'done', result = {p} WHERE key = {p} AND owner = {p} AND state = 'held'"
+    )
+
+
+def abandon_claim(p: str, sent: bool) -> str:
+    if sent:
+        return f"UPDATE claims SET state = 'unknown' WHERE key = {p} AND owner = {p} AND state = 'held'"
+    return f"DELETE FROM claims WHERE key = {p} AND owner = {p} AND state = 'held'"
+
+
+def enqueue(p: str) -> str:
+    return f"INSERT INTO outbox (id, topic, payload, created_at, due_at) VALUES ({p}, {p}, {p}, {p}, {p})"
+
+
+def retry_at(p: str) -> str:
+    return f"UPDATE outbox SET due_at = {p}, last_error = {p} WHERE id = {p}"

@@ -1,0 +1,235 @@
+"""The SQLite store: one file, WAL, the standard library's sqlite3 on one worker thread.
+
+One connection lives on one dedicated thread, so calls from the event loop never block it and never
+interleave inside a transaction. Every write is `BEGIN IMMEDIATE`, which takes SQLite's write lock up
+front: that is what makes each operation atomic against other processes on the same file too (the
+command line answering approvals while a gateway runs). `synchronous=NORMAL` in WAL mode keeps every
+committed transaction across a killed process; only a power cut may lose the last few.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import sqlite3
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, TypeVar
+
+from . import _sql as sql
+from ._base import Store, StoreError
+from ._model import Announcement, Approval, Claim, Condition, Delivery, Json, Status
+from ._records import (
+    approval_from,
+    approval_values,
+    checked_changes,
+    claim_from,
+    delivery_from,
+    delivery_values,
+    encode,
+)
+
+T = TypeVar("T")
+P = "?"
+
+
+def _dict_row(cursor: sqlite3.Cursor, row: tuple[Any, ...]) -> dict[str, Any]:
+    return {column[0]: value for column, value in zip(cursor.description, row, strict=True)}
+
+
+class SqliteStore(Store):
+    def __init__(self, path: Path | str) -> None:
+        self.path = str(path)
+        self.name = f"sqlite:///{self.path}"
+        self._executor: ThreadPoolExecutor | None = None
+        self._db: sqlite3.Connection | None = None
+
+    async def _run(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        if self._executor is None or self._db is None:
+            raise StoreError(f"the store {self.name} is not started")
+        db = self._db
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self._executor, work, db)
+        except sqlite3.Error as error:
+            raise StoreError(f"the store {self.name} failed: {error}") from None
+
+    async def _write(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        def transaction(db: sqlite3.Connection) -> T:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                result = work(db)
+            except BaseException:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+            return result
+
+        return await self._run(transaction)
+
+    async def start(self) -> None:
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="specbridge-sqlite")
+
+        def connect() -> sqlite3.Connection:
+            if self.path != ":memory:":
+                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+            db.row_factory = _dict_row
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            return db
+
+        try:
+            self._db = await asyncio.get_running_loop().run_in_executor(self._executor, connect)
+            await self._write(_migrate)
+        except (sqlite3.Error, OSError) as error:
+            await self.close()
+            raise StoreError(f"cannot open the store {self.name}: {error}") from None
+        except BaseException:
+            await self.close()
+            raise
+
+    async def close(self) -> None:
+        if self._db is not None:
+            db, self._db = self._db, None
+            if self._executor is not None:
+                await asyncio.get_running_loop().run_in_executor(self._executor, db.close)
+        if self._executor is not None:
+            self._executor.shutdown(wait=False)
+            self._executor = None
+
+    # Approvals
+
+    async def attach_or_create(
+        self, approval: Approval, now: float, announce: Announcement | None = None
+    ) -> tuple[Approval, bool]:
+        def work(db: sqlite3.Connection) -> tuple[Approval, bool]:
+            db.execute(sql.expire_pending(P, one_call=True), (now, now, approval.fingerprint))
+            row = db.execute(sql.open_approval(P), (approval.fingerprint,)).fetchone()
+            if row is not None:
+                return approval_from(row), False
+            row = db.execute(sql.insert_approval(P), approval_values(approval)).fetchone()
+            if announce is not None:
+                db.execute(sql.enqueue(P), delivery_values(announce))
+            return approval_from(row), True
+
+        return await self._write(work)
+
+    async def get_approval(self, approval_id: str) -> Approval | None:
+        def work(db: sqlite3.Connection) -> Approval | None:
+            row = db.execute("SELECT * FROM approvals WHERE id = ?", (approval_id,)).fetchone()
+            return None if row is None else approval_from(row)
+
+        return await self._run(work)
+
+    async def list_approvals(self, status: Status | None = None, limit: int = 100) -> list[Approval]:
+        params = (str(status), limit) if status is not None else (limit,)
+
+        def work(db: sqlite3.Connection) -> list[Approval]:
+            rows = db.execute(sql.list_approvals(P, status is not None), params).fetchall()
+            return [approval_from(row) for row in rows]
+
+        return await self._run(work)
+
+    async def update_approval(
+        self,
+        approval_id: str,
+        when: Condition,
+        changes: Mapping[str, Json],
+        announce: Announcement | None = None,
+    ) -> Approval | None:
+        statement, params = sql.update_approval(P, approval_id, when, checked_changes(changes))
+
+        def work(db: sqlite3.Connection) -> Approval | None:
+            row = db.execute(statement, params).fetchone()
+            if row is None:
+                return None
+            if announce is not None:
+                db.execute(sql.enqueue(P), delivery_values(announce))
+            return approval_from(row)
+
+        return await self._write(work)
+
+    async def expire_due(self, now: float) -> int:
+        return await self._write(
+            lambda db: db.execute(sql.expire_pending(P, one_call=False), (now, now)).rowcount
+        )
+
+    # Claims
+
+    async def claim(
+        self, key: str, owner: str, fingerprint: str, lease: float, keep: float, now: float
+    ) -> Claim:
+        def work(db: sqlite3.Connection) -> Claim:
+            db.execute(sql.forget_claim(P), (key, now))
+            row = db.execute(
+                sql.insert_claim(P), (key, owner, fingerprint, now + lease, now + keep)
+            ).fetchone()
+            if row is not None:
+                return claim_from(row, now, won=True)
+            return claim_from(db.execute("SELECT * FROM claims WHERE key = ?", (key,)).fetchone(), now)
+
+        return await self._write(work)
+
+    async def complete(self, key: str, owner: str, result: Json, now: float) -> bool:
+        params = (encode("result", result), key, owner)
+        return await self._write(lambda db: db.execute(sql.complete_claim(P), params).rowcount == 1)
+
+    async def abandon(self, key: str, owner: str, *, sent: bool) -> bool:
+        return await self._write(
+            lambda db: db.execute(sql.abandon_claim(P, sent), (key, owner)).rowcount == 1
+        )
+
+    async def get_claim(self, key: str, now: float) -> Claim | None:
+        def work(db: sqlite3.Connection) -> Claim | None:
+            row = db.execute("SELECT * FROM claims WHERE key = ? AND expires_at > ?", (key, now)).fetchone()
+            return None if row is None else claim_from(row, now)
+
+        return await self._run(work)
+
+    async def sweep(self, now: float) -> int:
+        return await self._write(
+            lambda db: db.execute("DELETE FROM claims WHERE expires_at <= ?", (now,)).rowcount
+        )
+
+    # Outbox
+
+    async def enqueue(self, topic: str, payload: Json, now: float, due: float | None = None) -> str:
+        delivery_id = secrets.token_urlsafe(18)
+        params = (delivery_id, topic, encode("payload", payload), now, now if due is None else due)
+        await self._write(lambda db: db.execute(sql.enqueue(P), params))
+        return delivery_id
+
+    async def lease_due(self, now: float, lease: float, limit: int = 10) -> list[Delivery]:
+        def work(db: sqlite3.Connection) -> list[Delivery]:
+            rows = db.execute(
+                "SELECT id FROM outbox WHERE due_at <= ? ORDER BY created_at, id LIMIT ?", (now, limit)
+            ).fetchall()
+            leased = [
+                db.execute(
+                    "UPDATE outbox SET due_at = ?, attempts = attempts + 1 WHERE id = ? RETURNING *",
+                    (now + lease, row["id"]),
+                ).fetchone()
+                for row in rows
+            ]
+            return [delivery_from(row) for row in leased]
+
+        return await self._write(work)
+
+    async def ack(self, delivery_id: str) -> None:
+        await self._write(lambda db: db.execute("DELETE FROM outbox WHERE id = ?", (delivery_id,)))
+
+    async def retry_at(self, delivery_id: str, due: float, error: str) -> None:
+        await self._write(lambda db: db.execute(sql.retry_at(P), (due, error, delivery_id)))
+
+
+def _migrate(db: sqlite3.Connection) -> None:
+    db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+    current = db.execute("SELECT max(version) AS version FROM schema_version").fetchone()["version"] or 0
+    if current > sql.VERSION:
+        raise StoreError(sql.too_new(current))
+    for version in range(current + 1, sql.VERSION + 1):
+        for statement in sql.MIGRATIONS[version - 1]:
+            db.execute(statement)
+        db.execute("INSERT INTO schema_version (version) VALUES (?)", (version,))
