@@ -55,6 +55,7 @@ class ErrorCode(StrEnum):
     ORIGIN_REFUSED = "origin-refused"
     SERVE_UNSAFE_BIND = "serve-unsafe-bind"
     RESPONSE_UNEXPECTED = "response-unexpected"
+    UPSTREAM_DNS_FAILED = "upstream-dns-failed"
 
 
 class SpecbridgeError(Exception):

@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 import anyio
 
-from .._errors import ErrorCode, RequestRefused
+from .._errors import ErrorCode, RequestRefused, UpstreamError
 
 log = logging.getLogger("specbridge.call")
 
@@ -81,6 +81,11 @@ _IPV4_PART = re.compile(r"^(0x[0-9a-f]*|0[0-7]*|[1-9][0-9]*)$")
 
 def refused(message: str) -> RequestRefused:
     return RequestRefused(message, code=ErrorCode.EGRESS_REFUSED)
+
+
+def dns_failed(message: str) -> UpstreamError:
+    """Not a policy decision: the name has no address now (a typo, or DNS down); nothing was sent."""
+    return UpstreamError(message + "; nothing was sent", code=ErrorCode.UPSTREAM_DNS_FAILED)
 
 
 def parse_ipv4_loose(host: str) -> ipaddress.IPv4Address | None:
@@ -203,7 +208,7 @@ class EgressPolicy:
             return [str(literal)]
         resolved = await self._resolve(name.rstrip("."), port)
         if not resolved:
-            raise refused(f"the host {name} did not resolve to any address")
+            raise dns_failed(f"the host {name} did not resolve to any address")
         checked: list[str] = []
         for text in resolved:
             address = parse_ip(text)
@@ -229,7 +234,7 @@ async def system_resolve(host: str, port: int) -> list[str]:
     try:
         infos = await anyio.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except OSError:
-        raise refused(f"the host {host} cannot be resolved") from None
+        raise dns_failed(f"the host {host} cannot be resolved (DNS)") from None
     return list(dict.fromkeys(str(info[4][0]) for info in infos))
 
 
