@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import anyio
+import pytest
 
 from specbridge._errors import ErrorCode
 from specbridge.call import Caller
-from tests.call.conftest import api_config, toolset_for
+from specbridge.call._check import format_path
+from tests.call.conftest import MakeCaller, api_config, toolset_for
+from tests.support.upstream import Upstream
 
 
 async def _call(caller: Caller, tool: str, arguments: dict[str, Any], **kwargs: Any) -> Any:
@@ -40,3 +44,37 @@ async def test_a_name_that_resolves_to_no_address_is_a_dns_failure() -> None:
     finally:
         await caller.aclose()
     assert result.is_error and result.code == ErrorCode.UPSTREAM_DNS_FAILED, result.text
+
+
+# -- a bound nested body field under another spelling -------------------------------------------------
+
+ORDER = {"shopId": "s-1", "items": [{"sku": "a", "qty": 1}]}
+
+
+@pytest.mark.parametrize("spelling", ["City", "CITY", "city ", " city", "cIty\t"])
+async def test_a_case_or_space_variant_of_a_bound_nested_body_field_is_refused(
+    make_caller: MakeCaller, upstream: Upstream, spelling: str
+) -> None:
+    result = await _call(
+        make_caller(),
+        "createOrder",
+        {**ORDER, "address": {spelling: "Elsewhere", "street": "Main St"}},
+        client_bindings={"body.address/city": "Lyon"},
+    )
+    assert result.is_error and result.code == ErrorCode.ARGUMENT_BOUND, result.text
+    assert format_path(("address", spelling)) in result.text  # the path as sent, never the value
+    assert "Elsewhere" not in result.text
+    assert upstream.requests == []
+
+
+async def test_other_fields_beside_a_bound_nested_body_field_are_still_sent(
+    make_caller: MakeCaller, upstream: Upstream
+) -> None:
+    result = await _call(
+        make_caller(),
+        "createOrder",
+        {**ORDER, "address": {"street": "Main St"}},
+        client_bindings={"body.address/city": "Lyon"},
+    )
+    assert not result.is_error, result.text
+    assert json.loads(upstream.requests[-1].body)["address"] == {"street": "Main St", "city": "Lyon"}

@@ -17,6 +17,7 @@ from .._errors import ArgumentError, ErrorCode
 from ..tools import Tool
 from ._build import Extra
 from ._check import format_path
+from ._encode import name_key
 
 Json = Any
 
@@ -137,15 +138,28 @@ def refuse_bound(arguments: Mapping[str, Json], plan: BindingPlan) -> None:
         if name in arguments:
             problems.append(f"{name}: is set by the gateway and may not be sent")
     for name, path, _ in plan.nested:
-        node: Json = arguments.get(name)
-        for part in path:
-            node = node.get(part) if isinstance(node, dict) else None
-        if node is not None:
-            problems.append(f"{format_path((name, *path))}: is set by the gateway and may not be sent")
+        for found in _spellings(arguments.get(name), path, (name,)):
+            problems.append(f"{format_path(found)}: is set by the gateway and may not be sent")
     if problems:
         error = ArgumentError(problems)
         error.code = ErrorCode.ARGUMENT_BOUND
         raise error
+
+
+def _spellings(node: Json, path: tuple[str, ...], at: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """Where `path` is present under `node`, each step matched as a lenient server would match a
+    field name (trimmed, case-insensitive): `Country` or `"country "` beside a bound `country` would
+    otherwise reach the API next to the bound value, and some APIs read the last or either one."""
+    if not path:
+        return [at] if node is not None else []
+    if not isinstance(node, dict):
+        return []
+    wanted = name_key(path[0])
+    found: list[tuple[str, ...]] = []
+    for key, child in node.items():
+        if isinstance(key, str) and name_key(key) == wanted:
+            found += _spellings(child, path[1:], (*at, key))
+    return found
 
 
 def apply_bindings(arguments: Mapping[str, Json], plan: BindingPlan) -> dict[str, Json]:
