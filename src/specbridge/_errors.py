@@ -56,6 +56,7 @@ class ErrorCode(StrEnum):
     SERVE_UNSAFE_BIND = "serve-unsafe-bind"
     RESPONSE_UNEXPECTED = "response-unexpected"
     UPSTREAM_DNS_FAILED = "upstream-dns-failed"
+    HOST_REFUSED = "host-refused"
 
 
 class SpecbridgeError(Exception):

@@ -15,7 +15,7 @@ import importlib.util
 import ipaddress
 import socket
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from urllib.parse import urlsplit
 
 import anyio
@@ -109,6 +109,38 @@ def security_settings(host: str) -> TransportSecuritySettings | None:
     )
 
 
+def host_allowed(host: str | None, settings: TransportSecuritySettings | None) -> bool:
+    """The SDK's Host rule for its endpoint, for our other routes: on loopback only a local Host."""
+    if settings is None or not settings.enable_dns_rebinding_protection:
+        return True
+    if not host:
+        return False
+    return any(
+        host == allowed or (allowed.endswith(":*") and host.startswith(allowed[:-1]))
+        for allowed in settings.allowed_hosts
+    )
+
+
+def local_route(
+    endpoint: Callable[[Request], Awaitable[Response]], settings: TransportSecuritySettings | None
+) -> Callable[[Request], Awaitable[Response]]:
+    """`endpoint` behind the MCP endpoint's Host and Origin checks: a DNS-rebinding page must not read
+    tool names or counters from /healthz and /metrics either."""
+
+    async def guarded(request: Request) -> Response:
+        if not host_allowed(request.headers.get("host"), settings):
+            log_event("host refused", path=request.url.path, status=421)
+            return _refuse(
+                421, ErrorCode.HOST_REFUSED, "this Host is not served here; use the gateway's own address"
+            )
+        if not origin_allowed(request.headers.get("origin")):
+            log_event("origin refused", path=request.url.path, status=403)
+            return _refuse(403, ErrorCode.ORIGIN_REFUSED, "browser origins other than localhost are refused")
+        return await endpoint(request)
+
+    return guarded
+
+
 def http_app(gateway: Gateway, *, host: str = "127.0.0.1") -> Starlette:
     """The gateway's ASGI app. Its lifespan loads the APIs (unless started), watches for changes, and
     runs each API's session manager."""
@@ -143,7 +175,8 @@ def http_app(gateway: Gateway, *, host: str = "127.0.0.1") -> Starlette:
     async def metrics(request: Request) -> Response:
         return PlainTextResponse(gateway.metrics.render(), media_type="text/plain; version=0.0.4")
 
-    routes += [Route("/healthz", healthz), Route("/metrics", metrics)]
+    local = security_settings(host)
+    routes += [Route("/healthz", local_route(healthz, local)), Route("/metrics", local_route(metrics, local))]
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
