@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
-import ipaddress
 import socket
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -34,20 +33,11 @@ from starlette.types import Receive, Scope, Send
 from .._errors import ErrorCode
 from ._clients import Refusal, authenticate
 from ._gateway import Gateway
+from ._local import LOCAL_HOSTS, is_loopback
 from ._logging import log_event
-from ._server import CLIENT_SCOPE_KEY, ApiServer
+from ._server import CLIENT_SCOPE_KEY, SNAPSHOT_SCOPE_KEY, ApiServer
 
-LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 SESSION_IDLE_TIMEOUT = 1800.0
-
-
-def is_loopback(host: str) -> bool:
-    if host.strip("[]") in LOCAL_HOSTS:
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 def origin_allowed(origin: str | None) -> bool:
@@ -81,7 +71,9 @@ class McpEndpoint:
                 scope, receive, send
             )
             return
-        outcome = authenticate(headers, self.gateway.clients, self.api)
+        snapshot = self.gateway.snapshot  # clients and API state of one config for the whole request
+        scope[SNAPSHOT_SCOPE_KEY] = snapshot
+        outcome = authenticate(headers, snapshot.clients, self.api)
         if isinstance(outcome, Refusal):
             log_event("client refused", api=self.api, status=outcome.status, code=str(outcome.code))
             await _refuse(outcome.status, outcome.code, outcome.message)(scope, receive, send)
