@@ -11,8 +11,8 @@ import pytest
 from specbridge._errors import ErrorCode
 from specbridge.call import Caller
 from specbridge.call._check import format_path
-from tests.call.conftest import MakeCaller, api_config, toolset_for
-from tests.support.upstream import Upstream
+from tests.call.conftest import SECRET, MakeCaller, api_config, toolset_for
+from tests.support.upstream import Upstream, redirect
 
 
 async def _call(caller: Caller, tool: str, arguments: dict[str, Any], **kwargs: Any) -> Any:
@@ -78,3 +78,59 @@ async def test_other_fields_beside_a_bound_nested_body_field_are_still_sent(
     )
     assert not result.is_error, result.text
     assert json.loads(upstream.requests[-1].body)["address"] == {"street": "Main St", "city": "Lyon"}
+
+
+# -- nothing from the config follows a redirect to another origin ------------------------------------
+
+BOUND = {"header.X-Tenant": "tenant-acme-77", "cookie.account": "acct-secret-9", "query.region": "eu-bound-3"}
+
+
+async def test_a_cross_origin_redirect_carries_no_credential_bound_header_or_cookie(
+    make_caller: MakeCaller, upstream: Upstream
+) -> None:
+    with Upstream() as other:  # another port: another origin
+        upstream.route("/v1/ping", redirect(f"{other.url}/landing"))
+        caller = make_caller(redirects=2, allow=(upstream.address, other.address))
+        result = await _call(caller, "ping", {}, client_bindings=BOUND)
+        assert not result.is_error, result.text
+        first, hop = upstream.requests[-1], other.requests[-1]
+    assert first.headers["x-tenant"] == "tenant-acme-77"  # the base origin gets them all
+    assert "acct-secret-9" in first.headers["cookie"]
+    assert ("region", "eu-bound-3") in first.query
+    sent = repr(hop)
+    for value in ("tenant-acme-77", "acct-secret-9", "eu-bound-3", SECRET):
+        assert value not in sent
+    assert "cookie" not in hop.headers and "authorization" not in hop.headers
+
+
+@pytest.mark.parametrize(
+    "target",
+    [
+        "/landing?region=eu-bound-3",  # the bound query value copied into Location
+        "/landing?r=eu%2Dbound%2D3",
+        "/landing/eu-bound-3",
+        "/landing?t=" + SECRET.replace("/", "%2F").replace("+", "%2B").replace("=", "%3D"),
+        "/landing?c=acct-secret-9",
+    ],
+)
+async def test_a_cross_origin_redirect_whose_location_carries_a_configured_value_is_not_followed(
+    make_caller: MakeCaller, upstream: Upstream, target: str
+) -> None:
+    with Upstream() as other:
+        upstream.route("/v1/ping", redirect(f"{other.url}{target}"))
+        caller = make_caller(redirects=2, allow=(upstream.address, other.address))
+        result = await _call(caller, "ping", {}, client_bindings=BOUND)
+        assert other.requests == []
+    assert result.is_error and result.code == ErrorCode.UPSTREAM_REDIRECT, result.text
+    assert "eu-bound-3" not in result.text and "acct-secret-9" not in result.text
+
+
+async def test_a_same_origin_redirect_still_carries_everything(
+    make_caller: MakeCaller, upstream: Upstream
+) -> None:
+    upstream.route("/v1/ping", redirect("/v1/pong?region=eu-bound-3", status=307))
+    result = await _call(make_caller(redirects=2), "ping", {}, client_bindings=BOUND)
+    assert not result.is_error, result.text
+    hop = upstream.requests[-1]
+    assert hop.path == "/v1/pong" and hop.headers["x-tenant"] == "tenant-acme-77"
+    assert hop.headers["authorization"] == f"Bearer {SECRET}"

@@ -17,7 +17,7 @@ from .._errors import ArgumentError, ErrorCode
 from ..tools import Tool
 from ._build import Extra
 from ._check import format_path
-from ._encode import name_key
+from ._encode import name_key, scalar
 
 Json = Any
 
@@ -88,6 +88,30 @@ def _match(tool: Tool, location: str, name: str) -> str | None:
             if argument.location == location and argument.original.lower() == lowered:
                 return argument.name
     return None
+
+
+def bound_values(plan: BindingPlan) -> list[str]:
+    """Every value the plan sets, as the strings that would go on the wire (the leaves of objects and
+    arrays), so that a redirect can be checked for them."""
+    values: list[str] = []
+
+    def leaves(value: Json) -> None:
+        if isinstance(value, dict):
+            for item in value.values():
+                leaves(item)
+        elif isinstance(value, list):
+            for item in value:
+                leaves(item)
+        elif value is not None:
+            values.append(scalar(value))
+
+    for _, value in plan.top:
+        leaves(value)
+    for _, _, value in plan.nested:
+        leaves(value)
+    for extra in plan.extras:
+        leaves(extra.value)
+    return values
 
 
 def strip_schema(schema: Json, plan: BindingPlan) -> Json:
