@@ -108,7 +108,7 @@ class Caller:
                 )
             credential = credential_for(self.api.auth, secret_id)
             if credential is not None:
-                redactor = Redactor(credential.variants())
+                redactor = Redactor.for_credential(credential)
             plan = self._plan(tool, client_bindings)
             built = build_request(
                 tool,
