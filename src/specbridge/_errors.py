@@ -57,6 +57,7 @@ class ErrorCode(StrEnum):
     RESPONSE_UNEXPECTED = "response-unexpected"
     UPSTREAM_DNS_FAILED = "upstream-dns-failed"
     HOST_REFUSED = "host-refused"
+    REF_REFUSED = "ref-refused"
 
 
 class SpecbridgeError(Exception):
