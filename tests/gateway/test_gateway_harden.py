@@ -176,3 +176,20 @@ async def test_a_call_authenticated_before_a_reload_uses_that_configs_secrets_th
     # Under either config alice's token is hers; only a mix of the two would send bob's.
     assert tokens == ["token-of-alice", "token-of-alice"]
     assert not later.is_error
+
+
+async def test_a_config_change_while_the_document_is_broken_applies_to_the_last_good_document(
+    tmp_path: Path, upstream: Upstream
+) -> None:
+    path = write_config(tmp_path, upstream)
+    gateway = Gateway(load_config(path), config_path=str(path))
+    await gateway.start()
+    try:
+        write_config(tmp_path, upstream, tools="tools: {getLogo: {disabled: true}}\n")
+        (tmp_path / "shop.yaml").write_text("openapi: [broken\n", encoding="utf-8")
+        assert await gateway.reload(load_config(path), documents={"shop"}) == ["shop"]
+        names = [tool.name for tool in gateway.state("shop").toolset.tools]
+        assert "getLogo" not in names and "getProduct" in names
+        assert gateway.state("shop").api == gateway.config.apis["shop"]
+    finally:
+        await gateway.aclose()

@@ -56,9 +56,11 @@ def _digest(path: str) -> str:
         return ""
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ApiState:
-    """One API as it is served now. `listings` caches each client's `tools/list` entries."""
+    """One API as it is served now; never changed, only replaced. The dicts are caches of what follows
+    from it: `listings` each client's `tools/list` entries, `validators` output-schema validators by
+    tool name, and the search index."""
 
     api: ApiConfig
     toolset: ToolSet
@@ -66,14 +68,15 @@ class ApiState:
     spec_digest: str
     search: bool = False  # search mode: tools/list offers search_tools and call_tool
     listings: dict[str | None, tuple[list[Any], list[int]]] = field(default_factory=dict)
-    validators: dict[str, Any] = field(default_factory=dict)  # output-schema validators by tool name
-    _index: ToolIndex | None = None
+    validators: dict[str, Any] = field(default_factory=dict)
+    _index: dict[str, ToolIndex] = field(default_factory=dict)
 
     @property
     def index(self) -> ToolIndex:
-        if self._index is None:
-            self._index = ToolIndex.build(self.toolset.tools)
-        return self._index
+        index = self._index.get("")
+        if index is None:
+            index = self._index[""] = ToolIndex.build(self.toolset.tools)
+        return index
 
 
 @dataclass(frozen=True, slots=True)
