@@ -193,3 +193,8 @@ async def test_a_config_change_while_the_document_is_broken_applies_to_the_last_
         assert gateway.state("shop").api == gateway.config.apis["shop"]
     finally:
         await gateway.aclose()
+
+
+async def test_serving_http_tells_the_gateway_its_bound_address_for_later_reloads(config: Path) -> None:
+    async with running_gateway(config) as (_, gateway):
+        assert gateway.host == "127.0.0.1"

@@ -231,6 +231,8 @@ async def serve_http(
 ) -> None:
     """Serve the gateway's app on `sock` with uvicorn until Ctrl-C or `stop` is set."""
     host = sock.getsockname()[0]
+    if gateway.host is None:
+        gateway.host = host  # so that reloads keep the bind rule (`Gateway.unsafe`)
     config = uvicorn.Config(
         http_app(gateway, host=host),
         log_config=None,
