@@ -198,3 +198,18 @@ async def test_a_config_change_while_the_document_is_broken_applies_to_the_last_
 async def test_serving_http_tells_the_gateway_its_bound_address_for_later_reloads(config: Path) -> None:
     async with running_gateway(config) as (_, gateway):
         assert gateway.host == "127.0.0.1"
+
+
+async def test_a_reload_without_the_client_a_stdio_gateway_acts_as_is_refused(
+    tmp_path: Path, upstream: Upstream
+) -> None:
+    """Otherwise its calls would go on without the client's bindings, under the API's own credential."""
+    path = write_config(tmp_path, upstream, clients=ONE_CLIENT)
+    gateway = Gateway(load_config(path), config_path=str(path), stdio_client="only")
+    await gateway.start()
+    try:
+        write_config(tmp_path, upstream)
+        assert await gateway.reload(load_config(path)) == []
+        assert gateway.stdio_client is not None and gateway.stdio_client.id == "only"
+    finally:
+        await gateway.aclose()
