@@ -7,7 +7,8 @@ so `escaped_pattern` builds one regular expression in which each character of th
 of its forms:
 
 - itself;
-- JSON: `\\uXXXX` (hex in either case; a surrogate pair beyond U+FFFF), `\\/`, `\\"`, `\\\\`, `\\t`;
+- JSON: `\\uXXXX` (hex in either case; a surrogate pair beyond U+FFFF) and the short escapes
+  (`\\/`, `\\"`, `\\\\`, `\\t`, `\\b`, `\\f`);
 - HTML/XML: a named entity (every HTML5 name for the character, `&amp;`, `&AMP;`, `&sol;` …), a decimal
   (`&#38;`, leading zeros allowed) or hex reference (`&#x26;`, `&#X26;`), always with its `;`;
 - percent-encoding of its UTF-8 bytes (hex in either case), `+` for a space.
@@ -25,7 +26,7 @@ import functools
 import html.entities
 import re
 
-_JSON_SHORT = {"/": "\\/", '"': '\\"', "\\": "\\\\", "\t": "\\t"}
+_JSON_SHORT = {"/": "\\/", '"': '\\"', "\\": "\\\\", "\t": "\\t", "\b": "\\b", "\f": "\\f"}
 
 
 @functools.cache
