@@ -44,7 +44,7 @@ def in_process(calls: int) -> tuple[float, float]:
     tool = toolset.get("createOrder")
     assert tool is not None
     credential = Credential("bearer", "", "token-1234567890")
-    redactor = Redactor(credential.variants())
+    redactor = Redactor.for_credential(credential)
     import orjson
 
     answer = Answer(200, httpx.Headers({"content-type": "application/json"}), orjson.dumps(ANSWER), False)

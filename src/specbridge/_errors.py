@@ -64,6 +64,9 @@ class ErrorCode(StrEnum):
     APPROVAL_OUTCOME_UNKNOWN = "approval-outcome-unknown"
     APPROVAL_REASON_MISSING = "approval-reason-missing"
     STORE_UNAVAILABLE = "store-unavailable"
+    UPSTREAM_DNS_FAILED = "upstream-dns-failed"
+    HOST_REFUSED = "host-refused"
+    REF_REFUSED = "ref-refused"
 
 
 class SpecbridgeError(Exception):

@@ -132,7 +132,6 @@ RESOLVED_TO = [
     ["93.184.216.34", "127.0.0.1"],  # a public and a private address: refused as a whole
     ["2606:4700:4700::1111", "fe80::1"],
     ["64:ff9b::a00:1"],
-    [],
     ["not-an-address"],
 ]
 

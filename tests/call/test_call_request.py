@@ -281,13 +281,22 @@ async def test_a_header_binding_for_an_undeclared_header_is_sent(
 # -- answers ----------------------------------------------------------------------------------------
 
 
-async def test_a_json_answer_is_pretty_printed_and_structured(
+async def test_a_json_object_answer_is_structured_with_compact_json_text(
     make_caller: MakeCaller, upstream: Upstream
 ) -> None:
     upstream.route("/v1/ping", json_response({"a": [1, 2]}))
     result = await _call(make_caller(), "ping", {})
-    assert result.text == '{\n  "a": [\n    1,\n    2\n  ]\n}'  # type: ignore[attr-defined]
+    assert result.text == '{"a":[1,2]}'  # type: ignore[attr-defined]  # the same again as structuredContent
     assert result.structured == {"a": [1, 2]} and result.status == 200  # type: ignore[attr-defined]
+
+
+async def test_a_json_answer_without_structured_content_is_pretty_printed(
+    make_caller: MakeCaller, upstream: Upstream
+) -> None:
+    upstream.route("/v1/ping", json_response([1, {"a": 2}]))
+    result = await _call(make_caller(), "ping", {})
+    assert result.text == '[\n  1,\n  {\n    "a": 2\n  }\n]'  # type: ignore[attr-defined]
+    assert result.structured is None  # type: ignore[attr-defined]
 
 
 async def test_a_json_array_answer_has_no_structured_content(

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from specbridge._errors import ErrorCode
 from specbridge.document import Resolver, UnresolvedRef, load_document, parse_document
 from specbridge.tools import convert
 
@@ -213,3 +214,80 @@ def test_a_deep_chain_of_refs_resolves_without_recursion() -> None:
     )
     tool = convert(parse_document(text)).tools[0]
     assert tool.input_schema["properties"]["q"] == {"type": "integer"}
+
+
+# -- file refs stay inside the document's folder -------------------------------------------------------
+
+LEAK = "contents-of-a-file-outside-the-folder"
+
+
+def _confined_layout(tmp_path: Path, ref: str) -> Path:
+    """api/api.yaml referring to `ref`; outside/secret.yaml beside the api folder holds LEAK."""
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "secret.yaml").write_text(
+        f"Q: {{type: string, description: {LEAK}, enum: [{LEAK}]}}\n", encoding="utf-8"
+    )
+    (tmp_path / "api").mkdir()
+    path = tmp_path / "api" / "api.yaml"
+    path.write_text(
+        "openapi: 3.1.0\ninfo: {title: T, version: '1'}\npaths:\n  /a:\n    get:\n"
+        f"      parameters: [{{name: q, in: query, schema: {{$ref: '{ref}'}}}}]\n"
+        "      responses: {'200': {description: ok}}\n",
+        encoding="utf-8",
+    )
+    return path
+
+
+def _refusal(tmp_path: Path, ref: str, path: Path | None = None) -> str:
+    tools = convert(load_document(path or _confined_layout(tmp_path, ref)))
+    assert LEAK not in repr([tool.input_schema for tool in tools.tools])
+    assert LEAK not in repr(tools.unresolved_refs)
+    return tools.unresolved_refs[ref]
+
+
+def test_a_ref_climbing_out_of_the_documents_folder_is_refused_unread(tmp_path: Path) -> None:
+    reason = _refusal(tmp_path, "../outside/secret.yaml#/Q")
+    assert "ref-refused" in reason and "outside the document's folder" in reason
+
+
+def test_an_absolute_path_ref_is_refused_unread(tmp_path: Path) -> None:
+    ref = f"{tmp_path}/outside/secret.yaml#/Q"
+    path = _confined_layout(tmp_path, ref)
+    assert "ref-refused" in _refusal(tmp_path, ref, path)
+
+
+def test_a_symlink_inside_the_folder_that_resolves_outside_is_refused_unread(tmp_path: Path) -> None:
+    path = _confined_layout(tmp_path, "linked.yaml#/Q")
+    (tmp_path / "api" / "linked.yaml").symlink_to(tmp_path / "outside" / "secret.yaml")
+    assert "ref-refused" in _refusal(tmp_path, "linked.yaml#/Q", path)
+
+
+def test_the_resolver_refuses_an_outside_ref_with_its_code(tmp_path: Path) -> None:
+    loaded = load_document(_confined_layout(tmp_path, "../outside/secret.yaml#/Q"))
+    with pytest.raises(UnresolvedRef) as refused:
+        loaded.resolver.resolve(loaded.resolver.root_base, "../outside/secret.yaml#/Q")
+    assert refused.value.code == ErrorCode.REF_REFUSED
+
+
+def test_a_folder_named_in_ref_dirs_may_be_read(tmp_path: Path) -> None:
+    path = _confined_layout(tmp_path, "../outside/secret.yaml#/Q")
+    tools = convert(load_document(path, ref_dirs=[tmp_path / "outside"]))
+    assert tools.unresolved_refs == {}
+    assert tools.tools[0].input_schema["properties"]["q"]["enum"] == [LEAK]
+
+
+def test_refs_between_subfolders_inside_the_documents_folder_still_resolve(tmp_path: Path) -> None:
+    (tmp_path / "api" / "a").mkdir(parents=True)
+    (tmp_path / "api" / "b").mkdir()
+    (tmp_path / "api" / "b" / "q.yaml").write_text("Q: {type: integer}\n", encoding="utf-8")
+    (tmp_path / "api" / "a" / "p.yaml").write_text("P: {$ref: '../b/q.yaml#/Q'}\n", encoding="utf-8")
+    path = tmp_path / "api" / "api.yaml"
+    path.write_text(
+        "openapi: 3.1.0\ninfo: {title: T, version: '1'}\npaths:\n  /a:\n    get:\n"
+        "      parameters: [{name: q, in: query, schema: {$ref: 'a/p.yaml#/P'}}]\n"
+        "      responses: {'200': {description: ok}}\n",
+        encoding="utf-8",
+    )
+    tools = convert(load_document(path))
+    assert tools.unresolved_refs == {}
+    assert tools.tools[0].input_schema["properties"]["q"] == {"type": "integer"}

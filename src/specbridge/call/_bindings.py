@@ -17,6 +17,7 @@ from .._errors import ArgumentError, ErrorCode
 from ..tools import Tool
 from ._build import Extra
 from ._check import format_path
+from ._encode import name_key, scalar
 
 Json = Any
 
@@ -89,6 +90,30 @@ def _match(tool: Tool, location: str, name: str) -> str | None:
     return None
 
 
+def bound_values(plan: BindingPlan) -> list[str]:
+    """Every value the plan sets, as the strings that would go on the wire (the leaves of objects and
+    arrays), so that a redirect can be checked for them."""
+    values: list[str] = []
+
+    def leaves(value: Json) -> None:
+        if isinstance(value, dict):
+            for item in value.values():
+                leaves(item)
+        elif isinstance(value, list):
+            for item in value:
+                leaves(item)
+        elif value is not None:
+            values.append(scalar(value))
+
+    for _, value in plan.top:
+        leaves(value)
+    for _, _, value in plan.nested:
+        leaves(value)
+    for extra in plan.extras:
+        leaves(extra.value)
+    return values
+
+
 def strip_schema(schema: Json, plan: BindingPlan) -> Json:
     """The input schema without the bound arguments (and bound nested body fields)."""
     if plan is EMPTY or not isinstance(schema, dict):
@@ -137,15 +162,28 @@ def refuse_bound(arguments: Mapping[str, Json], plan: BindingPlan) -> None:
         if name in arguments:
             problems.append(f"{name}: is set by the gateway and may not be sent")
     for name, path, _ in plan.nested:
-        node: Json = arguments.get(name)
-        for part in path:
-            node = node.get(part) if isinstance(node, dict) else None
-        if node is not None:
-            problems.append(f"{format_path((name, *path))}: is set by the gateway and may not be sent")
+        for found in _spellings(arguments.get(name), path, (name,)):
+            problems.append(f"{format_path(found)}: is set by the gateway and may not be sent")
     if problems:
         error = ArgumentError(problems)
         error.code = ErrorCode.ARGUMENT_BOUND
         raise error
+
+
+def _spellings(node: Json, path: tuple[str, ...], at: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """Where `path` is present under `node`, each step matched as a lenient server would match a
+    field name (trimmed, case-insensitive): `Country` or `"country "` beside a bound `country` would
+    otherwise reach the API next to the bound value, and some APIs read the last or either one."""
+    if not path:
+        return [at] if node is not None else []
+    if not isinstance(node, dict):
+        return []
+    wanted = name_key(path[0])
+    found: list[tuple[str, ...]] = []
+    for key, child in node.items():
+        if isinstance(key, str) and name_key(key) == wanted:
+            found += _spellings(child, path[1:], (*at, key))
+    return found
 
 
 def apply_bindings(arguments: Mapping[str, Json], plan: BindingPlan) -> dict[str, Json]:

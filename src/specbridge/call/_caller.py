@@ -11,7 +11,7 @@ import httpx
 from .._errors import ArgumentError, CallError, ConfigError, ErrorCode, RequestRefused
 from ..config import DEFAULT_TIMEOUT, ApiConfig
 from ..tools import Tool, ToolSet
-from ._bindings import BindingPlan, apply_bindings, plan_bindings, refuse_bound, strip_schema
+from ._bindings import BindingPlan, apply_bindings, bound_values, plan_bindings, refuse_bound, strip_schema
 from ._body import Attachment
 from ._build import build_request
 from ._check import Checker
@@ -108,17 +108,22 @@ class Caller:
                 )
             credential = credential_for(self.api.auth, secret_id)
             if credential is not None:
-                redactor = Redactor(credential.variants())
+                redactor = Redactor.for_credential(credential)
+            plan = self._plan(tool, client_bindings)
             built = build_request(
                 tool,
                 prepared,
                 base_url=self.base_url,
                 credential=credential,
-                extras=self._plan(tool, client_bindings).extras,
+                extras=plan.extras,
                 attachments=attachments,
             )
             answer = await send(
-                built, self._transport, timeout=self.timeout(tool), redirects=self.api.egress.redirects
+                built,
+                self._transport,
+                timeout=self.timeout(tool),
+                redirects=self.api.egress.redirects,
+                configured=(*bound_values(plan), *redactor.variants),
             )
             result = render(answer, redactor)
         except CallError as error:

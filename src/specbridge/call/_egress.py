@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import anyio
 
-from .._errors import ConfigError
+from .._errors import ConfigError, ErrorCode, UpstreamError
 from .._network import (
     AllowEntry,
     IPAddress,
@@ -45,6 +45,11 @@ __all__ = [  # the ground rules, re-exported for the rest of call/
     "refused",
     "system_resolve",
 ]
+
+
+def dns_failed(message: str) -> UpstreamError:
+    """Not a policy decision: the name has no address now (a typo, or DNS down); nothing was sent."""
+    return UpstreamError(message + "; nothing was sent", code=ErrorCode.UPSTREAM_DNS_FAILED)
 
 
 @dataclass(slots=True)
@@ -88,7 +93,7 @@ class EgressPolicy:
             return [str(literal)]
         resolved = await self._resolve(name.rstrip("."), port)
         if not resolved:
-            raise refused(f"the host {name} did not resolve to any address")
+            raise dns_failed(f"the host {name} did not resolve to any address")
         checked: list[str] = []
         for text in resolved:
             address = parse_ip(text)
@@ -114,7 +119,7 @@ async def system_resolve(host: str, port: int) -> list[str]:
     try:
         infos = await anyio.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except OSError:
-        raise refused(f"the host {host} cannot be resolved") from None
+        raise dns_failed(f"the host {host} cannot be resolved (DNS)") from None
     return list(dict.fromkeys(str(info[4][0]) for info in infos))
 
 

@@ -1,5 +1,6 @@
-"""Turning the answer into a result: text, JSON pretty-printed, non-text described, errors with the
-status and the start of the body, and the credential replaced by `[credential]` wherever it comes back.
+"""Turning the answer into a result: text, JSON (compact beside structuredContent, else indented),
+non-text described, errors with the status and the start of the body, and the credential replaced by
+`[credential]` wherever it comes back.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ import orjson
 
 from .._errors import ErrorCode
 from .._json import dumps
-from ._credential import MIN_REDACTED
+from ._credential import MIN_REDACTED, Credential
+from ._escapes import escaped_pattern
 from ._result import CallResult, ImageContent
 from ._send import READ_LIMIT, Answer
 
@@ -32,19 +34,32 @@ _IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 
 
 class Redactor:
-    """Replaces every form of the secret (raw, URL-encoded, JSON-escaped, base64) with `[credential]`:
+    """Replaces every form of the secret (raw, URL-encoded, JSON-escaped, base64, and the secret written
+    with any mix of per-character escapes: JSON `\\u`, HTML entities, percent) with `[credential]`:
     in the raw bytes before they are decoded (a declared charset such as UTF-16 or EBCDIC cannot hide
     them), in the decoded text, in parsed JSON (strings, keys and numbers), and at the end of an answer
-    that was cut (a secret cut in half does not show its start)."""
+    that was cut (a secret cut in half does not show its start). `secrets` are the plain values whose
+    escaped spellings are hunted (see `_escapes`)."""
 
-    def __init__(self, variants: Sequence[str] = ()) -> None:
+    def __init__(self, variants: Sequence[str] = (), *, secrets: Sequence[str] = ()) -> None:
         self.variants = tuple(variants)
         self._raw = tuple(dict.fromkeys(variant.encode("utf-8") for variant in self.variants))
+        hunted = tuple(secret for secret in secrets if len(secret) >= MIN_REDACTED)
+        self._escaped = escaped_pattern(hunted) if hunted else None
+
+    @classmethod
+    def for_credential(cls, credential: Credential) -> Redactor:
+        secrets = [credential.value]
+        if credential.kind == "basic":
+            secrets.append(credential.value.partition(":")[2])
+        return cls(credential.variants(), secrets=secrets)
 
     def text(self, value: str) -> str:
         for variant in self.variants:
             if variant in value:
                 value = value.replace(variant, REDACTED)
+        if self._escaped is not None:
+            value = self._escaped[0].sub(REDACTED, value)
         return value
 
     def data(self, value: bytes, *, cut: bool = False) -> bytes:
@@ -52,6 +67,8 @@ class Redactor:
         for variant in self._raw:
             if variant in value:
                 value = value.replace(variant, REDACTED.encode("ascii"))
+        if self._escaped is not None:
+            value = self._escaped[1].sub(REDACTED.encode("ascii"), value)
         if cut:
             value = _cut_tail(value, self._raw, REDACTED.encode("ascii"))
         return value
@@ -147,10 +164,13 @@ def _success(answer: Answer, redactor: Redactor) -> CallResult:
             parsed = _parse_json(answer.body)
             if parsed is not _INVALID:
                 parsed = redactor.value(parsed)
+                structured = parsed if isinstance(parsed, dict) else None
+                # With structuredContent the text block repeats it for older clients: compact, since
+                # the model reads every byte as tokens; without it, indented for reading.
                 return CallResult(
-                    redactor.text(dumps(parsed, indent=True)),
+                    redactor.text(dumps(parsed, indent=structured is None)),
                     status=status,
-                    structured=parsed if isinstance(parsed, dict) else None,
+                    structured=structured,
                 )
         text = shown(answer, charset, redactor)
         return CallResult(text + (_cut_note() if answer.truncated else ""), status=status)
@@ -196,13 +216,24 @@ def _failure(answer: Answer, redactor: Redactor) -> CallResult:
     reason = _reason(answer.status)
     head = f"The API answered {answer.status}{' ' + reason if reason else ''}."
     if answer.body and not answer.undecoded and (is_text(kind) or not kind):
-        start = shown(answer, charset, redactor)
+        start = _json_shown(answer, kind, redactor) or shown(answer, charset, redactor)
         if len(start) > ERROR_BODY_CHARS or answer.truncated:
             start = start[:ERROR_BODY_CHARS] + " […]"
         head += "\n" + start
     elif answer.body:
         head += f" The body was {len(answer.body)} bytes of {kind or 'unknown type'}."
     return CallResult(head, is_error=True, code=ErrorCode.UPSTREAM_STATUS, status=answer.status)
+
+
+def _json_shown(answer: Answer, kind: str, redactor: Redactor) -> str | None:
+    """A JSON error body redacted in its decoded strings (where no escaping can hide the secret),
+    written back compactly; None when it is not whole, parseable JSON."""
+    if not is_json(kind) or answer.truncated:
+        return None
+    parsed = _parse_json(answer.body)
+    if parsed is _INVALID:
+        return None
+    return redactor.text(dumps(redactor.value(parsed)))
 
 
 def _reason(status: int) -> str:

@@ -5,8 +5,9 @@ each hop checked, the answer read up to a limit (raw and decompressed) so no bod
 from __future__ import annotations
 
 import zlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
+from urllib.parse import parse_qsl, unquote, unquote_plus
 
 import anyio
 import httpx
@@ -14,6 +15,7 @@ import httpx
 from .._errors import ErrorCode, RequestRefused, UpstreamError
 from ._build import BuiltRequest
 
+MIN_HUNTED = 4  # shorter configured values are looked for only as a whole URL part
 READ_LIMIT = 1024 * 1024  # bytes of raw body read, and bytes of decompressed body kept
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _NO_TIMEOUTS: dict[str, float | None] = dict.fromkeys(("connect", "read", "write", "pool"), None)
@@ -39,8 +41,12 @@ async def send(
     *,
     timeout: float,
     redirects: int = 0,
+    configured: Sequence[str] = (),
 ) -> Answer:
+    """`configured`: values from the config in this request (bound values, the credential's forms);
+    a redirect to another origin whose URL carries one is not followed."""
     request = built.to_httpx()
+    keep_home = _KeepHome(configured)
     home = origin(request.url)
     try:
         with anyio.fail_after(timeout):
@@ -66,7 +72,7 @@ async def send(
                         code=ErrorCode.REDIRECT_LIMIT,
                     )
                 hops += 1
-                request = _next_request(built, request, response.status_code, location, home)
+                request = _next_request(built, request, response.status_code, location, home, keep_home)
     except TimeoutError:
         raise UpstreamError(
             f"the API did not answer within {timeout:g} seconds; the request may or may not have had "
@@ -75,12 +81,38 @@ async def send(
         ) from None
 
 
+class _KeepHome:
+    """Finds configured values in a URL: as a whole decoded path segment, query name or value, and, for
+    values of 4 characters or more, anywhere in the URL raw or percent-decoded (once or twice)."""
+
+    def __init__(self, values: Sequence[str]) -> None:
+        self.exact = frozenset(value for value in values if value)
+        self.long = tuple(sorted({value for value in self.exact if len(value) >= MIN_HUNTED}, key=len))
+
+    def carries(self, url: httpx.URL) -> bool:
+        if not self.exact:
+            return False
+        raw = str(url)
+        texts = {raw, unquote(raw), unquote_plus(raw), unquote(unquote(raw))}
+        if any(value in text for value in self.long for text in texts):
+            return True
+        parts = {
+            unquote(segment) for segment in url.raw_path.decode("ascii", "replace").split("?")[0].split("/")
+        }
+        parts.update(part for pair in parse_qsl(url.query.decode("ascii", "replace"), True) for part in pair)
+        return not self.exact.isdisjoint(parts)
+
+
+_HOME_ONLY_HEADERS = frozenset({"accept", "accept-encoding", "user-agent"})
+
+
 def _next_request(
     built: BuiltRequest,
     previous: httpx.Request,
     status: int,
     location: str,
     home: tuple[str, str, int | None],
+    keep_home: _KeepHome | None = None,
 ) -> httpx.Request:
     try:
         target = previous.url.join(location)
@@ -95,7 +127,22 @@ def _next_request(
             code=ErrorCode.EGRESS_REFUSED,
         )
     same_origin = origin(target) == home  # https -> http changes the origin, so no credential then
+    if not same_origin and keep_home is not None and keep_home.carries(target):
+        raise UpstreamError(
+            f"the API answered {status} (a redirect to another origin whose URL carries a value the gateway "
+            "sets for this API); it was not followed",
+            code=ErrorCode.UPSTREAM_REDIRECT,
+        )
     request = built.to_httpx(with_credential=same_origin, url=str(target))
+    if not same_origin:
+        # Header and cookie values may be bound ones (a tenant, an account) or hold a per-client
+        # secret: another origin gets the gateway's own headers only, as a browser drops cookies.
+        request = httpx.Request(
+            request.method,
+            request.url,
+            headers=[(k, v) for k, v in request.headers.multi_items() if k.lower() in _HOME_ONLY_HEADERS],
+            content=built.content,
+        )
     if status == 303 or (status in (301, 302) and request.method == "POST"):
         headers = [
             (k, v)

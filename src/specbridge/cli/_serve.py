@@ -77,7 +77,13 @@ def serve_command(
 
     config = gateway_config(config_path, spec, base_url)
     configure_logging()
-    gateway = Gateway(config, config_path=config_path, deadline=deadline, stdio_client=client_id)
+    gateway = Gateway(
+        config,
+        config_path=config_path,
+        deadline=deadline,
+        stdio_client=client_id,
+        host=host if transport == "http" else None,  # reloads keep the bind rule
+    )
     if transport == "stdio":
         if api_name is None:
             if len(config.apis) > 1:

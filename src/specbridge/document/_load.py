@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +20,12 @@ from .pointer import pointer_of
 _OPENAPI_VERSION = re.compile(r"^3\.[0-2](\.\d+)?(-[\w.]+)?$")
 
 
-def load_document(path: str | os.PathLike[str]) -> ApiDocument:
-    """Read an OpenAPI 3.x or Swagger 2.0 document from a file."""
+RefDirs = Sequence[str | os.PathLike[str]]
+
+
+def load_document(path: str | os.PathLike[str], *, ref_dirs: RefDirs = ()) -> ApiDocument:
+    """Read an OpenAPI 3.x or Swagger 2.0 document from a file. File `$ref`s may read under the
+    document's folder and under `ref_dirs`, nowhere else."""
     source = str(path)
     file_path = Path(path)
     try:
@@ -35,16 +40,22 @@ def load_document(path: str | os.PathLike[str]) -> ApiDocument:
         raise DocumentError(
             f"cannot be read ({error.strerror})", code=ErrorCode.DOCUMENT_UNREADABLE, source=source
         ) from None
-    return parse_document(_decode(raw, source), source=source, base=str(file_path.resolve()))
+    return parse_document(
+        _decode(raw, source), source=source, base=str(file_path.resolve()), ref_dirs=ref_dirs
+    )
 
 
-def parse_document(document_text: str, *, source: str = "<text>", base: str | None = None) -> ApiDocument:
+def parse_document(
+    document_text: str, *, source: str = "<text>", base: str | None = None, ref_dirs: RefDirs = ()
+) -> ApiDocument:
     """Read a document from its text. Relative `$ref` files resolve against `base` (a file path)."""
     data = parse_text(document_text, source=source)
-    return from_data(data, source=source, text=document_text, base=base or f"<{source}>")
+    return from_data(data, source=source, text=document_text, base=base or f"<{source}>", ref_dirs=ref_dirs)
 
 
-def from_data(data: Any, *, source: str, text: str = "", base: str | None = None) -> ApiDocument:
+def from_data(
+    data: Any, *, source: str, text: str = "", base: str | None = None, ref_dirs: RefDirs = ()
+) -> ApiDocument:
     base = base or f"<{source}>"
     if not isinstance(data, dict):
         raise DocumentError(
@@ -64,7 +75,7 @@ def from_data(data: Any, *, source: str, text: str = "", base: str | None = None
             line=line[0] if line else None,
             column=line[1] if line else None,
         )
-    resolver = Resolver(base, data, _load_referenced_file)
+    resolver = Resolver(base, data, _load_referenced_file, ref_dirs=ref_dirs)
     info = as_dict(data.get("info"))
     swagger = version.startswith("2")
     reader = (SwaggerOperationReader if swagger else OperationReader)(resolver, data)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from .._errors import ErrorCode
 from .pointer import walk_pointer
 
 MAX_REF_CHAIN = 64
@@ -25,21 +27,37 @@ class Target:
 
 
 class UnresolvedRef(Exception):
-    """A `$ref` that cannot be followed: remote, missing file, bad pointer, or a ref-to-ref loop."""
+    """A `$ref` that cannot be followed: remote, missing file, bad pointer, or a ref-to-ref loop; with
+    `code` REF_REFUSED, a file the document may not read (outside its folder)."""
 
-    def __init__(self, ref: str, reason: str) -> None:
+    def __init__(self, ref: str, reason: str, *, code: ErrorCode | None = None) -> None:
+        if code is not None:
+            reason = f"{reason} [{code}]"
         super().__init__(f"$ref {ref!r} {reason}")
         self.ref = ref
         self.reason = reason
+        self.code = code
 
 
 class Resolver:
     """Follows `$ref`s from any file of a document; loads relative files once, on first use."""
 
-    def __init__(self, root_base: str, root: Any, load_file: Callable[[str], Any]) -> None:
+    def __init__(
+        self,
+        root_base: str,
+        root: Any,
+        load_file: Callable[[str], Any],
+        *,
+        ref_dirs: Sequence[str | os.PathLike[str]] = (),
+    ) -> None:
+        """File refs may read files under the root document's folder and under `ref_dirs` only
+        (symlinks resolved first), so a document cannot pull `/etc/passwd` or `../../.env` into
+        its tool schemas."""
         self.root_base = root_base
         self._files: dict[str, Any] = {root_base: root}
         self._load_file = load_file
+        folders = [] if root_base.startswith("<") else [Path(root_base).parent]
+        self._folders = tuple(Path(folder).resolve() for folder in (*folders, *ref_dirs))
 
     def file(self, base: str) -> Any:
         return self._files[base]
@@ -73,7 +91,15 @@ class Resolver:
         if file_part:
             if base.startswith("<"):
                 raise UnresolvedRef(ref, "points at a file, but the document was not read from a file")
-            target_base = str((Path(base).parent / unquote(file_part)).resolve())
+            target = (Path(base).parent / unquote(file_part)).resolve()
+            if not any(target.is_relative_to(folder) for folder in self._folders):
+                raise UnresolvedRef(
+                    ref,
+                    "points at a file outside the document's folder, which is not read "
+                    "(allow a folder with `ref_dirs`)",
+                    code=ErrorCode.REF_REFUSED,
+                )
+            target_base = str(target)
             if target_base not in self._files:
                 try:
                     self._files[target_base] = self._load_file(target_base)

@@ -14,8 +14,8 @@ from ._http import bind as bind
 from ._http import endpoint_urls as endpoint_urls
 from ._http import event_loop_options as event_loop_options
 from ._http import http_app as http_app
-from ._http import is_loopback as is_loopback
 from ._http import serve_http as serve_http
+from ._local import is_loopback as is_loopback
 from ._logging import configure_logging as configure_logging
 from ._metrics import Metrics as Metrics
 from ._server import PAGE_SIZE as PAGE_SIZE

@@ -1,9 +1,11 @@
 """The gateway's state: the config, each API's tools and caller, and reloading them while serving.
 
-A `Gateway` owns one `ApiState` per API. An `ApiState` is an immutable snapshot (config, tools, caller);
-a reload builds a new one off the event loop and swaps it in whole, so a request sees either the old
-tools or the new ones, never a mix. A document or config that fails to load keeps the old snapshot
-serving, and the log says why.
+A `Gateway` serves one `Snapshot`: the config (with its clients) and one `ApiState` per API (tools,
+caller, search flag). A reload builds every new state off the event loop first and then swaps the whole
+snapshot with one assignment; a request takes the snapshot once, when it is authenticated, and uses it to
+the end, so a client of one config is never paired with an API state (and its secrets) of another.
+A document that fails to load keeps its old tools; a config that fails to load, or that would leave a
+network-bound gateway without client keys, keeps the old snapshot serving; the log says why.
 """
 
 from __future__ import annotations
@@ -12,18 +14,20 @@ import hashlib
 import logging
 import os
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import anyio
 import httpx
 
-from .._errors import SpecbridgeError
+from .._errors import DocumentError, ErrorCode, SpecbridgeError
 from ..call import Caller
 from ..config import ApiConfig, ClientConfig, Config, check_tool_names, load_config
 from ..document import load_document
 from ..tools import ToolSet, convert, too_big_for_one_context
+from ._local import is_loopback
 from ._logging import log_event
 from ._metrics import Metrics
 from ._search import ToolIndex
@@ -52,9 +56,11 @@ def _digest(path: str) -> str:
         return ""
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ApiState:
-    """One API as it is served now. `listings` caches each client's `tools/list` entries."""
+    """One API as it is served now; never changed, only replaced. The dicts are caches of what follows
+    from it: `listings` each client's `tools/list` entries, `validators` output-schema validators by
+    tool name, and the search index."""
 
     api: ApiConfig
     toolset: ToolSet
@@ -62,14 +68,31 @@ class ApiState:
     spec_digest: str
     search: bool = False  # search mode: tools/list offers search_tools and call_tool
     listings: dict[str | None, tuple[list[Any], list[int]]] = field(default_factory=dict)
-    validators: dict[str, Any] = field(default_factory=dict)  # output-schema validators by tool name
-    _index: ToolIndex | None = None
+    validators: dict[str, Any] = field(default_factory=dict)
+    _index: dict[str, ToolIndex] = field(default_factory=dict)
 
     @property
     def index(self) -> ToolIndex:
-        if self._index is None:
-            self._index = ToolIndex.build(self.toolset.tools)
-        return self._index
+        index = self._index.get("")
+        if index is None:
+            index = self._index[""] = ToolIndex.build(self.toolset.tools)
+        return index
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """What the gateway serves at one moment: the config, its clients, and each API's state. Never
+    changed after it is made; a reload makes a new one."""
+
+    config: Config
+    states: Mapping[str, ApiState]
+
+    @property
+    def clients(self) -> Mapping[str, ClientConfig]:
+        return self.config.clients
+
+    def state(self, api: str) -> ApiState:
+        return self.states[api]
 
 
 class Gateway:
@@ -86,8 +109,12 @@ class Gateway:
         poll_interval: float = DEFAULT_POLL_INTERVAL,
         stdio_client: str | None = None,
         metrics: Metrics | None = None,
+        host: str | None = None,
     ) -> None:
-        self.config = config
+        """`host`: the address the HTTP listener is bound to (None for stdio); a reload may not leave a
+        gateway bound elsewhere than loopback without client keys."""
+        self.snapshot = Snapshot(config, MappingProxyType({}))
+        self.host = host
         self.config_path = config_path
         self.transport = transport
         self.resolve = resolve
@@ -95,7 +122,6 @@ class Gateway:
         self.poll_interval = poll_interval
         self.stdio_client_id = stdio_client
         self.metrics = metrics or Metrics()
-        self.states: dict[str, ApiState] = {}
         self._listeners: list[ChangeListener] = []
         self._config_marker = _fingerprint(config_path)
         self._config_digest = _digest(config_path) if config_path else ""
@@ -103,6 +129,14 @@ class Gateway:
         self._retired: list[tuple[float, Caller]] = []  # (when, caller) replaced by a reload
 
     # -- what handlers read ------------------------------------------------------------------------
+
+    @property
+    def config(self) -> Config:
+        return self.snapshot.config
+
+    @property
+    def states(self) -> Mapping[str, ApiState]:
+        return self.snapshot.states
 
     @property
     def api_names(self) -> tuple[str, ...]:
@@ -113,13 +147,16 @@ class Gateway:
         return self.config.clients
 
     def state(self, api: str) -> ApiState:
-        return self.states[api]
+        return self.snapshot.states[api]
+
+    def stdio_client_of(self, snapshot: Snapshot) -> ClientConfig | None:
+        if self.stdio_client_id is None:
+            return None
+        return snapshot.clients.get(self.stdio_client_id)
 
     @property
     def stdio_client(self) -> ClientConfig | None:
-        if self.stdio_client_id is None:
-            return None
-        return self.config.clients.get(self.stdio_client_id)
+        return self.stdio_client_of(self.snapshot)
 
     def on_change(self, listener: ChangeListener) -> None:
         """`listener(api)` runs after the tools of `api` changed (reloaded document or config)."""
@@ -130,26 +167,52 @@ class Gateway:
     def _caller(self, api: ApiConfig, toolset: ToolSet) -> Caller:
         return Caller(api, toolset, transport=self.transport, resolve=self.resolve)
 
-    async def _build(self, api: ApiConfig) -> ApiState:
+    async def _build(self, api: ApiConfig, old: ApiState | None = None) -> ApiState:
+        """The state for `api`, its document read afresh; with `old`, the old document is used again
+        (under the new settings) when the file cannot be read now."""
+
         def load() -> tuple[ToolSet, str, bool]:
-            toolset = check_tool_names(api, convert(load_document(api.spec), api.convert_options()))
+            try:
+                document, digest = load_document(api.spec), _digest(api.spec)
+            except DocumentError:
+                if old is None or old.api.spec != api.spec:
+                    raise
+                document, digest = old.toolset.document, old.spec_digest
+            toolset = check_tool_names(api, convert(document, api.convert_options()))
             search = api.search == "on" or (api.search == "auto" and too_big_for_one_context(toolset))
-            return toolset, _digest(api.spec), search
+            return toolset, digest, search
 
         toolset, digest, search = await anyio.to_thread.run_sync(load)
         caller = self._caller(api, toolset)
         return ApiState(api=api, toolset=toolset, caller=caller, spec_digest=digest, search=search)
 
+    def unsafe(self, config: Config) -> SpecbridgeError | None:
+        """Why `config` may not be served here (None when it may)."""
+        if self.host is not None and not is_loopback(self.host) and not config.clients:
+            return SpecbridgeError(
+                f"the gateway is bound to {self.host} and the config has no clients; without client keys "
+                "it may only serve on a loopback address",
+                code=ErrorCode.SERVE_UNSAFE_BIND,
+            )
+        if self.stdio_client_id is not None and self.stdio_client_id not in config.clients:
+            return SpecbridgeError(
+                f"no client named {self.stdio_client_id!r} in the config", code=ErrorCode.CONFIG_INVALID
+            )
+        return None
+
     async def start(self) -> None:
         """Load every API; a document that cannot be used stops the start (there is nothing old to keep)."""
-        if self.stdio_client_id is not None and self.stdio_client_id not in self.config.clients:
-            raise SpecbridgeError(f"no client named {self.stdio_client_id!r} in the config")
-        for name, api in self.config.apis.items():
+        config = self.config
+        refusal = self.unsafe(config)
+        if refusal is not None:
+            raise refusal
+        states: dict[str, ApiState] = {}
+        for name, api in config.apis.items():
             self._spec_markers[name] = _fingerprint(api.spec)
-            self.states[name] = await self._build(api)
-            self.metrics.tools[name] = len(self.states[name].toolset.tools)
-            state = self.states[name]
+            state = states[name] = await self._build(api)
+            self.metrics.tools[name] = len(state.toolset.tools)
             log_event("api loaded", api=name, tools=len(state.toolset.tools), search=state.search)
+        self.snapshot = Snapshot(config, MappingProxyType(states))
 
     async def aclose(self) -> None:
         callers = [state.caller for state in self.states.values()] + [c for _, c in self._retired]
@@ -194,15 +257,40 @@ class Gateway:
                     self.metrics.reload("*config*", "failed")
                     return []
                 self._config_digest = digest
-                added = set(config.apis) - set(self.config.apis)
-                if added:
-                    log_event(
-                        "new APIs in the config are served after a restart",
-                        level=logging.WARNING,
-                        apis=sorted(added),
-                    )
+        touched = set()
+        for name in self.states:
+            api = config.apis.get(name)
+            marker = _fingerprint(api.spec) if api is not None else None
+            if api is not None and marker != self._spec_markers.get(name):
+                touched.add(name)
+            self._spec_markers[name] = marker
+        return await self.reload(config, documents=touched)
+
+    async def reload(
+        self, config: Config, *, documents: set[str] | frozenset[str] = frozenset()
+    ) -> list[str]:
+        """Serve `config` from now on, with the documents of the APIs in `documents` read again (others
+        only when their settings changed). Every new state is built first; then config, clients and
+        states are swapped as one snapshot. Returns the APIs whose tools changed (listeners are told)."""
+        old = self.snapshot
+        refusal = self.unsafe(config)
+        if refusal is not None:
+            log_event(
+                "config reload refused; still serving the previous config",
+                level=logging.ERROR,
+                code=str(refusal.code),
+                reason=refusal.message,
+            )
+            self.metrics.reload("*config*", "failed")
+            return []
+        added = set(config.apis) - set(old.config.apis)
+        if added:
+            log_event(
+                "new APIs in the config are served after a restart", level=logging.WARNING, apis=sorted(added)
+            )
+        states = dict(old.states)
         changed: list[str] = []
-        for name, old in self.states.items():
+        for name, state in old.states.items():
             api = config.apis.get(name)
             if api is None:
                 log_event(
@@ -211,15 +299,11 @@ class Gateway:
                     api=name,
                 )
                 continue
-            marker = _fingerprint(api.spec)
-            spec_touched = marker != self._spec_markers.get(name)
-            self._spec_markers[name] = marker
-            if api == old.api and not spec_touched:
-                continue
-            if api == old.api and _digest(api.spec) == old.spec_digest:
+            document_changed = name in documents and _digest(api.spec) != state.spec_digest
+            if api == state.api and not document_changed:
                 continue
             try:
-                new = await self._build(api)
+                new = await self._build(api, state if api != state.api else None)
             except SpecbridgeError as error:
                 log_event(
                     "document reload failed; still serving the previous tools",
@@ -229,20 +313,24 @@ class Gateway:
                     reason=error.message,
                 )
                 self.metrics.reload(name, "failed")
+                if api != state.api:  # the new settings cannot be served with any document: keep all old
+                    return []
                 continue
-            self.states[name] = new
-            self._retired.append((anyio.current_time(), old.caller))
-            self.metrics.tools[name] = len(new.toolset.tools)
-            self.metrics.reload(name, "ok")
-            log_event("api reloaded", api=name, tools=len(new.toolset.tools))
+            states[name] = new
             changed.append(name)
-        clients_changed = config.clients != self.config.clients
-        self.config = config
-        if clients_changed:
-            for name, state in self.states.items():
-                state.listings.clear()
+        if config.clients != old.config.clients:  # each client's listing depends on its bindings
+            for name in states:
                 if name not in changed:
+                    states[name] = replace(states[name], listings={})
                     changed.append(name)
+        self.snapshot = Snapshot(config, MappingProxyType(states))
+        now = anyio.current_time()
+        for name in changed:
+            if states[name].caller is not old.states[name].caller:
+                self._retired.append((now, old.states[name].caller))
+                self.metrics.tools[name] = len(states[name].toolset.tools)
+                self.metrics.reload(name, "ok")
+                log_event("api reloaded", api=name, tools=len(states[name].toolset.tools))
         for name in changed:
             for listener in self._listeners:
                 await listener(name)

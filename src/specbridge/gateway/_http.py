@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
-import ipaddress
 import socket
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from urllib.parse import urlsplit
 
 import anyio
@@ -34,20 +33,11 @@ from starlette.types import Receive, Scope, Send
 from .._errors import ErrorCode
 from ._clients import Refusal, authenticate
 from ._gateway import Gateway
+from ._local import LOCAL_HOSTS, is_loopback
 from ._logging import log_event
-from ._server import CLIENT_SCOPE_KEY, ApiServer
+from ._server import CLIENT_SCOPE_KEY, SNAPSHOT_SCOPE_KEY, ApiServer
 
-LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 SESSION_IDLE_TIMEOUT = 1800.0
-
-
-def is_loopback(host: str) -> bool:
-    if host.strip("[]") in LOCAL_HOSTS:
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 def origin_allowed(origin: str | None) -> bool:
@@ -81,7 +71,9 @@ class McpEndpoint:
                 scope, receive, send
             )
             return
-        outcome = authenticate(headers, self.gateway.clients, self.api)
+        snapshot = self.gateway.snapshot  # clients and API state of one config for the whole request
+        scope[SNAPSHOT_SCOPE_KEY] = snapshot
+        outcome = authenticate(headers, snapshot.clients, self.api)
         if isinstance(outcome, Refusal):
             log_event("client refused", api=self.api, status=outcome.status, code=str(outcome.code))
             await _refuse(outcome.status, outcome.code, outcome.message)(scope, receive, send)
@@ -107,6 +99,38 @@ def security_settings(host: str) -> TransportSecuritySettings | None:
             for port in ("", ":*")
         ],
     )
+
+
+def host_allowed(host: str | None, settings: TransportSecuritySettings | None) -> bool:
+    """The SDK's Host rule for its endpoint, for our other routes: on loopback only a local Host."""
+    if settings is None or not settings.enable_dns_rebinding_protection:
+        return True
+    if not host:
+        return False
+    return any(
+        host == allowed or (allowed.endswith(":*") and host.startswith(allowed[:-1]))
+        for allowed in settings.allowed_hosts
+    )
+
+
+def local_route(
+    endpoint: Callable[[Request], Awaitable[Response]], settings: TransportSecuritySettings | None
+) -> Callable[[Request], Awaitable[Response]]:
+    """`endpoint` behind the MCP endpoint's Host and Origin checks: a DNS-rebinding page must not read
+    tool names or counters from /healthz and /metrics either."""
+
+    async def guarded(request: Request) -> Response:
+        if not host_allowed(request.headers.get("host"), settings):
+            log_event("host refused", path=request.url.path, status=421)
+            return _refuse(
+                421, ErrorCode.HOST_REFUSED, "this Host is not served here; use the gateway's own address"
+            )
+        if not origin_allowed(request.headers.get("origin")):
+            log_event("origin refused", path=request.url.path, status=403)
+            return _refuse(403, ErrorCode.ORIGIN_REFUSED, "browser origins other than localhost are refused")
+        return await endpoint(request)
+
+    return guarded
 
 
 def http_app(gateway: Gateway, *, host: str = "127.0.0.1") -> Starlette:
@@ -143,7 +167,8 @@ def http_app(gateway: Gateway, *, host: str = "127.0.0.1") -> Starlette:
     async def metrics(request: Request) -> Response:
         return PlainTextResponse(gateway.metrics.render(), media_type="text/plain; version=0.0.4")
 
-    routes += [Route("/healthz", healthz), Route("/metrics", metrics)]
+    local = security_settings(host)
+    routes += [Route("/healthz", local_route(healthz, local)), Route("/metrics", local_route(metrics, local))]
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -206,6 +231,8 @@ async def serve_http(
 ) -> None:
     """Serve the gateway's app on `sock` with uvicorn until Ctrl-C or `stop` is set."""
     host = sock.getsockname()[0]
+    if gateway.host is None:
+        gateway.host = host  # so that reloads keep the bind rule (`Gateway.unsafe`)
     config = uvicorn.Config(
         http_app(gateway, host=host),
         log_config=None,

@@ -35,7 +35,7 @@ from .._json import dumps
 from ..call import CallResult
 from ..config import ClientConfig
 from ..tools import Tool, mcp_tool
-from ._gateway import ApiState, Gateway
+from ._gateway import ApiState, Gateway, Snapshot
 from ._logging import log_event, monotonic
 from ._search import (
     CALL_TOOL,
@@ -52,6 +52,7 @@ PAGE_SIZE = 100
 PAGE_BYTES = 512 * 1024
 TIMEOUT = -32003
 CLIENT_SCOPE_KEY = "specbridge.client"
+SNAPSHOT_SCOPE_KEY = "specbridge.snapshot"
 
 
 class _GatewayServer(Server[Any]):
@@ -70,14 +71,25 @@ class _GatewayServer(Server[Any]):
         )
 
 
+def view_of(ctx: ServerRequestContext[Any, Any], gateway: Gateway) -> tuple[Snapshot, ClientConfig | None]:
+    """The snapshot a request runs on and its client, taken once: over HTTP both were fixed when the
+    key was checked (the HTTP layer puts them in the scope); over stdio, the snapshot now and its
+    `--client`. A reload meanwhile does not pair the client with another config's API state."""
+    scope = getattr(ctx.request, "scope", None)
+    if isinstance(scope, Mapping):
+        snapshot = scope.get(SNAPSHOT_SCOPE_KEY)
+        client = scope.get(CLIENT_SCOPE_KEY)
+        return (
+            snapshot if isinstance(snapshot, Snapshot) else gateway.snapshot,
+            client if isinstance(client, ClientConfig) else None,
+        )
+    snapshot = gateway.snapshot
+    return snapshot, gateway.stdio_client_of(snapshot)
+
+
 def client_of(ctx: ServerRequestContext[Any, Any], gateway: Gateway) -> ClientConfig | None:
     """The authenticated client of an HTTP request (set by the HTTP layer); stdio's `--client`."""
-    request = ctx.request
-    scope = getattr(request, "scope", None)
-    if isinstance(scope, Mapping):
-        client = scope.get(CLIENT_SCOPE_KEY)
-        return client if isinstance(client, ClientConfig) else None
-    return gateway.stdio_client
+    return view_of(ctx, gateway)[1]
 
 
 def _encode_cursor(offset: int) -> str:
@@ -211,7 +223,8 @@ class ApiServer:
     async def list_tools(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        tools, sizes = self._listing(self.gateway.state(self.api), client_of(ctx, self.gateway))
+        snapshot, client = view_of(ctx, self.gateway)
+        tools, sizes = self._listing(snapshot.state(self.api), client)
         offset = _decode_cursor(params.cursor) if params is not None and params.cursor else 0
         if offset > len(tools):
             _decode_cursor("")
@@ -241,8 +254,8 @@ class ApiServer:
     async def call_tool(
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        state = self.gateway.state(self.api)
-        client = client_of(ctx, self.gateway)
+        snapshot, client = view_of(ctx, self.gateway)
+        state = snapshot.state(self.api)
         name, arguments = params.name, params.arguments or {}
         if state.search and name == SEARCH_TOOL:
             return to_mcp_result(self._search(state, client, arguments))
