@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import os
 import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -11,7 +12,7 @@ from typing import Any, TypeVar
 import click
 
 from .. import __version__
-from .._errors import ConfigError, DocumentError, SpecbridgeError
+from .._errors import ConfigError, DocumentError, ErrorCode, SpecbridgeError, StartError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -20,6 +21,10 @@ EXIT_OK = 0
 EXIT_FINDINGS = 1  # lint --strict found something at or above --fail-on; call returned an error result
 EXIT_USAGE = 2  # click's own status for a bad command line
 EXIT_UNREADABLE = 3  # a document or config that cannot be read
+EXIT_CANNOT_START = 4  # a port in use, an address not of this machine, an output file that cannot be written
+EXIT_INTERNAL = 70  # a fault of ours (sysexits' EX_SOFTWARE); the one-line message says what to report
+EXIT_INTERRUPTED = 130  # Ctrl-C
+DEBUG_ENV = "SPECBRIDGE_DEBUG"  # set to 1 to see the Python traceback of an internal error
 
 
 # Each command lives in its own module, imported only when that command runs: `specbridge tools`
@@ -35,6 +40,27 @@ COMMAND_MODULES = {
 
 
 class LazyGroup(click.Group):
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        """The last guard: whatever escapes a command ends as one coded line, never a traceback."""
+        try:
+            return super().main(*args, **kwargs)
+        except SystemExit:
+            raise
+        except KeyboardInterrupt:
+            sys.exit(EXIT_INTERRUPTED)
+        except BrokenPipeError:
+            _quiet_broken_pipe()
+        except Exception as error:
+            if os.environ.get(DEBUG_ENV) == "1":
+                raise
+            # The type only: an exception's text may carry a secret or an argument value.
+            click.echo(
+                f"error [{ErrorCode.INTERNAL_ERROR}]: specbridge failed unexpectedly "
+                f"({type(error).__name__}); run again with {DEBUG_ENV}=1 to see where, and report it",
+                err=True,
+            )
+            sys.exit(EXIT_INTERNAL)
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(set(super().list_commands(ctx)) | set(COMMAND_MODULES))
 
@@ -60,10 +86,20 @@ def friendly_errors(command: F) -> F:
         except (DocumentError, ConfigError) as error:
             click.echo(f"error [{error.code}]: {error}", err=True)
             sys.exit(EXIT_UNREADABLE)
+        except StartError as error:
+            click.echo(f"error [{error.code}]: {error}", err=True)
+            sys.exit(EXIT_CANNOT_START)
         except SpecbridgeError as error:
             click.echo(f"error [{error.code}]: {error}", err=True)
             sys.exit(EXIT_FINDINGS)
         except KeyboardInterrupt:
-            sys.exit(130)
+            sys.exit(EXIT_INTERRUPTED)
 
     return wrapper  # type: ignore[return-value]
+
+
+def _quiet_broken_pipe() -> None:
+    """`specbridge tools … | head`: the reader left; say nothing and do not fail at exit's flush."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    sys.exit(1)
