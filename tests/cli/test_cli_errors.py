@@ -26,7 +26,8 @@ def run(*args: str) -> Result:
 def one_coded_line(result: Result, code: str) -> str:
     assert "Traceback" not in result.output + result.stderr
     assert result.exception is None or isinstance(result.exception, SystemExit)
-    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    # The gateway's own log lines (JSON) may come first; the error is one line of its own.
+    lines = [line for line in result.stderr.splitlines() if line.strip() and not line.startswith("{")]
     assert len(lines) == 1, result.stderr
     assert lines[0].startswith(f"error [{code}]: "), lines[0]
     return lines[0]
@@ -138,3 +139,16 @@ def test_a_bad_command_line_stays_clicks_usage_error() -> None:
     result = run("serve", SPEC, "--transport", "carrier-pigeon")
     assert result.exit_code == EXIT_USAGE
     assert "Traceback" not in result.output
+
+
+def test_a_known_error_inside_a_task_group_keeps_its_own_code(monkeypatch: pytest.MonkeyPatch) -> None:
+    from specbridge._errors import ConfigError
+
+    def refuse() -> None:
+        raise ConfigError("refused for the test", source="<test>", key="apis")
+
+    # claimed_stdin runs inside serve_stdio's task group, so its error arrives as an ExceptionGroup.
+    monkeypatch.setattr("specbridge.gateway._stdio.claimed_stdin", refuse)
+    result = CliRunner().invoke(app, ["serve", SPEC, "--base-url", "https://api.example.com"], input="")
+    assert result.exit_code == EXIT_UNREADABLE
+    assert "refused for the test" in one_coded_line(result, "config-invalid")

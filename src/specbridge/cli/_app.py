@@ -7,7 +7,7 @@ import importlib
 import os
 import sys
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import click
 
@@ -83,19 +83,42 @@ def friendly_errors(command: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return command(*args, **kwargs)
-        except (DocumentError, ConfigError) as error:
-            click.echo(f"error [{error.code}]: {error}", err=True)
-            sys.exit(EXIT_UNREADABLE)
-        except StartError as error:
-            click.echo(f"error [{error.code}]: {error}", err=True)
-            sys.exit(EXIT_CANNOT_START)
-        except SpecbridgeError as error:
-            click.echo(f"error [{error.code}]: {error}", err=True)
-            sys.exit(EXIT_FINDINGS)
-        except KeyboardInterrupt:
-            sys.exit(EXIT_INTERRUPTED)
+        except BaseExceptionGroup as group:  # a task group's: report the one error inside it
+            sole = _sole(group)
+            if sole is None:
+                raise
+            _exit_for(sole)
+        except BaseException as error:
+            _exit_for(error)
 
     return wrapper  # type: ignore[return-value]
+
+
+def _sole(group: BaseExceptionGroup[BaseException]) -> BaseException | None:
+    leaves: list[BaseException] = []
+    pending: list[BaseException] = [group]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, BaseExceptionGroup):
+            pending.extend(current.exceptions)
+        else:
+            leaves.append(current)
+    return leaves[0] if len(leaves) == 1 else None
+
+
+def _exit_for(error: BaseException) -> NoReturn:
+    if isinstance(error, DocumentError | ConfigError):
+        click.echo(f"error [{error.code}]: {error}", err=True)
+        sys.exit(EXIT_UNREADABLE)
+    if isinstance(error, StartError):
+        click.echo(f"error [{error.code}]: {error}", err=True)
+        sys.exit(EXIT_CANNOT_START)
+    if isinstance(error, SpecbridgeError):
+        click.echo(f"error [{error.code}]: {error}", err=True)
+        sys.exit(EXIT_FINDINGS)
+    if isinstance(error, KeyboardInterrupt):
+        sys.exit(EXIT_INTERRUPTED)
+    raise error
 
 
 def _quiet_broken_pipe() -> None:
