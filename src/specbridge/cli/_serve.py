@@ -33,8 +33,6 @@ def gateway_config(
         return config
     if spec is None:
         raise click.UsageError("give --config FILE, or SPEC --base-url URL")
-    if base_url is not None:
-        check_command_line_base_url(base_url, allow)
     return single_api_config(spec, base_url, egress=EgressConfig(allow=allow))
 
 
@@ -173,6 +171,11 @@ def serve_command(
     from ..gateway import serve_stdio as run_stdio
 
     config = gateway_config(config_path, spec, base_url, allow)
+    if transport == "http":  # where it would listen first: refusing an unsafe bind matters more
+        resolvable(host)
+        check_bind(config, host)
+    if config_path is None and base_url is not None:
+        check_command_line_base_url(base_url, allow)
     if transport == "stdio":
         if api_name is None:
             if len(config.apis) > 1:
@@ -203,8 +206,6 @@ def serve_command(
 
         anyio.run(stdio_main, api_name)
         return
-    resolvable(host)
-    check_bind(config, host)
     sock = listen(host, port)
     configure_logging()
     gateway = Gateway(config, config_path=config_path, deadline=deadline, stdio_client=client_id)
