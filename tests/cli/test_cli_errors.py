@@ -152,3 +152,10 @@ def test_a_known_error_inside_a_task_group_keeps_its_own_code(monkeypatch: pytes
     result = CliRunner().invoke(app, ["serve", SPEC, "--base-url", "https://api.example.com"], input="")
     assert result.exit_code == EXIT_UNREADABLE
     assert "refused for the test" in one_coded_line(result, "config-invalid")
+
+
+def test_a_deadline_that_is_not_a_positive_number_is_a_usage_error() -> None:
+    for value in ("0", "-1", "nan", "inf"):
+        result = run("serve", SPEC, "--deadline", value)
+        assert result.exit_code == EXIT_USAGE
+        assert "must be a number of seconds above 0" in result.output

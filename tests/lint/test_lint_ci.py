@@ -76,7 +76,7 @@ def test_several_documents_are_linted_in_one_run_and_the_worst_decides(tmp_path:
     assert result.exit_code == EXIT_FINDINGS
     assert f"specbridge lint {fine}" in result.output
     assert f"specbridge lint {broken}" in result.output
-    assert result.output.rstrip().endswith("2 documents, 1 findings (1 error, 0 warning, 0 info)")
+    assert result.output.rstrip().endswith("2 documents, 1 finding (1 error, 0 warnings, 0 info)")
     assert lint_cli(fine, clean(tmp_path, "other.yaml")).exit_code == EXIT_OK
 
 
@@ -153,3 +153,19 @@ def test_a_collision_fix_never_renames_the_path_parameter_to_a_worse_name(name: 
 def test_a_collision_fix_names_a_new_value_in_the_names_own_style() -> None:
     assert "`new_username`" in only(run(put_with("username", "username")), "collision")[0].fix
     assert "`newUserName`" in only(run(put_with("userName", "userName")), "collision")[0].fix
+
+
+def test_with_several_documents_each_uses_the_api_the_config_serves_it_as(tmp_path: Path) -> None:
+    guarded, other = with_delete(tmp_path), clean(tmp_path)
+    served = config(
+        tmp_path,
+        {
+            "apis": {
+                "a": {"spec": guarded, "tools": {"deleteThing": {"requires_approval": True}}},
+                "b": {"spec": many_tools(tmp_path)},
+            }
+        },
+    )
+    result = lint_cli(guarded, other, "--config", served)
+    assert result.exit_code == EXIT_OK, result.output
+    assert "destructive-unguarded" not in result.output

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 
 from .._errors import DocumentError
-from ..config import LintConfig, load_config
+from ..config import ApiConfig, Config, LintConfig, load_config
 from ..lint import FORMATS, Report, Severity, default_registry, lint
 from ..lint._report import render_all
 from ..spec import load_document
@@ -51,6 +52,7 @@ def lint_command(
     document or the config cannot be read (the other documents are still linted)."""
     settings = LintConfig()
     source = "specbridge.yaml"
+    config: Config | None = None
     if config_path is not None:
         config = load_config(config_path)
         settings, source = config.lint, config.source
@@ -61,7 +63,7 @@ def lint_command(
     unreadable = False
     for spec in specs:
         try:
-            api = api_for(spec, config_path, api_name)
+            api = api_for(spec, config_path, api_name) if len(specs) == 1 else _api_of(spec, config)
             options = api.convert_options() if api is not None else ConvertOptions()
             reports.append(
                 lint(
@@ -85,3 +87,12 @@ def lint_command(
     if level is not None and any(report.failing(level) for report in reports):
         sys.exit(EXIT_FINDINGS)
     sys.exit(EXIT_OK)
+
+
+def _api_of(spec: str, config: Config | None) -> ApiConfig | None:
+    """With several documents: the config's API whose `spec` is this document, if any (a document the
+    config does not serve is linted on the defaults)."""
+    if config is None:
+        return None
+    wanted = str(Path(spec).resolve())
+    return next((api for api in config.apis.values() if api.spec == wanted), None)

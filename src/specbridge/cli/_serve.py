@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import math
 import socket
 import sys
 from urllib.parse import urlsplit
@@ -121,6 +122,12 @@ def listen(host: str, port: int) -> socket.socket:
         ) from None
 
 
+def positive_seconds(value: float) -> float:
+    if not math.isfinite(value) or value <= 0:
+        raise click.BadParameter("must be a number of seconds above 0")
+    return value
+
+
 TERMINAL_NOTICE = (
     "specbridge serve speaks MCP over stdin and stdout: an MCP client starts it and talks to it there,\n"
     "so nothing happens when you type here. Ctrl-C stops it.\n"
@@ -146,7 +153,12 @@ TERMINAL_NOTICE = (
 @click.option("--api", "api_name", help="stdio: which API of the config to serve (when it has several).")
 @click.option("--client", "client_id", help="stdio: act as this client of the config (its bindings, secret).")
 @click.option(
-    "--deadline", default=DEFAULT_DEADLINE, show_default=True, type=float, help="Seconds per tool call."
+    "--deadline",
+    default=DEFAULT_DEADLINE,
+    show_default=True,
+    type=float,
+    callback=lambda _ctx, _param, value: positive_seconds(value),
+    help="Seconds per tool call.",
 )
 @friendly_errors
 def serve_command(

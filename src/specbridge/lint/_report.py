@@ -19,11 +19,15 @@ _GITHUB_COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severit
 DOCS_URL = "https://github.com/specbridge/specbridge/blob/main/docs/lint.md"
 
 
-def summary(report: Report) -> str:
-    counts = ", ".join(
-        f"{report.count(level)} {level.value}{'s' if level != Severity.INFO and report.count(level) != 1 else ''}"
+def _level_counts(count: Callable[[Severity], int]) -> str:
+    return ", ".join(
+        f"{count(level)} {level.value}{'s' if level != Severity.INFO and count(level) != 1 else ''}"
         for level in Severity
     )
+
+
+def summary(report: Report) -> str:
+    counts = _level_counts(report.count)
     advice = sum(1 for finding in report.findings if report.is_advice(finding))
     extra = f"; {advice} of them advice" if advice else ""
     extra += f"; {report.ignored} ignored" if report.ignored else ""
@@ -271,9 +275,7 @@ def render_all(reports: list[Report], fmt: str, registry: Registry) -> str:
     parts = [render(report, fmt, registry) for report in reports]
     if fmt == "text":
         total = sum(len(report.findings) for report in reports)
-        counts = ", ".join(
-            f"{sum(report.count(level) for report in reports)} {level.value}" for level in Severity
-        )
-        parts.append(f"{len(reports)} documents, {total} findings ({counts})")
+        counts = _level_counts(lambda level: sum(report.count(level) for report in reports))
+        parts.append(f"{len(reports)} documents, {total} finding{'s' if total != 1 else ''} ({counts})")
     separator = "\n" if fmt == "github" else "\n\n"
     return separator.join(part for part in parts if part)
