@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import socket
 import subprocess
 import sys
@@ -159,3 +160,28 @@ def test_a_deadline_that_is_not_a_positive_number_is_a_usage_error() -> None:
         result = run("serve", SPEC, "--deadline", value)
         assert result.exit_code == EXIT_USAGE
         assert "must be a number of seconds above 0" in result.output
+
+
+def test_a_reader_that_goes_away_ends_the_output_quietly(tmp_path: Path) -> None:
+    """`specbridge tools BIG | head -c 1`: no BrokenPipeError traceback (click's own handling, kept by
+    the last guard). The output is far larger than a pipe's buffer, so the write fails once the reader
+    has gone."""
+    paths = {
+        f"/things{index}": {
+            "get": {"operationId": f"listThings{index}", "summary": "List things. " * 40, "responses": {}}
+        }
+        for index in range(400)
+    }
+    spec = tmp_path / "big.json"
+    spec.write_text(json.dumps({"openapi": "3.1.0", "info": {"title": "t", "version": "1"}, "paths": paths}))
+    code = "import sys; sys.argv = ['specbridge', 'tools', sys.argv[1]]\nfrom specbridge.cli import main; main()\n"
+    with subprocess.Popen(
+        [sys.executable, "-c", code, str(spec)], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    ) as process:
+        assert process.stdout is not None and process.stderr is not None
+        process.stdout.read(1)
+        process.stdout.close()  # the reader leaves after one byte
+        errors = process.stderr.read().decode()
+        process.wait(timeout=60)
+    assert "Traceback" not in errors
+    assert "BrokenPipeError" not in errors

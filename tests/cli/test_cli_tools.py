@@ -62,3 +62,13 @@ def test_a_document_whose_refs_all_resolve_gets_no_warning(tmp_path: Path) -> No
     result = CliRunner().invoke(app, ["tools", str(spec)])
     assert result.exit_code == 0
     assert result.stderr == ""
+
+
+def test_tools_o_writes_the_definitions_and_replaces_an_existing_file(tmp_path: Path) -> None:
+    spec = write(tmp_path)
+    target = tmp_path / "tools.json"
+    target.write_text("old")
+    result = CliRunner().invoke(app, ["tools", str(spec), "-o", str(target)])
+    assert result.exit_code == 0
+    assert [tool["name"] for tool in json.loads(target.read_text())["tools"]] == ["listThings"]
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["api.yaml", "common.yaml", "tools.json"]

@@ -48,8 +48,6 @@ class LazyGroup(click.Group):
             raise
         except KeyboardInterrupt:
             sys.exit(EXIT_INTERRUPTED)
-        except BrokenPipeError:
-            _quiet_broken_pipe()
         except Exception as error:
             if os.environ.get(DEBUG_ENV) == "1":
                 raise
@@ -119,10 +117,3 @@ def _exit_for(error: BaseException) -> NoReturn:
     if isinstance(error, KeyboardInterrupt):
         sys.exit(EXIT_INTERRUPTED)
     raise error
-
-
-def _quiet_broken_pipe() -> None:
-    """`specbridge tools … | head`: the reader left; say nothing and do not fail at exit's flush."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
-    sys.exit(1)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import math
+import shlex
 import socket
 import sys
 from urllib.parse import urlsplit
@@ -198,12 +199,10 @@ def serve_command(
         elif api_name not in config.apis:
             raise click.UsageError(f"no API named {api_name!r}; the config has {', '.join(config.apis)}")
         if sys.stdin.isatty():
-            how = (
-                f"--config {config_path}"
-                if config_path
-                else f"{spec}" + (f" --base-url {base_url}" if base_url else "")
-            )
-            click.echo(TERMINAL_NOTICE.format(how=how), err=True)
+            words = ["--config", config_path] if config_path else [spec or ""]
+            words += ["--base-url", base_url] if base_url else []
+            words += [part for entry in allow for part in ("--allow", entry)]
+            click.echo(TERMINAL_NOTICE.format(how=shlex.join(words)), err=True)
         configure_logging()
         gateway = Gateway(config, config_path=config_path, deadline=deadline, stdio_client=client_id)
 
