@@ -34,7 +34,7 @@ def gateway_config(
         config.api(next(iter(config.apis), None))  # a clear error when the config names no API
         return config
     if spec is None:
-        raise click.UsageError("give --config FILE, or SPEC --base-url URL")
+        raise click.UsageError("give --config FILE, or SPEC [--base-url URL]")
     return single_api_config(spec, base_url, egress=EgressConfig(allow=allow))
 
 
@@ -76,15 +76,19 @@ def check_bind(config: Config, host: str) -> None:
         )
 
 
+def _unresolvable(host: str) -> StartError:
+    return StartError(
+        f"--host {host!r} is neither an IP address nor a name that resolves; "
+        "give 127.0.0.1 (the default), ::1, or an address of this machine",
+        code=ErrorCode.SERVE_ADDRESS_INVALID,
+    )
+
+
 def resolvable(host: str) -> None:
     try:
         socket.getaddrinfo(host.strip("[]"), None, type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError):
-        raise StartError(
-            f"--host {host!r} is neither an IP address nor a name that resolves; "
-            "give 127.0.0.1 (the default), ::1, or an address of this machine",
-            code=ErrorCode.SERVE_ADDRESS_INVALID,
-        ) from None
+        raise _unresolvable(host) from None
 
 
 def listen(host: str, port: int) -> socket.socket:
@@ -99,11 +103,7 @@ def listen(host: str, port: int) -> socket.socket:
     try:
         return bind(host, port)
     except (socket.gaierror, UnicodeError):
-        raise StartError(
-            f"--host {host!r} is neither an IP address nor a name that resolves; "
-            "give 127.0.0.1 (the default), ::1, or an address of this machine",
-            code=ErrorCode.SERVE_ADDRESS_INVALID,
-        ) from None
+        raise _unresolvable(host) from None
     except OSError as error:
         if error.errno == errno.EADDRINUSE:
             raise StartError(
