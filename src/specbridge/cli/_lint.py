@@ -9,8 +9,7 @@ import click
 
 from .._errors import DocumentError
 from ..config import ApiConfig, Config, LintConfig, load_config
-from ..lint import FORMATS, Report, Severity, default_registry, lint
-from ..lint._report import render_all
+from ..lint import FORMATS, Report, Severity, default_registry, lint, render_all
 from ..spec import load_document
 from ..tools import ConvertOptions, convert
 from ._app import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE, app, friendly_errors
