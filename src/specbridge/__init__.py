@@ -10,6 +10,7 @@ __version__ = "0.1.0"
 from ._errors import ConfigError as ConfigError
 from ._errors import DocumentError as DocumentError
 from ._errors import ErrorCode as ErrorCode
+from ._errors import ExportError as ExportError
 from ._errors import SpecbridgeError as SpecbridgeError
 from .config import Config as Config
 from .config import load_config as load_config
@@ -29,6 +30,7 @@ __all__ = [
     "ConvertOptions",
     "DocumentError",
     "ErrorCode",
+    "ExportError",
     "SpecbridgeError",
     "Tool",
     "ToolSet",

@@ -3,10 +3,13 @@
     SpecbridgeError                 (code, message; never carries a secret or an argument value)
     ├── DocumentError               an API document that cannot be used (file, pointer, line)
     ├── ConfigError                 a specbridge.yaml that cannot be used (file, key, what is valid)
-    └── CallError                   one tool call that was refused or failed; becomes an isError result
-        ├── ArgumentError           arguments that do not fit the tool's input schema (paths only)
-        ├── RequestRefused          a request that would be unsafe to send (path escape, header, egress)
-        └── UpstreamError           the API answered badly or not at all (status, timeout, redirect)
+    ├── CallError                   one tool call that was refused or failed; becomes an isError result
+    │   ├── ArgumentError           arguments that do not fit the tool's input schema (paths only)
+    │   ├── RequestRefused          a request that would be unsafe to send (path escape, header, egress)
+    │   └── UpstreamError           the API answered badly or not at all (status, timeout, redirect)
+    ├── StartError                  a command cannot do its work: a port in use, an address not of this
+    │                               machine, an output file that cannot be written
+    └── ExportError (ValueError)    `export()` asked for a format or option that does not exist
 
 `ErrorCode` is the list `docs/errors.md` documents; a test keeps the two in step.
 """
@@ -67,6 +70,13 @@ class ErrorCode(StrEnum):
     UPSTREAM_DNS_FAILED = "upstream-dns-failed"
     HOST_REFUSED = "host-refused"
     REF_REFUSED = "ref-refused"
+    # Command line (what a terminal user can get)
+    SERVE_PORT_IN_USE = "serve-port-in-use"
+    SERVE_ADDRESS_INVALID = "serve-address-invalid"
+    OUTPUT_UNWRITABLE = "output-unwritable"
+    EXPORT_INVALID = "export-invalid"
+    INTERNAL_ERROR = "internal-error"
+    PARAMETER_DROPPED = "parameter-dropped"
 
 
 class SpecbridgeError(Exception):
@@ -143,3 +153,16 @@ class RequestRefused(CallError):
 
 class UpstreamError(CallError):
     """The API answered with an error, a redirect, or not in time."""
+
+
+class StartError(SpecbridgeError):
+    """A command cannot do its work: a port in use, an address that is not this machine's, an output file
+    that cannot be written. Nothing was served or written."""
+
+    code = ErrorCode.SERVE_ADDRESS_INVALID
+
+
+class ExportError(SpecbridgeError, ValueError):
+    """`export()` was asked for a format that does not exist, or an option the format does not have."""
+
+    code = ErrorCode.EXPORT_INVALID

@@ -51,7 +51,8 @@ def test_call_with_a_config_prints_the_answer(
 def test_call_with_spec_and_base_url_needs_an_allow_for_loopback(spec_file: Path, upstream: Upstream) -> None:
     refused = CliRunner().invoke(app, ["call", "ping", str(spec_file), "--base-url", upstream.url])
     assert refused.exit_code == 3
-    assert "base_url: the host 127.0.0.1 is in the blocked range 127.0.0.0/8" in refused.output
+    assert "--base-url: the host 127.0.0.1 is in the blocked range 127.0.0.0/8" in refused.output
+    assert f"add --allow {upstream.address}" in refused.output
     assert upstream.requests == []
     allowed = CliRunner().invoke(
         app, ["call", "ping", str(spec_file), "--base-url", upstream.url, "--allow", upstream.address]
@@ -98,9 +99,15 @@ def test_an_unknown_tool_exits_1(spec_file: Path, upstream: Upstream) -> None:
     assert result.exit_code == 1 and "tool-unknown" in result.output
 
 
-def test_without_config_or_base_url_the_usage_is_explained(spec_file: Path) -> None:
+def test_without_config_base_url_or_document_server_the_way_out_is_explained(spec_file: Path) -> None:
     result = CliRunner().invoke(app, ["call", "ping", str(spec_file)])
-    assert result.exit_code == 2 and "--base-url" in result.output
+    assert result.exit_code == 1
+    assert "error [base-url-missing]" in result.stderr and "give --base-url URL" in result.stderr
+
+
+def test_without_config_or_spec_the_usage_is_explained() -> None:
+    result = CliRunner().invoke(app, ["call", "ping"])
+    assert result.exit_code == 2 and "--config" in result.output
 
 
 def test_a_tool_that_requires_approval_is_called_only_with_approve(
@@ -117,3 +124,25 @@ def test_a_tool_that_requires_approval_is_called_only_with_approve(
     approved = CliRunner().invoke(app, [*arguments, "--approve"])
     assert approved.exit_code == 0, approved.output
     assert [request.target for request in upstream.requests] == ["/v1/items/7"]
+
+
+def test_call_without_base_url_goes_to_the_documents_server(tmp_path: Path, upstream: Upstream) -> None:
+    upstream.route("/v2/ping", json_response({"pong": True}))
+    spec = tmp_path / "served.json"
+    spec.write_text(json.dumps({**DOCUMENT, "servers": [{"url": f"{upstream.url}/v2"}]}), encoding="utf-8")
+    result = CliRunner().invoke(app, ["call", "ping", str(spec), "--allow", upstream.address])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output) == {"pong": True}
+    assert upstream.requests[-1].path == "/v2/ping"
+
+
+def test_a_local_document_server_without_allow_says_how_to_reach_it(
+    tmp_path: Path, upstream: Upstream
+) -> None:
+    spec = tmp_path / "local.json"
+    spec.write_text(json.dumps({**DOCUMENT, "servers": [{"url": upstream.url}]}), encoding="utf-8")
+    result = CliRunner().invoke(app, ["call", "ping", str(spec)])
+    assert result.exit_code == 1
+    assert "error [base-url-missing]" in result.stderr
+    assert "--allow HOST:PORT" in result.stderr
+    assert upstream.requests == []

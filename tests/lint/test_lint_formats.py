@@ -77,10 +77,30 @@ def test_markdown_is_a_table_with_one_row_per_finding() -> None:
     assert all(row.count(" | ") == 6 for row in body)
 
 
-def test_text_shows_the_article_table_and_a_summary_line() -> None:
+def test_text_shows_a_header_the_article_table_a_count_per_rule_and_a_summary_line() -> None:
     lines = rendered("text").splitlines()
-    table = {line.split()[0]: line for line in lines[:3]}
+    assert lines[0] == f"specbridge lint {ARTICLE} (OpenAPI 3.1.0)"
+    table = {line.split()[0]: line for line in lines[2:5]}
     assert re.search(r"PUT /users/\{username\}\s+3 args\s+.*collision", table["users.update"])
     assert re.search(r"GET /search\s+16 args\s+name-missing, width", table["get_search"])
+    assert lines[-2] == (
+        "by rule: collision 1, depth 1, name-charset 1, name-length 1, name-missing 1, width 1"
+    )
     assert lines[-1] == "3 tools, 6 findings (0 errors, 6 warnings, 0 info)"
     assert "\x1b[" not in "\n".join(lines)
+
+
+def test_text_never_shortens_a_tool_name_or_path() -> None:
+    text = rendered("text")
+    assert "..." not in text
+    assert "recalculateOrderTotalsIncludingTaxesDiscountsShippingAndLoyaltyPoints  POST" in text
+
+
+def test_text_lists_findings_in_document_order() -> None:
+    positions = [
+        tuple(int(part) for part in line.split(":")[1:3])
+        for line in rendered("text").splitlines()
+        if line.startswith(str(ARTICLE) + ":")
+    ]
+    assert len(positions) == 6
+    assert positions == sorted(positions)

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import functools
 import importlib
+import os
 import sys
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import click
 
 from .. import __version__
-from .._errors import ConfigError, DocumentError, SpecbridgeError
+from .._errors import ConfigError, DocumentError, ErrorCode, SpecbridgeError, StartError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -20,6 +21,10 @@ EXIT_OK = 0
 EXIT_FINDINGS = 1  # lint --strict found something at or above --fail-on; call returned an error result
 EXIT_USAGE = 2  # click's own status for a bad command line
 EXIT_UNREADABLE = 3  # a document or config that cannot be read
+EXIT_CANNOT_START = 4  # a port in use, an address not of this machine, an output file that cannot be written
+EXIT_INTERNAL = 70  # a fault of ours (sysexits' EX_SOFTWARE); the one-line message says what to report
+EXIT_INTERRUPTED = 130  # Ctrl-C
+DEBUG_ENV = "SPECBRIDGE_DEBUG"  # set to 1 to see the Python traceback of an internal error
 
 
 # Each command lives in its own module, imported only when that command runs: `specbridge tools`
@@ -35,6 +40,25 @@ COMMAND_MODULES = {
 
 
 class LazyGroup(click.Group):
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        """The last guard: whatever escapes a command ends as one coded line, never a traceback."""
+        try:
+            return super().main(*args, **kwargs)
+        except SystemExit:
+            raise
+        except KeyboardInterrupt:
+            sys.exit(EXIT_INTERRUPTED)
+        except Exception as error:
+            if os.environ.get(DEBUG_ENV) == "1":
+                raise
+            # The type only: an exception's text may carry a secret or an argument value.
+            click.echo(
+                f"error [{ErrorCode.INTERNAL_ERROR}]: specbridge failed unexpectedly "
+                f"({type(error).__name__}); run again with {DEBUG_ENV}=1 to see where, and report it",
+                err=True,
+            )
+            sys.exit(EXIT_INTERNAL)
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(set(super().list_commands(ctx)) | set(COMMAND_MODULES))
 
@@ -57,13 +81,39 @@ def friendly_errors(command: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return command(*args, **kwargs)
-        except (DocumentError, ConfigError) as error:
-            click.echo(f"error [{error.code}]: {error}", err=True)
-            sys.exit(EXIT_UNREADABLE)
-        except SpecbridgeError as error:
-            click.echo(f"error [{error.code}]: {error}", err=True)
-            sys.exit(EXIT_FINDINGS)
-        except KeyboardInterrupt:
-            sys.exit(130)
+        except BaseExceptionGroup as group:  # a task group's: report the one error inside it
+            sole = _sole(group)
+            if sole is None:
+                raise
+            _exit_for(sole)
+        except BaseException as error:
+            _exit_for(error)
 
     return wrapper  # type: ignore[return-value]
+
+
+def _sole(group: BaseExceptionGroup[BaseException]) -> BaseException | None:
+    leaves: list[BaseException] = []
+    pending: list[BaseException] = [group]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, BaseExceptionGroup):
+            pending.extend(current.exceptions)
+        else:
+            leaves.append(current)
+    return leaves[0] if len(leaves) == 1 else None
+
+
+def _exit_for(error: BaseException) -> NoReturn:
+    if isinstance(error, DocumentError | ConfigError):
+        click.echo(f"error [{error.code}]: {error}", err=True)
+        sys.exit(EXIT_UNREADABLE)
+    if isinstance(error, StartError):
+        click.echo(f"error [{error.code}]: {error}", err=True)
+        sys.exit(EXIT_CANNOT_START)
+    if isinstance(error, SpecbridgeError):
+        click.echo(f"error [{error.code}]: {error}", err=True)
+        sys.exit(EXIT_FINDINGS)
+    if isinstance(error, KeyboardInterrupt):
+        sys.exit(EXIT_INTERRUPTED)
+    raise error

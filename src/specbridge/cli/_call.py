@@ -9,12 +9,13 @@ from typing import Any
 
 import click
 
-from .._errors import ArgumentError
+from .._errors import ArgumentError, ErrorCode
 from ..call import Caller, CallResult
 from ..config import ApiConfig, EgressConfig, check_tool_names, load_config
 from ..document import load_document
 from ..tools import convert
 from ._app import EXIT_FINDINGS, app, friendly_errors
+from ._serve import allow_hint, check_command_line_base_url
 
 
 def parse_arguments(text: str) -> dict[str, Any]:
@@ -49,29 +50,35 @@ def _api(
 ) -> ApiConfig:
     if config_path is not None:
         return load_config(config_path).api(api_name)
-    if spec is None or base_url is None:
-        raise click.UsageError("give --config FILE, or SPEC with --base-url URL")
+    if spec is None:
+        raise click.UsageError("give --config FILE, or SPEC (with --base-url URL, or the document's server)")
+    if base_url is not None:
+        check_command_line_base_url(base_url, allow)
     return ApiConfig(name="api", spec=spec, base_url=base_url, egress=EgressConfig(allow=allow))
 
 
 async def _run(
     api: ApiConfig, tool: str, arguments: dict[str, Any], secret_id: str | None, approved: bool
-) -> CallResult:
+) -> tuple[CallResult, str | None]:
+    """The result, and the base URL the call went to (the configured one or the document's server)."""
     toolset = check_tool_names(api, convert(load_document(api.spec), api.convert_options()))
     caller = Caller(api, toolset)
     try:
-        return await caller.call(tool, arguments, secret_id=secret_id, approved=approved)
+        result = await caller.call(tool, arguments, secret_id=secret_id, approved=approved)
+        return result, caller.base_url
     finally:
         await caller.aclose()
 
 
 @app.command("call")
 @click.argument("tool")
-@click.argument("spec", required=False, type=click.Path(dir_okay=False))
+@click.argument("spec", required=False)
 @click.option("--args", "args_json", default="{}", show_default=True, help="The arguments as a JSON object.")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), help="specbridge.yaml")
 @click.option("--api", "api_name", help="Which API of the config (when it has several).")
-@click.option("--base-url", help="The API's base URL (with SPEC, without --config).")
+@click.option(
+    "--base-url", help="The API's base URL (with SPEC; default: the document's first public server)."
+)
 @click.option(
     "--allow", multiple=True, help="HOST:PORT the egress policy may reach although not public (with SPEC)."
 )
@@ -96,8 +103,13 @@ def call_command(
         raise click.UsageError("--base-url and --allow go with SPEC, not with --config")
     arguments = parse_arguments(args_json)
     api = _api(spec, config_path, api_name, base_url, allow)
-    result = asyncio.run(_run(api, tool, arguments, secret_id, approve))
+    result, used_url = asyncio.run(_run(api, tool, arguments, secret_id, approve))
     if result.is_error:
-        click.echo(f"error [{result.code}]: {result.text}", err=True)
+        hint = ""
+        if result.code == ErrorCode.EGRESS_REFUSED and config_path is None and used_url:
+            hint = allow_hint(used_url)
+        elif result.code == ErrorCode.BASE_URL_MISSING and config_path is None:
+            hint = "; give --base-url URL (and --allow HOST:PORT for an API on this machine)"
+        click.echo(f"error [{result.code}]: {result.text}{hint}", err=True)
         sys.exit(EXIT_FINDINGS)
     click.echo(result.text)

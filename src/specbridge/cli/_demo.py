@@ -6,17 +6,22 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import sys
 from collections.abc import Iterator
 from importlib import resources
+from typing import Any
 
 import anyio
 import click
 import mcp_types as types
 
+from .._errors import ErrorCode, StartError
 from .._json import dumps
 from ._app import app, friendly_errors
+from ._serve import listen
 
 DEMO_PORT = 8765
+Json = Any
 TOKEN_ENV = "SPECBRIDGE_DEMO_TOKEN"
 
 
@@ -24,14 +29,59 @@ def example_spec_path() -> str:
     return str(resources.files("specbridge") / "examples" / "shop.openapi.yaml")
 
 
+SERVER_NAME = "specbridge-shop"
+EXAMPLE_BASE_URL = "https://api.example.com"
+
+
+def client_configs(url: str) -> dict[str, Json]:
+    """Each client's own config for the demo's gateway: the keys differ, and a wrong one is ignored
+    silently by the client (VS Code reads `servers`, Cursor and Claude Desktop `mcpServers`)."""
+    return {
+        "vscode": {"servers": {SERVER_NAME: {"type": "http", "url": url}}},
+        "cursor": {"mcpServers": {SERVER_NAME: {"url": url}}},
+        # Desktop clients start stdio servers themselves; this runs specbridge with the interpreter that
+        # has it installed, so the client needs no PATH. The demo's shop lives only in this process, so
+        # the entry is for your own API.
+        "stdio": {
+            "mcpServers": {
+                "my-api": {
+                    "command": sys.executable,
+                    "args": [
+                        "-m",
+                        "specbridge",
+                        "serve",
+                        "/path/to/openapi.yaml",
+                        "--base-url",
+                        EXAMPLE_BASE_URL,
+                    ],
+                }
+            }
+        },
+    }
+
+
 def client_snippets(url: str) -> str:
-    mcp_json = {"mcpServers": {"specbridge-shop": {"type": "http", "url": url}}}
+    configs = client_configs(url)
+
+    def block(value: Json) -> str:
+        return "  " + dumps(value, indent=True).replace("\n", "\n  ")
+
     return "\n".join(
         [
-            "Connect an MCP client:",
-            f"  Claude Code:   claude mcp add --transport http specbridge-shop {url}",
-            "  Cursor / Claude Desktop / VS Code style (mcp.json):",
-            "  " + dumps(mcp_json, indent=True).replace("\n", "\n  "),
+            f"Connect an MCP client to {url} (while this runs):",
+            "",
+            "Claude Code:",
+            f"  claude mcp add --transport http {SERVER_NAME} {url}",
+            "",
+            "VS Code (.vscode/mcp.json):",
+            block(configs["vscode"]),
+            "",
+            "Cursor (~/.cursor/mcp.json):",
+            block(configs["cursor"]),
+            "",
+            "Claude Desktop and other clients that start a stdio server (claude_desktop_config.json),",
+            "for your own API:",
+            block(configs["stdio"]),
         ]
     )
 
@@ -64,11 +114,13 @@ async def _demo(once: bool, port: int) -> None:
 
     configure_logging(level=30)  # warnings and errors only: the demo's own output is the point
     os.environ[TOKEN_ENV] = secrets.token_urlsafe(16)
-    shop_sock = bind("127.0.0.1", 0)
     try:
-        gateway_sock = bind("127.0.0.1", port)
-    except OSError:
+        gateway_sock = listen("127.0.0.1", port)
+    except StartError as error:
+        if error.code != ErrorCode.SERVE_PORT_IN_USE or port != DEMO_PORT:
+            raise
         gateway_sock = bind("127.0.0.1", 0)  # the usual port is taken: any free one will do
+    shop_sock = bind("127.0.0.1", 0)
     shop_host, shop_port = shop_sock.getsockname()[:2]
     api = ApiConfig(
         name="shop",

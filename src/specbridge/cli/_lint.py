@@ -3,52 +3,95 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 
-from ..config import LintConfig, check_tool_names, load_config
+from .._errors import DocumentError
+from ..config import ApiConfig, Config, LintConfig, check_tool_names, load_config
 from ..document import load_document
-from ..lint import FORMATS, Severity, default_registry, lint, render
+from ..lint import FORMATS, Report, Severity, default_registry, lint, render_all
 from ..tools import ConvertOptions, convert
-from ._app import EXIT_FINDINGS, EXIT_OK, app, friendly_errors
+from ._app import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE, app, friendly_errors
 from ._tools import api_for
+
+LEVELS = ["error", "warning", "info", "note", "none"]
+
+
+def failing_level(strict: bool, fail_on: str | None) -> Severity | None:
+    """Like Spectral and Redocly: errors fail a run; `--strict` fails warnings too; `--fail-on` decides."""
+    level = fail_on or ("warning" if strict else "error")
+    return None if level == "none" else Severity.parse(level)
 
 
 @app.command("lint")
-@click.argument("spec", type=click.Path(dir_okay=False))
+@click.argument("specs", metavar="SPEC...", nargs=-1, required=True)
 @click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default="text", show_default=True)
-@click.option("--strict", is_flag=True, help="Exit 1 when a finding at or above --fail-on remains.")
+@click.option("--strict", is_flag=True, help="Fail on warnings too (same as --fail-on warning).")
 @click.option(
     "--fail-on",
-    type=click.Choice(["error", "warning", "info", "note"]),
-    default="warning",
-    show_default=True,
-    help="The lowest severity that fails a --strict run.",
+    type=click.Choice(LEVELS),
+    default=None,
+    help="The lowest severity that fails the run [default: error; warning with --strict; none: never].",
 )
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), help="specbridge.yaml")
 @click.option("--api", "api_name", help="Which API of the config (when it has several).")
 @friendly_errors
 def lint_command(
-    spec: str, fmt: str, strict: bool, fail_on: str, config_path: str | None, api_name: str | None
+    specs: tuple[str, ...],
+    fmt: str,
+    strict: bool,
+    fail_on: str | None,
+    config_path: str | None,
+    api_name: str | None,
 ) -> None:
-    """Check SPEC for what an agent will get wrong: names, collisions, depth, width, descriptions ..."""
+    """Check each SPEC for what an agent will get wrong: names, collisions, depth, width, descriptions ...
+
+    Exit status: 0 when nothing at or above the failing level remains, 1 when something does, 3 when a
+    document or the config cannot be read (the other documents are still linted)."""
     settings = LintConfig()
     source = "specbridge.yaml"
-    api = None
+    config: Config | None = None
     if config_path is not None:
         config = load_config(config_path)
         settings, source = config.lint, config.source
-        api = api_for(spec, config_path, api_name)
-    options = api.convert_options() if api is not None else ConvertOptions()
+    if api_name is not None and len(specs) > 1:
+        raise click.UsageError("--api names the API of one document; lint several documents without it")
     registry = default_registry()
-    report = lint(
-        check_tool_names(api, convert(load_document(spec), options)),
-        registry=registry,
-        api=api,
-        settings=settings,
-        config_source=source,
-    )
-    click.echo(render(report, fmt, registry))
-    if strict and report.at_or_above(Severity.parse(fail_on)):
+    reports: list[Report] = []
+    unreadable = False
+    for spec in specs:
+        try:
+            api = api_for(spec, config_path, api_name) if len(specs) == 1 else _api_of(spec, config)
+            options = api.convert_options() if api is not None else ConvertOptions()
+            reports.append(
+                lint(
+                    check_tool_names(api, convert(load_document(spec), options)),
+                    registry=registry,
+                    api=api,
+                    settings=settings,
+                    config_source=source,
+                )
+            )
+        except DocumentError as error:
+            if len(specs) == 1:
+                raise
+            click.echo(f"error [{error.code}]: {error}", err=True)
+            unreadable = True
+    if reports:
+        click.echo(render_all(reports, fmt, registry))
+    if unreadable:
+        sys.exit(EXIT_UNREADABLE)
+    level = failing_level(strict, fail_on)
+    if level is not None and any(report.failing(level) for report in reports):
         sys.exit(EXIT_FINDINGS)
     sys.exit(EXIT_OK)
+
+
+def _api_of(spec: str, config: Config | None) -> ApiConfig | None:
+    """With several documents: the config's API whose `spec` is this document, if any (a document the
+    config does not serve is linted on the defaults)."""
+    if config is None:
+        return None
+    wanted = str(Path(spec).resolve())
+    return next((api for api in config.apis.values() if api.spec == wanted), None)

@@ -2,29 +2,65 @@
 
 from __future__ import annotations
 
+import errno
+import math
+import shlex
+import socket
 import sys
+from urllib.parse import urlsplit
 
 import anyio
 import click
 
-from .._errors import ConfigError, ErrorCode
-from ..config import Config, load_config, single_api_config
+from .._errors import ConfigError, ErrorCode, RequestRefused, StartError
+from ..config import Config, EgressConfig, load_config, single_api_config
 from ._app import app, friendly_errors
+from ._tools import warn_dropped_parameters
 
 DEFAULT_PORT = 8765
 DEFAULT_DEADLINE = 60.0
+COMMAND_LINE = "<command line>"
 
 
-def gateway_config(config_path: str | None, spec: str | None, base_url: str | None) -> Config:
+def gateway_config(
+    config_path: str | None, spec: str | None, base_url: str | None, allow: tuple[str, ...] = ()
+) -> Config:
     if config_path is not None:
         if spec is not None:
             raise click.UsageError("give either --config FILE or SPEC --base-url URL, not both")
+        if base_url is not None or allow:
+            raise click.UsageError("--base-url and --allow go with SPEC, not with --config")
         config = load_config(config_path)
         config.api(next(iter(config.apis), None))  # a clear error when the config names no API
         return config
     if spec is None:
-        raise click.UsageError("give --config FILE, or SPEC --base-url URL")
-    return single_api_config(spec, base_url)
+        raise click.UsageError("give --config FILE, or SPEC [--base-url URL]")
+    return single_api_config(spec, base_url, egress=EgressConfig(allow=allow))
+
+
+def check_command_line_base_url(base_url: str, allow: tuple[str, ...]) -> None:
+    """The egress check of a `--base-url`, with the way out a person at a terminal needs: `--allow`."""
+    from ..call import check_base_url
+
+    try:
+        check_base_url(base_url, allow)
+    except RequestRefused as error:
+        raise ConfigError(
+            f"{error.message}{allow_hint(base_url)}", source=COMMAND_LINE, key="--base-url"
+        ) from None
+
+
+def allow_hint(url: str) -> str:
+    """ "; add --allow HOST:PORT …" for a URL whose host the egress policy refuses ("" when unusable)."""
+    try:
+        parts = urlsplit(url)
+        host, port = parts.hostname, parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        return ""
+    if not host or parts.scheme not in ("http", "https"):
+        return ""
+    shown = f"[{host}]" if ":" in host else host
+    return f"; to reach an API on this machine or your own network, add --allow {shown}:{port}"
 
 
 def check_bind(config: Config, host: str) -> None:
@@ -40,10 +76,76 @@ def check_bind(config: Config, host: str) -> None:
         )
 
 
+def _unresolvable(host: str) -> StartError:
+    return StartError(
+        f"--host {host!r} is neither an IP address nor a name that resolves; "
+        "give 127.0.0.1 (the default), ::1, or an address of this machine",
+        code=ErrorCode.SERVE_ADDRESS_INVALID,
+    )
+
+
+def resolvable(host: str) -> None:
+    try:
+        socket.getaddrinfo(host.strip("[]"), None, type=socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError):
+        raise _unresolvable(host) from None
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """The gateway's listening socket, or a StartError that says what to change."""
+    from ..gateway import bind
+
+    if not 0 <= port <= 65535:
+        raise StartError(
+            f"--port {port} is not a TCP port; give 1 to 65535, or 0 for any free port",
+            code=ErrorCode.SERVE_ADDRESS_INVALID,
+        )
+    try:
+        return bind(host, port)
+    except (socket.gaierror, UnicodeError):
+        raise _unresolvable(host) from None
+    except OSError as error:
+        if error.errno == errno.EADDRINUSE:
+            raise StartError(
+                f"{host}:{port} is already in use; stop what listens there or choose another --port "
+                "(0: any free port)",
+                code=ErrorCode.SERVE_PORT_IN_USE,
+            ) from None
+        if error.errno == errno.EADDRNOTAVAIL:
+            why = f"--host {host} is not an address of this machine"
+        elif error.errno == errno.EACCES:
+            why = f"this user may not listen on {host}:{port} (ports below 1024 need privileges)"
+        else:
+            why = f"cannot listen on {host}:{port} ({error.strerror or type(error).__name__})"
+        raise StartError(
+            f"{why}; give 127.0.0.1 (the default), ::1, or an address of this machine",
+            code=ErrorCode.SERVE_ADDRESS_INVALID,
+        ) from None
+
+
+def positive_seconds(value: float) -> float:
+    if not math.isfinite(value) or value <= 0:
+        raise click.BadParameter("must be a number of seconds above 0")
+    return value
+
+
+TERMINAL_NOTICE = (
+    "specbridge serve speaks MCP over stdin and stdout: an MCP client starts it and talks to it there,\n"
+    "so nothing happens when you type here. Ctrl-C stops it.\n"
+    "To serve over HTTP instead: specbridge serve {how} --transport http  (then connect a client to the\n"
+    "URL it prints; `specbridge demo` shows one working end to end)."
+)
+
+
 @app.command("serve")
-@click.argument("spec", required=False, type=click.Path(dir_okay=False))
+@click.argument("spec", required=False)
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), help="specbridge.yaml")
-@click.option("--base-url", help="The API's base URL (with SPEC).")
+@click.option(
+    "--base-url", help="The API's base URL (with SPEC; default: the document's first public server)."
+)
+@click.option(
+    "--allow", multiple=True, help="HOST:PORT the egress policy may reach although not public (with SPEC)."
+)
 @click.option("--transport", type=click.Choice(["stdio", "http"]), default="stdio", show_default=True)
 @click.option("--host", default="127.0.0.1", show_default=True, help="HTTP: the address to bind.")
 @click.option(
@@ -52,13 +154,19 @@ def check_bind(config: Config, host: str) -> None:
 @click.option("--api", "api_name", help="stdio: which API of the config to serve (when it has several).")
 @click.option("--client", "client_id", help="stdio: act as this client of the config (its bindings, secret).")
 @click.option(
-    "--deadline", default=DEFAULT_DEADLINE, show_default=True, type=float, help="Seconds per tool call."
+    "--deadline",
+    default=DEFAULT_DEADLINE,
+    show_default=True,
+    type=float,
+    callback=lambda _ctx, _param, value: positive_seconds(value),
+    help="Seconds per tool call.",
 )
 @friendly_errors
 def serve_command(
     spec: str | None,
     config_path: str | None,
     base_url: str | None,
+    allow: tuple[str, ...],
     transport: str,
     host: str,
     port: int,
@@ -71,19 +179,16 @@ def serve_command(
     Over HTTP, clients send a key (`specbridge keys new`); a config without clients is served without
     keys, and then only on a loopback address. Logs are JSON lines on stderr."""
     # The gateway (and the mcp SDK) load only when serving, so other commands start fast.
-    from ..gateway import Gateway, bind, configure_logging, endpoint_urls, event_loop_options
+    from ..gateway import Gateway, configure_logging, endpoint_urls, event_loop_options
     from ..gateway import serve_http as run_http
     from ..gateway import serve_stdio as run_stdio
 
-    config = gateway_config(config_path, spec, base_url)
-    configure_logging()
-    gateway = Gateway(
-        config,
-        config_path=config_path,
-        deadline=deadline,
-        stdio_client=client_id,
-        host=host if transport == "http" else None,  # reloads keep the bind rule
-    )
+    config = gateway_config(config_path, spec, base_url, allow)
+    if transport == "http":  # where it would listen first: refusing an unsafe bind matters more
+        resolvable(host)
+        check_bind(config, host)
+    if config_path is None and base_url is not None:
+        check_command_line_base_url(base_url, allow)
     if transport == "stdio":
         if api_name is None:
             if len(config.apis) > 1:
@@ -93,13 +198,39 @@ def serve_command(
             api_name = next(iter(config.apis))
         elif api_name not in config.apis:
             raise click.UsageError(f"no API named {api_name!r}; the config has {', '.join(config.apis)}")
-        anyio.run(run_stdio, gateway, api_name)
+        if sys.stdin.isatty():
+            words = ["--config", config_path] if config_path else [spec or ""]
+            words += ["--base-url", base_url] if base_url else []
+            words += [part for entry in allow for part in ("--allow", entry)]
+            click.echo(TERMINAL_NOTICE.format(how=shlex.join(words)), err=True)
+        configure_logging()
+        gateway = Gateway(config, config_path=config_path, deadline=deadline, stdio_client=client_id)
+
+        async def stdio_main(api: str) -> None:
+            try:
+                await gateway.start()
+            except BaseException:
+                await gateway.aclose()
+                raise
+            warn_dropped_parameters(gateway.state(api).toolset.document)
+            await run_stdio(gateway, api)
+
+        anyio.run(stdio_main, api_name)
         return
-    check_bind(config, host)
-    sock = bind(host, port)
+    sock = listen(host, port)
+    configure_logging()
+    gateway = Gateway(
+        config,
+        config_path=config_path,
+        deadline=deadline,
+        stdio_client=client_id,
+        host=host,  # reloads keep the bind rule
+    )
 
     async def main() -> None:
         await gateway.start()
+        for state in gateway.states.values():
+            warn_dropped_parameters(state.toolset.document)
 
         def ready(base: str) -> None:
             for name, url in endpoint_urls(gateway, base).items():

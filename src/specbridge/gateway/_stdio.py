@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 import anyio
 from mcp.server.stdio import stdio_server
 
 from ._gateway import Gateway
 from ._server import ApiServer
+from ._stdin import claimed_stdin
 
 
 async def serve_stdio(gateway: Gateway, api: str) -> None:
@@ -17,10 +20,13 @@ async def serve_stdio(gateway: Gateway, api: str) -> None:
     try:
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(gateway.watch)
-            async with stdio_server() as (read_stream, write_stream):
-                await server.server.run(
-                    read_stream, write_stream, server.server.create_initialization_options()
-                )
+            # Our own stdin reader: Ctrl-C (a cancellation) must not wait for a blocked read.
+            with claimed_stdin() as lines:
+                streams = stdio_server(stdin=cast(Any, lines))
+                async with streams as (read_stream, write_stream):
+                    await server.server.run(
+                        read_stream, write_stream, server.server.create_initialization_options()
+                    )
             tasks.cancel_scope.cancel()
     finally:
         await gateway.aclose()

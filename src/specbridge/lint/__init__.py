@@ -7,6 +7,7 @@ from ._model import Rule as Rule
 from ._model import Severity as Severity
 from ._report import FORMATS as FORMATS
 from ._report import render as render
+from ._report import render_all as render_all
 from ._run import Report as Report
 from ._run import default_registry as default_registry
 from ._run import lint as lint
@@ -22,4 +23,5 @@ __all__ = [
     "default_registry",
     "lint",
     "render",
+    "render_all",
 ]

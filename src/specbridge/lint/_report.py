@@ -19,15 +19,21 @@ _GITHUB_COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severit
 DOCS_URL = "https://github.com/specbridge/specbridge/blob/main/docs/lint.md"
 
 
-def summary(report: Report) -> str:
-    counts = ", ".join(
-        f"{report.count(level)} {level.value}{'s' if level != Severity.INFO and report.count(level) != 1 else ''}"
+def _level_counts(count: Callable[[Severity], int]) -> str:
+    return ", ".join(
+        f"{count(level)} {level.value}{'s' if level != Severity.INFO and count(level) != 1 else ''}"
         for level in Severity
     )
-    ignored = f"; {report.ignored} ignored" if report.ignored else ""
+
+
+def summary(report: Report) -> str:
+    counts = _level_counts(report.count)
+    advice = sum(1 for finding in report.findings if report.is_advice(finding))
+    extra = f"; {advice} of them advice" if advice else ""
+    extra += f"; {report.ignored} ignored" if report.ignored else ""
     tools = len(report.toolset.tools)
     total = len(report.findings)
-    return f"{tools} tool{'s' if tools != 1 else ''}, {total} finding{'s' if total != 1 else ''} ({counts}){ignored}"
+    return f"{tools} tool{'s' if tools != 1 else ''}, {total} finding{'s' if total != 1 else ''} ({counts}){extra}"
 
 
 def _where(report: Report, finding: Finding) -> str:
@@ -37,9 +43,25 @@ def _where(report: Report, finding: Finding) -> str:
     return place
 
 
+def _header(report: Report) -> str:
+    version = report.toolset.document.version
+    kind = "Swagger" if version.startswith("2") else "OpenAPI"
+    return f"specbridge lint {report.source} ({kind} {version})"
+
+
+def _per_rule(report: Report) -> str:
+    counts: dict[str, int] = {}
+    for finding in report.findings:
+        counts[finding.rule] = counts.get(finding.rule, 0) + 1
+    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    return "by rule: " + ", ".join(f"{rule} {count}" for rule, count in ranked)
+
+
 def render_text(report: Report, registry: Registry) -> str:
-    """The article's table (tool, method and path, arguments, findings), then each finding with its fix."""
-    lines: list[str] = []
+    """A header, the article's table (tool, method and path, arguments, rules), every finding in document
+    order with its fix, a count per rule and a summary line. Names and paths are never shortened: a
+    finding is for finding the thing, and `...` in a path cannot be searched for."""
+    lines: list[str] = [_header(report), ""]
     grouped = report.by_tool()
     rows = []
     for tool in report.toolset.tools:
@@ -49,33 +71,34 @@ def render_text(report: Report, registry: Registry) -> str:
             count = len(tool.arguments)
             rows.append((tool.name, tool.operation.label, f"{count} arg{'s' if count != 1 else ''}", rules))
     if rows:
-        widths = [min(48, max(len(row[column]) for row in rows)) for column in range(3)]
+        widths = [max(len(row[column]) for row in rows) for column in range(3)]
         for row in rows:
-            name = row[0] if len(row[0]) <= widths[0] else row[0][: widths[0] - 3] + "..."
-            label = row[1] if len(row[1]) <= widths[1] else row[1][: widths[1] - 3] + "..."
-            lines.append(f"{name:<{widths[0]}}  {label:<{widths[1]}}  {row[2]:>{widths[2]}}  {row[3]}")
+            lines.append(
+                f"{row[0]:<{widths[0]}}  {row[1]:<{widths[1]}}  {row[2]:>{widths[2]}}  {row[3]}".rstrip()
+            )
         lines.append("")
     for finding in report.findings:
         subject = finding.tool or "document"
         if finding.argument:
             subject += f" ({finding.argument})"
-        lines.append(
-            f"{_where(report, finding)}: {finding.severity.value} [{finding.rule}] {subject}: {finding.message}"
-        )
+        level = finding.severity.value + (" (advice)" if report.is_advice(finding) else "")
+        lines.append(f"{_where(report, finding)}: {level} [{finding.rule}] {subject}: {finding.message}")
         lines.append(f"    fix: {finding.fix}")
     if report.findings:
-        lines.append("")
+        lines += ["", _per_rule(report)]
     lines.append(summary(report))
     return "\n".join(lines)
 
 
-def finding_json(finding: Finding) -> dict[str, Json]:
+def finding_json(finding: Finding, *, advice: bool = False) -> dict[str, Json]:
     entry: dict[str, Json] = {
         "rule": finding.rule,
         "severity": finding.severity.value,
         "tool": finding.tool,
         "operation": finding.operation,
     }
+    if advice:
+        entry["advice"] = True
     if finding.argument is not None:
         entry["argument"] = finding.argument
     entry.update(
@@ -88,16 +111,17 @@ def finding_json(finding: Finding) -> dict[str, Json]:
     return entry
 
 
+def report_json(report: Report) -> dict[str, Json]:
+    return {
+        "source": report.source,
+        "tools": len(report.toolset.tools),
+        "summary": {level.value: report.count(level) for level in Severity} | {"ignored": report.ignored},
+        "findings": [finding_json(finding, advice=report.is_advice(finding)) for finding in report.findings],
+    }
+
+
 def render_json(report: Report, registry: Registry) -> str:
-    return dumps(
-        {
-            "source": report.source,
-            "tools": len(report.toolset.tools),
-            "summary": {level.value: report.count(level) for level in Severity} | {"ignored": report.ignored},
-            "findings": [finding_json(finding) for finding in report.findings],
-        },
-        indent=True,
-    )
+    return dumps(report_json(report), indent=True)
 
 
 def _artifact_uri(source: str) -> str:
@@ -112,7 +136,13 @@ def _artifact_uri(source: str) -> str:
 
 
 def render_sarif(report: Report, registry: Registry) -> str:
-    rules = sorted({finding.rule for finding in report.findings} | {rule.id for rule in registry})
+    return dumps(sarif_log([report], registry), indent=True)
+
+
+def sarif_log(reports: list[Report], registry: Registry) -> dict[str, Json]:
+    """One SARIF log with one run for every document linted (code scanning takes one run per tool)."""
+    found = {finding.rule for report in reports for finding in report.findings}
+    rules = sorted(found | {rule.id for rule in registry})
     index = {rule_id: position for position, rule_id in enumerate(rules)}
     descriptors = []
     for rule_id in rules:
@@ -128,9 +158,10 @@ def render_sarif(report: Report, registry: Registry) -> str:
                 "defaultConfiguration": {"level": _SARIF_LEVEL[level]},
             }
         )
-    uri = _artifact_uri(report.source)
     results = []
-    for finding in report.findings:
+    pairs = [(report, finding) for report in reports for finding in report.findings]
+    for report, finding in pairs:
+        uri = _artifact_uri(report.source)
         region: dict[str, int] = {"startLine": finding.line or 1}
         if finding.column is not None:
             region["startColumn"] = finding.column
@@ -140,6 +171,8 @@ def render_sarif(report: Report, registry: Registry) -> str:
         if finding.tool is not None:
             location["logicalLocations"] = [{"name": finding.tool, "kind": "function"}]
         properties: dict[str, Json] = {"pointer": finding.pointer}
+        if report.is_advice(finding):
+            properties["advice"] = True
         for key in ("tool", "operation", "argument"):
             if getattr(finding, key) is not None:
                 properties[key] = getattr(finding, key)
@@ -170,7 +203,7 @@ def render_sarif(report: Report, registry: Registry) -> str:
             }
         ],
     }
-    return dumps(sarif, indent=True)
+    return sarif
 
 
 def _escape_data(text: str) -> str:
@@ -229,3 +262,20 @@ FORMATS: dict[str, Callable[[Report, Registry], str]] = {
 
 def render(report: Report, fmt: str, registry: Registry) -> str:
     return FORMATS[fmt](report, registry)
+
+
+def render_all(reports: list[Report], fmt: str, registry: Registry) -> str:
+    """Several documents in one output: one SARIF run, a JSON list, the others one after another."""
+    if len(reports) == 1:
+        return render(reports[0], fmt, registry)
+    if fmt == "sarif":
+        return dumps(sarif_log(reports, registry), indent=True)
+    if fmt == "json":
+        return dumps([report_json(report) for report in reports], indent=True)
+    parts = [render(report, fmt, registry) for report in reports]
+    if fmt == "text":
+        total = sum(len(report.findings) for report in reports)
+        counts = _level_counts(lambda level: sum(report.count(level) for report in reports))
+        parts.append(f"{len(reports)} documents, {total} finding{'s' if total != 1 else ''} ({counts})")
+    separator = "\n" if fmt == "github" else "\n\n"
+    return separator.join(part for part in parts if part)

@@ -41,18 +41,35 @@ def collision(context: LintContext) -> Iterable[Finding]:
                 "collision",
                 f"`{original}` arrives from both {' and '.join(locations)}; the agent sees {names}, "
                 "names your documentation never uses.",
-                f"Rename one of them (e.g. the path parameter to `{_identifier(original, tool)}`) or drop "
-                "the repeated field from the body.",
+                _collision_fix(original, locations),
                 pointer=_argument_pointer(context, tool, concerned),
                 tool=tool,
                 argument=concerned.name,
             )
 
 
-def _identifier(original: str, tool: Tool) -> str:
-    words = [w for w in tool.operation.path.strip("/").split("/") if w and not w.startswith("{")]
-    noun = words[-1].rstrip("s") if words else "item"
-    return f"{noun}Id" if original.lower() != f"{noun}id".lower() else f"{noun}Key"
+def _collision_fix(original: str, locations: list[str]) -> str:
+    """Keep the name the documentation uses where it identifies the resource (the path), and change
+    only the other one. Never propose a new name for the path parameter: `username` → `userId` would
+    claim an id where there is a name, and `userId` → `userKey` is a worse name for the same thing."""
+    if "path" in locations:
+        others = " and ".join(location for location in locations if location != "path")
+        return (
+            f"Drop `{original}` from the {others} if it only repeats the path's value; if it carries a "
+            f"different value (e.g. a new one), name it for that, e.g. `{_renamed(original)}`."
+        )
+    first, *rest = locations
+    return (
+        f"Give the {' and '.join(rest)} parameter a name of its own that says how it differs from the "
+        f"{first} one (or drop it if it repeats the same value)."
+    )
+
+
+def _renamed(original: str) -> str:
+    """`new_` + the name in the name's own style: `username` → `new_username`, `userName` → `newUserName`."""
+    if "_" in original or "-" in original or original.islower() or not original[:1].islower():
+        return f"new_{original}"
+    return f"new{original[:1].upper()}{original[1:]}"
 
 
 def _argument_pointer(context: LintContext, tool: Tool, argument: Any) -> str:

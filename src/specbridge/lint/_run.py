@@ -17,6 +17,10 @@ if TYPE_CHECKING:
     from ..config import ApiConfig, LintConfig
 
 IGNORE_KEY = "x-specbridge-ignore"
+# Rules about the gateway's configuration rather than the document: reported, but they do not fail a
+# run unless the config names them under `lint.severity` (PRODUCT §3). `catalogue-size` is advice only
+# when search mode will handle a big catalogue (`search: auto`, the default, also without a config).
+ADVICE_RULES = ("destructive-unguarded", "catalogue-size")
 
 
 def default_registry() -> Registry:
@@ -32,6 +36,7 @@ class Report:
     toolset: ToolSet
     findings: tuple[Finding, ...]
     ignored: int = 0  # findings dropped by an ignore in the config or the document
+    advice: frozenset[str] = frozenset()  # rule ids whose findings are advice here: they never fail a run
 
     @property
     def source(self) -> str:
@@ -42,6 +47,13 @@ class Report:
 
     def at_or_above(self, level: Severity) -> list[Finding]:
         return [finding for finding in self.findings if finding.severity.rank >= level.rank]
+
+    def is_advice(self, finding: Finding) -> bool:
+        return finding.rule in self.advice
+
+    def failing(self, level: Severity) -> list[Finding]:
+        """The findings at or above `level` that fail a run (advice never does)."""
+        return [finding for finding in self.at_or_above(level) if not self.is_advice(finding)]
 
     def by_tool(self) -> dict[str, list[Finding]]:
         grouped: dict[str, list[Finding]] = {}
@@ -84,9 +96,24 @@ def lint(
             continue
         kept.append(replace(finding, severity=registry.severity(finding.rule, severities)))
     positioned = _with_positions(kept, toolset.document.text)
+    # By position in the document, as an editor lists problems; findings without one come first.
     order = {tool.name: index for index, tool in enumerate(toolset.tools)}
-    positioned.sort(key=lambda f: (order.get(f.tool or "", -1), f.line or 0, f.rule))
-    return Report(toolset=toolset, findings=tuple(positioned), ignored=len(raw) - len(kept))
+    positioned.sort(key=lambda f: (f.line or 0, f.column or 0, order.get(f.tool or "", -1), f.rule))
+    return Report(
+        toolset=toolset,
+        findings=tuple(positioned),
+        ignored=len(raw) - len(kept),
+        advice=advice_rules(api, severities),
+    )
+
+
+def advice_rules(api: ApiConfig | None, severities: Mapping[str, str]) -> frozenset[str]:
+    """Which of `ADVICE_RULES` are advice in this run: all, except those the config gives a severity,
+    and `catalogue-size` when the API is served with `search: off` (nothing else will shrink the list)."""
+    advice = {rule for rule in ADVICE_RULES if rule not in severities}
+    if api is not None and api.search == "off":
+        advice.discard("catalogue-size")
+    return frozenset(advice)
 
 
 def _check_rule_ids(settings: LintConfig, registry: Registry, source: str) -> None:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
+from .._errors import ExportError
 from ._model import Tool, ToolSet
 
 Json = Any
@@ -93,11 +94,26 @@ def export_openai(toolset: ToolSet, *, strict: bool = False) -> list[dict[str, J
 
 
 def export(toolset: ToolSet, fmt: ExportFormat, *, strict: bool = False, defer_loading: bool = False) -> Json:
+    """`toolset` as `fmt` hands it to a model. An unknown format, or an option the format does not have,
+    is an `ExportError` (a ValueError), never a quiet fallback to another format."""
+    _check_export(fmt, strict=strict, defer_loading=defer_loading)
     if fmt == "mcp":
         return export_mcp(toolset)
     if fmt == "anthropic":
         return export_anthropic(toolset, defer_loading=defer_loading)
     return export_openai(toolset, strict=strict)
+
+
+def _check_export(fmt: object, *, strict: bool, defer_loading: bool) -> None:
+    formats = get_args(ExportFormat)
+    if fmt not in formats:
+        raise ExportError(f"{fmt!r} is not an export format; choose one of {', '.join(formats)}")
+    if strict and fmt != "openai":
+        raise ExportError(f"strict=True is OpenAI's strict mode; the {fmt} format has none (use 'openai')")
+    if defer_loading and fmt != "anthropic":
+        raise ExportError(
+            f"defer_loading=True is Anthropic's deferred loading; the {fmt} format has none (use 'anthropic')"
+        )
 
 
 def strict_schema(schema: Json) -> Json:

@@ -1,0 +1,160 @@
+"""`specbridge serve` for a newcomer: a local API without a config, and stdio started from a terminal."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import select
+import signal
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import anyio
+import pytest
+from click.testing import CliRunner
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+from specbridge.cli import app
+from specbridge.cli._app import EXIT_INTERRUPTED, EXIT_UNREADABLE
+from specbridge.cli._demo import example_spec_path
+from tests.support.upstream import Upstream, json_response
+
+SHOP = example_spec_path()
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "pty-test", "version": "1"},
+    },
+}
+
+
+@pytest.fixture
+def upstream() -> Iterator[Upstream]:
+    with Upstream() as server:
+        server.route("/v1/products", json_response({"items": [{"id": "p1"}], "next": None}))
+        yield server
+
+
+def test_a_local_base_url_without_allow_is_refused_with_the_allow_to_add(upstream: Upstream) -> None:
+    result = CliRunner().invoke(app, ["serve", SHOP, "--base-url", f"{upstream.url}/v1"])
+    assert result.exit_code == EXIT_UNREADABLE
+    assert "error [config-invalid]" in result.stderr
+    assert f"add --allow {upstream.address}" in result.stderr
+    assert upstream.requests == []
+
+
+async def test_allow_and_a_base_url_on_the_command_line_serve_a_local_api(upstream: Upstream) -> None:
+    command = StdioServerParameters(
+        command=sys.executable,
+        args=[
+            "-m",
+            "specbridge",
+            "serve",
+            SHOP,
+            "--base-url",
+            f"{upstream.url}/v1",
+            "--allow",
+            upstream.address,
+        ],
+        env={**os.environ},
+    )
+    with anyio.fail_after(60):
+        async with Client(command) as client:  # type: ignore[arg-type]
+            result = await client.call_tool("listProducts", {"limit": 1})
+    assert not result.is_error
+    assert upstream.requests[-1].path == "/v1/products"
+
+
+def test_allow_with_a_config_is_a_usage_error(tmp_path: Path) -> None:
+    config = tmp_path / "specbridge.yaml"
+    config.write_text(f"apis: {{shop: {{spec: {SHOP}}}}}\n")
+    result = CliRunner().invoke(app, ["serve", "--config", str(config), "--allow", "127.0.0.1:1"])
+    assert result.exit_code == 2
+    assert "--allow go with SPEC" in result.output
+
+
+class Terminal:
+    """`specbridge serve` on a pseudo-terminal, as a person starts it; every read has a deadline."""
+
+    def __init__(self, *args: str) -> None:
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:  # the child: become the command
+            os.execv(sys.executable, [sys.executable, "-m", "specbridge", *args])
+        self.output = b""
+
+    def read_until(self, marker: bytes, seconds: float = 30) -> bool:
+        deadline = time.monotonic() + seconds
+        while marker not in self.output:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            ready, _, _ = select.select([self.fd], [], [], left)
+            if ready:
+                try:
+                    chunk = os.read(self.fd, 65536)
+                except OSError:  # the child closed the terminal: it has ended
+                    return marker in self.output
+                if not chunk:
+                    return marker in self.output
+                self.output += chunk
+        return True
+
+    def send(self, data: bytes) -> None:
+        os.write(self.fd, data)
+
+    def wait_exit(self, seconds: float = 30) -> int | None:
+        """The exit status when the child ends within `seconds`; else it is killed and this is None."""
+        killed = threading.Event()
+
+        def kill() -> None:
+            killed.set()
+            os.kill(self.pid, signal.SIGKILL)
+
+        timer = threading.Timer(seconds, kill)
+        timer.start()
+        try:
+            self.read_until(b"\0never\0", seconds)  # the rest of the output, until the terminal closes
+            _, status = os.waitpid(self.pid, 0)
+        finally:
+            timer.cancel()
+        self.pid = 0
+        return None if killed.is_set() else os.waitstatus_to_exitcode(status)
+
+    def close(self) -> None:
+        if self.pid:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+        os.close(self.fd)
+
+
+@pytest.fixture
+def terminal() -> Iterator[Terminal]:
+    started = Terminal("serve", SHOP, "--base-url", "https://api.example.com")
+    yield started
+    started.close()
+
+
+def test_stdio_in_a_terminal_says_it_speaks_mcp_on_stdin_and_how_to_get_http(terminal: Terminal) -> None:
+    assert terminal.read_until(b"--transport http")
+    text = terminal.output.decode()
+    assert "speaks MCP over stdin" in text
+    assert "Ctrl-C stops it" in text
+
+
+def test_ctrl_c_stops_stdio_served_from_a_terminal_while_it_waits_for_input(terminal: Terminal) -> None:
+    # One exchange first, so the gateway is certainly blocked reading the next line when Ctrl-C comes.
+    terminal.send(json.dumps(INITIALIZE).encode() + b"\n")
+    assert terminal.read_until(b'"serverInfo"'), terminal.output.decode(errors="replace")
+    terminal.send(b"\x03")
+    status = terminal.wait_exit()
+    assert status == EXIT_INTERRUPTED, (status, terminal.output.decode(errors="replace")[-2000:])
+    assert b"Traceback" not in terminal.output
