@@ -135,7 +135,8 @@ def _drop_nulls(value: Json, schema: Json, depth: int) -> Json:
     if isinstance(value, dict):
         properties = schema.get("properties")
         if not isinstance(properties, dict):
-            return value
+            branch = _fitting_branch(value, schema.get("anyOf"))
+            return value if branch is None else _drop_nulls(value, branch, depth)
         required = schema.get("required", [])
         return {
             key: _drop_nulls(item, properties.get(key), depth + 1)
@@ -145,6 +146,28 @@ def _drop_nulls(value: Json, schema: Json, depth: int) -> Json:
     if isinstance(value, list) and isinstance(schema.get("items"), dict):
         return [_drop_nulls(item, schema["items"], depth + 1) for item in value]
     return value
+
+
+def _fitting_branch(value: dict[str, Json], branches: Json) -> Json:
+    """The first `anyOf` branch (a `oneOf` in the document) an object can be meant for: it declares
+    every key given, and every pinned value (`const`, `enum`) given matches. Strict mode fills in a
+    whole branch, nulls included, so the nulls are dropped by that branch's `required`."""
+    for branch in branches if isinstance(branches, list) else []:
+        properties = branch.get("properties") if isinstance(branch, dict) else None
+        if not isinstance(properties, dict) or not value.keys() <= properties.keys():
+            continue
+        if all(_pinned_match(properties[key], item) for key, item in value.items() if item is not None):
+            return branch
+    return None
+
+
+def _pinned_match(schema: Json, item: Json) -> bool:
+    if not isinstance(schema, dict):
+        return True
+    if "const" in schema:
+        return bool(schema["const"] == item)
+    enum = schema.get("enum")
+    return not isinstance(enum, list) or item in enum
 
 
 def _plain_json_problems(arguments: Mapping[str, Json]) -> list[str]:
