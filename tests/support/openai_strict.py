@@ -22,6 +22,7 @@ explicitly allows).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 STRICT_FORMATS = frozenset(
@@ -169,3 +170,61 @@ class _Checker:
         deepest = max((self.levels(part, path) for part in below), default=0)
         alternatives = max((self.levels(part, path) for part in schema.get("anyOf") or []), default=0)
         return max(own + deepest, alternatives)
+
+
+_LENGTH = re.compile(
+    r"(?:Exactly|At least) (\d+) characters\.|(\d+) to \d+ characters\.|At most (\d+) characters\."
+)
+_EXAMPLES = {
+    "date-time": "2024-01-02T03:04:05Z",
+    "date": "2024-01-02",
+    "time": "03:04:05Z",
+    "duration": "P1D",
+    "email": "a@example.com",
+    "hostname": "example.com",
+    "ipv4": "192.0.2.1",
+    "ipv6": "2001:db8::1",
+    "uuid": "123e4567-e89b-12d3-a456-426614174000",
+}
+
+
+def model_answer(parameters: dict[str, Any]) -> Any:
+    """Arguments a model could give under a strict schema: null for every optional (nullable) field,
+    the first branch of every anyOf, the first enum value, a formatted string."""
+    definitions = parameters.get("$defs") or {}
+
+    def value(schema: Any, depth: int) -> Any:
+        if not isinstance(schema, dict):
+            return None
+        if "$ref" in schema:
+            return value(definitions.get(schema["$ref"].removeprefix("#/$defs/")), depth + 1)
+        if "const" in schema:
+            return schema["const"]
+        if isinstance(schema.get("enum"), list):
+            return schema["enum"][0]
+        if "anyOf" in schema:
+            parts = schema["anyOf"]
+            return None if {"type": "null"} in parts else value(parts[0], depth)
+        kinds = schema.get("type")
+        kinds = [kinds] if isinstance(kinds, str) else kinds or []
+        if "null" in kinds:
+            return None
+        kind = kinds[0] if kinds else "string"
+        if kind == "object":
+            return {name: value(sub, depth + 1) for name, sub in schema.get("properties", {}).items()}
+        if kind == "array":
+            if depth > 12:
+                return []
+            return [value(schema.get("items"), depth + 1) for _ in range(max(1, schema.get("minItems", 1)))]
+        if kind in ("integer", "number"):
+            low = schema.get("minimum", schema.get("exclusiveMinimum", 0))
+            return int(low) + 1
+        if kind == "boolean":
+            return True
+        if schema.get("format") in _EXAMPLES:
+            return _EXAMPLES[schema["format"]]
+        # as a model would: the lengths strict mode cannot say are in the description
+        found = _LENGTH.search(schema.get("description", ""))
+        return "a" * int(found.group(1) or found.group(2) or found.group(3) or 0) if found else "abc"
+
+    return value(parameters, 0)

@@ -133,11 +133,10 @@ def _drop_nulls(value: Json, schema: Json, depth: int) -> Json:
     if depth > MAX_DEPTH or not isinstance(schema, dict):
         return value
     if isinstance(value, dict):
-        properties = schema.get("properties")
-        if not isinstance(properties, dict):
+        properties, required = _object_parts(schema)
+        if not properties:
             branch = _fitting_branch(value, schema.get("anyOf"))
             return value if branch is None else _drop_nulls(value, branch, depth)
-        required = schema.get("required", [])
         return {
             key: _drop_nulls(item, properties.get(key), depth + 1)
             for key, item in value.items()
@@ -148,13 +147,28 @@ def _drop_nulls(value: Json, schema: Json, depth: int) -> Json:
     return value
 
 
+def _object_parts(schema: Json, depth: int = 0) -> tuple[dict[str, Json], list[str]]:
+    """An object schema's properties and required names, its `allOf` parts' included."""
+    if not isinstance(schema, dict) or depth > MAX_DEPTH:
+        return {}, []
+    own = schema.get("properties")
+    properties: dict[str, Json] = dict(own) if isinstance(own, dict) else {}
+    names = schema.get("required")
+    required: list[str] = list(names) if isinstance(names, list) else []
+    for part in schema.get("allOf") or []:
+        more, also = _object_parts(part, depth + 1)
+        properties = {**more, **properties}
+        required += also
+    return properties, required
+
+
 def _fitting_branch(value: dict[str, Json], branches: Json) -> Json:
     """The first `anyOf` branch (a `oneOf` in the document) an object can be meant for: it declares
     every key given, and every pinned value (`const`, `enum`) given matches. Strict mode fills in a
     whole branch, nulls included, so the nulls are dropped by that branch's `required`."""
     for branch in branches if isinstance(branches, list) else []:
-        properties = branch.get("properties") if isinstance(branch, dict) else None
-        if not isinstance(properties, dict) or not value.keys() <= properties.keys():
+        properties, _ = _object_parts(branch)
+        if not properties or not value.keys() <= properties.keys():
             continue
         if all(_pinned_match(properties[key], item) for key, item in value.items() if item is not None):
             return branch

@@ -143,6 +143,10 @@ class _Converter:
         ):
             raise StrictIncompatible(f"{where or '/'} is an object with free-form keys")
         required = set(node.get("required") or [])
+        undescribed = sorted(name for name in required if isinstance(name, str) and name not in properties)
+        if undescribed:
+            # a closed object could never carry it, so no call the model makes would be accepted
+            raise StrictIncompatible(f"{where or '/'} requires `{undescribed[0]}` without describing it")
         out["properties"] = {
             name: (converted if name in required else _nullable(converted))
             for name, value in properties.items()
