@@ -83,6 +83,15 @@ def test_all_of_parts_and_refs_merge_into_one_closed_object() -> None:
     }
 
 
+def test_an_object_given_by_its_properties_alone_is_an_object() -> None:
+    assert strict_property({"properties": {"a": {"type": "string"}}, "required": ["a"]}) == {
+        "type": "object",
+        "properties": {"a": {"type": "string"}},
+        "required": ["a"],
+        "additionalProperties": False,
+    }
+
+
 def test_keywords_beside_one_of_are_distributed_into_every_branch() -> None:
     result = strict_property(
         {

@@ -132,7 +132,7 @@ class _Converter:
             out["items"] = self.node(out["items"], f"{where}/items")
         elif "array" in kinds:
             raise StrictIncompatible(f"{at} is an array with no item schema")
-        if not kinds and "enum" not in out and "const" not in out:
+        if "type" not in out and "enum" not in out and "const" not in out:
             raise StrictIncompatible(f"{at} has no type")
         return out
 
