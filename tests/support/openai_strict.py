@@ -3,7 +3,7 @@
 Written from the documentation, not from the exporter, so it can catch the exporter's mistakes:
 
 - types string, number, boolean, integer, object, array (and "null" in a type union), enum, const, anyOf;
-  `$defs` with local `$ref`, recursion allowed;
+  `$defs` with local `$ref` (alone: OpenAI refuses keywords beside a `$ref`), recursion allowed;
 - the root is an object and not `anyOf`;
 - every object has `additionalProperties: false` and lists every property in `required`;
 - string keywords: `pattern`, `format` (date-time, time, date, duration, email, hostname, ipv4, ipv6,
@@ -89,7 +89,7 @@ class _Checker:
             self.problems.append(f"{at} uses {sorted(unknown)}")
         if "$ref" in schema:
             ref = schema["$ref"]
-            if set(schema) - {"$ref", "description"}:
+            if set(schema) != {"$ref"}:
                 self.problems.append(f"{at} has keywords beside $ref")
             if ref != "#" and (
                 not isinstance(ref, str) or ref.removeprefix("#/$defs/") not in self.definitions

@@ -304,3 +304,24 @@ def test_a_large_enum_of_short_values_stays_strict() -> None:
 )
 def test_the_documented_subset_checker_catches_each_rule(schema: dict[str, Any], problem: str) -> None:
     assert any(problem in found for found in strict_problems(schema)), strict_problems(schema)
+
+
+def test_a_ref_stands_alone_and_its_description_moves_onto_a_one_branch_any_of() -> None:
+    result = strict_schema(
+        {
+            **root(
+                a={"$ref": "#/$defs/Tree", "description": "The tree."},
+                b={"$ref": "#/$defs/Tree"},
+            ),
+            "required": ["a"],
+            "$defs": {
+                "Tree": {
+                    "type": "object",
+                    "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/Tree"}}},
+                }
+            },
+        }
+    )
+    assert strict_problems(result) == []
+    assert result["properties"]["a"] == {"anyOf": [{"$ref": "#/$defs/Tree"}], "description": "The tree."}
+    assert result["properties"]["b"] == {"anyOf": [{"$ref": "#/$defs/Tree"}, {"type": "null"}]}

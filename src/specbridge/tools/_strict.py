@@ -111,6 +111,8 @@ class _Converter:
         breaking = [key for key in _BREAKING if key in node]
         if breaking:
             raise StrictIncompatible(f"{at} uses {', '.join(breaking)}")
+        if "oneOf" in node and "anyOf" in node:
+            raise StrictIncompatible(f"{at} has both oneOf and anyOf")
         for key in ("oneOf", "anyOf"):
             if key in node:
                 return self._alternatives(node, key, where, steps)
@@ -234,14 +236,11 @@ class _Converter:
             self.variants[name] = {}
             parts = [_without(body, "$ref"), *([{"$ref": body["$ref"]}] if "$ref" in body else [])]
             self.variants[name] = self.node(self._merge(parts, at, 0), f"/$defs/{name}")
-        reference: dict[str, Json] = {"$ref": "#/$defs/" + name}
-        if isinstance(node.get("description"), str):
-            reference["description"] = node["description"]
-        return reference
+        return _described_reference("#/$defs/" + name, node.get("description"))
 
     def _reference(self, node: dict[str, Json], at: str) -> dict[str, Json]:
         self._target(node["$ref"], at)
-        return dict(node)
+        return _described_reference(node["$ref"], node.get("description"))
 
     def _target(self, ref: Json, at: str) -> Json:
         name = ref.removeprefix("#/$defs/") if isinstance(ref, str) else None
@@ -347,6 +346,14 @@ def _exclusive(a: _Facts, b: _Facts) -> bool:
 def _misses(made: _Facts, other: _Facts) -> bool:
     """True when no value built from `made`'s strict form can match `other`."""
     return bool(other.required - made.declared or (other.closed and made.required - other.declared))
+
+
+def _described_reference(ref: str, description: Json) -> dict[str, Json]:
+    """A `$ref` stands alone in strict mode (OpenAI refuses keywords beside it), so a description
+    moves onto a one-branch `anyOf` around it."""
+    if not isinstance(description, str):
+        return {"$ref": ref}
+    return {"anyOf": [{"$ref": ref}], "description": description}
 
 
 def _recursive_names(definitions: dict[str, Json]) -> frozenset[str]:
