@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from specbridge.call._check import Checker
 from specbridge.tools import StrictIncompatible, export_openai, strict_schema
@@ -325,3 +327,75 @@ def test_a_ref_stands_alone_and_its_description_moves_onto_a_one_branch_any_of()
     assert strict_problems(result) == []
     assert result["properties"]["a"] == {"anyOf": [{"$ref": "#/$defs/Tree"}], "description": "The tree."}
     assert result["properties"]["b"] == {"anyOf": [{"$ref": "#/$defs/Tree"}, {"type": "null"}]}
+
+
+_LEAVES = st.one_of(
+    st.fixed_dictionaries(
+        {
+            "type": st.sampled_from(
+                ["string", "integer", "number", "boolean", "null", "file", ["string", "null"]]
+            )
+        },
+        optional={
+            "format": st.sampled_from(["uri", "date", "int64", "byte", "uuid"]),
+            "minLength": st.integers(0, 5),
+            "maxLength": st.integers(0, 5) | st.booleans(),
+            "pattern": st.sampled_from(["^a", "(", "[0-9]+"]),
+            "enum": st.lists(st.text(max_size=3) | st.none(), max_size=3),
+            "title": st.text(max_size=5),
+            "contentEncoding": st.just("base64"),
+        },
+    ),
+    st.just({}),
+    st.just(True),
+    st.just({"$ref": "#/$defs/Node"}),
+    st.just({"$ref": "#/$defs/Missing"}),
+    st.just({"description": "only words"}),
+)
+
+
+def _composites(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    names = st.sampled_from(["a", "b", "type", "kind"])
+    return st.one_of(
+        st.fixed_dictionaries(
+            {"properties": st.dictionaries(names, children, max_size=3)},
+            optional={
+                "type": st.sampled_from(["object", ["object", "null"], "string"]),
+                "required": st.lists(names, max_size=3) | st.just("a"),
+                "additionalProperties": st.booleans() | children,
+                "dependentRequired": st.just({"a": ["b"]}),
+            },
+        ),
+        st.fixed_dictionaries(
+            {"type": st.just("array")}, optional={"items": children, "uniqueItems": st.booleans()}
+        ),
+        st.builds(
+            lambda key, parts: {key: parts},
+            st.sampled_from(["oneOf", "anyOf", "allOf"]),
+            st.lists(children, max_size=3),
+        ),
+        st.fixed_dictionaries(
+            {"allOf": st.lists(children, max_size=2)},
+            optional={"properties": st.dictionaries(names, children, max_size=2), "not": children},
+        ),
+        st.fixed_dictionaries(
+            {"$ref": st.just("#/$defs/Node"), "properties": st.dictionaries(names, children, max_size=1)}
+        ),
+    )
+
+
+SCHEMAS = st.recursive(_LEAVES, _composites, max_leaves=12)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(argument=SCHEMAS, node=SCHEMAS)
+def test_any_input_schema_either_becomes_a_strict_one_inside_the_subset_or_says_why_not(
+    argument: Any, node: Any
+) -> None:
+    schema = {**root(p=argument), "required": ["p"], "$defs": {"Node": node}}
+    try:
+        result = strict_schema(schema)
+    except StrictIncompatible as error:
+        assert error.reason
+        return
+    assert strict_problems(result) == []

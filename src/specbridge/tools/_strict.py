@@ -40,6 +40,7 @@ _KEEP = frozenset(
     }
 )  # fmt: skip
 _BREAKING = ("patternProperties", "not", "if", "then", "else", "dependentSchemas", "prefixItems")
+_TYPES = frozenset({"string", "number", "boolean", "integer", "object", "array", "null"})
 _SHAPE = frozenset({"type", "properties", "items", "enum", "const", "additionalProperties"})
 MAX_PROPERTIES = 5000
 MAX_NESTING = 10
@@ -117,6 +118,12 @@ class _Converter:
             if key in node:
                 return self._alternatives(node, key, where, steps)
         out: dict[str, Json] = {key: value for key, value in node.items() if key in _KEEP}
+        if "enum" in out and not (isinstance(out["enum"], list) and out["enum"]):
+            raise StrictIncompatible(f"{at} has an empty enum, which no value can match")
+        if "type" in out and (
+            not _kinds(out) or not set(_kinds(out)) <= _TYPES or not isinstance(out["type"], str | list)
+        ):
+            raise StrictIncompatible(f"{at} has the type {out['type']!r}, which strict mode does not know")
         notes = _notes(node)
         if "format" in out and out["format"] not in STRICT_FORMATS:
             if out["format"] not in _WIDTHS:
