@@ -336,3 +336,41 @@ def test_a_byte_string_says_base64_as_its_content_encoding() -> None:
         "description": "The file.",
     }
     assert tool.input_schema["properties"]["checksum"] == {"type": "string", "contentEncoding": "base64"}
+
+
+def test_the_gateway_holds_a_branch_in_defs_to_the_discriminator_value_beside_its_reference() -> None:
+    from specbridge._errors import ArgumentError
+    from specbridge.call._check import Checker
+
+    tool = tool_of(
+        """
+        paths:
+          /nodes:
+            post:
+              requestBody:
+                content:
+                  application/json:
+                    schema:
+                      type: object
+                      properties:
+                        node: {$ref: '#/components/schemas/Node'}
+              responses: {'204': {description: ok}}
+        components:
+          schemas:
+            Node:
+              oneOf: [{$ref: '#/components/schemas/Leaf'}, {$ref: '#/components/schemas/Branch'}]
+              discriminator: {propertyName: kind, mapping: {leaf: Leaf, branch: Branch}}
+            Leaf:
+              type: object
+              required: [value]
+              properties: {kind: {type: string}, value: {type: string}}
+            Branch:
+              type: object
+              required: [children]
+              properties: {kind: {type: string}, children: {type: array, items: {$ref: '#/components/schemas/Node'}}}
+        """
+    )
+    checker = Checker(tool.input_schema)
+    checker.check({"node": {"kind": "branch", "children": [{"kind": "leaf", "value": "x"}]}})
+    with pytest.raises(ArgumentError):
+        checker.check({"node": {"kind": "twig", "children": []}})

@@ -68,7 +68,11 @@ class _Shaper:
             target = self._target(ref)
             if target is None or ref in seen:  # a `$ref` cycle that never descends
                 return True
-            return self.node(target, depth, seen | {ref})
+            shaped = self.node(target, depth, seen | {ref})
+            siblings = {key: value for key, value in schema.items() if key != "$ref"}
+            if not siblings.keys() & _KEPT:  # 2020-12 applies keywords beside a `$ref` too
+                return shaped
+            return {"allOf": [shaped, self.node(siblings, depth, seen)]}
         out: dict[str, Json] = {}
         for key, value in schema.items():
             if key == "oneOf":
