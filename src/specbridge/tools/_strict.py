@@ -18,12 +18,12 @@ overlapping `oneOf` branches, the limits) makes the tool non-strict: `StrictInco
 
 from __future__ import annotations
 
-import ast
 import hashlib
-import re
 from typing import Any
 
 from .._json import dumps_bytes
+from ._strict_limits import limit_broken
+from ._strict_overlap import Facts, common_kinds, exclusive, kinds_of, pinned_values
 
 Json = Any
 
@@ -42,12 +42,6 @@ _KEEP = frozenset(
 _BREAKING = ("patternProperties", "not", "if", "then", "else", "dependentSchemas", "prefixItems")
 _TYPES = frozenset({"string", "number", "boolean", "integer", "object", "array", "null"})
 _SHAPE = frozenset({"type", "properties", "items", "enum", "const", "additionalProperties"})
-MAX_PROPERTIES = 5000
-MAX_NESTING = 10
-MAX_STRING_LENGTH = 120_000
-MAX_ENUM_VALUES = 1000
-LARGE_ENUM = 250
-MAX_LARGE_ENUM_LENGTH = 15_000
 _MAX_MERGE = 32  # allOf/$ref inlining steps before giving up (a schema that is its own allOf part)
 _MAX_NODES_DEEP = 200  # nested conversions; far past the 10 levels of nesting strict mode allows
 
@@ -75,7 +69,9 @@ def strict_schema(schema: Json) -> Json:
     converted.update(converter.variants)
     if converted:
         root["$defs"] = converted
-    _check_limits(root)
+    broken = limit_broken(root)
+    if broken is not None:
+        raise StrictIncompatible(broken)
     return root
 
 
@@ -121,7 +117,7 @@ class _Converter:
         if "enum" in out and not (isinstance(out["enum"], list) and out["enum"]):
             raise StrictIncompatible(f"{at} has an empty enum, which no value can match")
         if "type" in out and (
-            not _kinds(out) or not set(_kinds(out)) <= _TYPES or not isinstance(out["type"], str | list)
+            not kinds_of(out) or not set(kinds_of(out)) <= _TYPES or not isinstance(out["type"], str | list)
         ):
             raise StrictIncompatible(f"{at} has the type {out['type']!r}, which strict mode does not know")
         notes = _notes(node)
@@ -133,7 +129,7 @@ class _Converter:
             out["description"] = node["title"]
         if notes:
             out["description"] = " ".join([*([out["description"]] if "description" in out else []), *notes])
-        kinds = _kinds(out)
+        kinds = kinds_of(out)
         free = out.pop("additionalProperties", False) is not False
         if "object" in kinds or "properties" in out or free:
             self._object(node, out, where)
@@ -151,7 +147,8 @@ class _Converter:
             not properties and node.get("additionalProperties") is not False
         ):
             raise StrictIncompatible(f"{where or '/'} is an object with free-form keys")
-        required = set(node.get("required") or [])
+        names = node.get("required")
+        required = {name for name in names if isinstance(name, str)} if isinstance(names, list) else set()
         undescribed = sorted(name for name in required if isinstance(name, str) and name not in properties)
         if undescribed:
             # a closed object could never carry it, so no call the model makes would be accepted
@@ -198,7 +195,7 @@ class _Converter:
         for i, first in enumerate(facts):
             for j in range(i + 1, len(facts)):
                 second = facts[j]
-                if _exclusive(first, second):
+                if exclusive(first, second):
                     continue
                 telling = sorted(
                     name
@@ -274,7 +271,7 @@ class _Converter:
             for key, value in part.items():
                 if key not in merged:
                     merged[key] = value
-                elif key == "properties" and isinstance(value, dict):
+                elif key == "properties" and isinstance(value, dict) and isinstance(merged[key], dict):
                     own = dict(merged["properties"])
                     for name, schema in value.items():
                         own[name] = (
@@ -283,10 +280,10 @@ class _Converter:
                             else {"allOf": [own[name], schema]}
                         )
                     merged["properties"] = own
-                elif key == "required" and isinstance(value, list):
+                elif key == "required" and isinstance(value, list) and isinstance(merged[key], list):
                     merged["required"] = list(dict.fromkeys([*merged["required"], *value]))
                 elif key == "type" and value != merged["type"]:
-                    common = _common_kinds(_kinds(merged), _kinds({"type": value}))
+                    common = common_kinds(kinds_of(merged), kinds_of({"type": value}))
                     if not common:
                         raise StrictIncompatible(f"{at} combines schemas of different types")
                     merged["type"] = common[0] if len(common) == 1 else common
@@ -294,7 +291,7 @@ class _Converter:
                     raise StrictIncompatible(f"{at} combines two sets of alternatives with allOf")
         return merged
 
-    def _facts(self, part: Json, at: str, steps: int) -> _Facts:
+    def _facts(self, part: Json, at: str, steps: int) -> Facts:
         """What decides whether two branches overlap: types, declared and required properties, closed,
         and the values each property is pinned to."""
         node = self._merge([part], at, steps) if isinstance(part, dict) else {}
@@ -302,57 +299,20 @@ class _Converter:
         properties: dict[str, Json] = found if isinstance(found, dict) else {}
         pinned: dict[str, frozenset[str]] = {}
         for name, schema in properties.items():
-            values = _values(self._merge([schema], at, steps + 1) if isinstance(schema, dict) else schema)
+            values = pinned_values(
+                self._merge([schema], at, steps + 1) if isinstance(schema, dict) else schema
+            )
             if values is not None:
                 pinned[name] = values
-        return _Facts(
-            kinds=frozenset(_kinds(node)),
-            values=_values(node),
+        return Facts(
+            kinds=frozenset(kinds_of(node)),
+            values=pinned_values(node),
             declared=frozenset(properties),
             required=frozenset(n for n in node.get("required") or [] if isinstance(n, str)),
             closed=node.get("additionalProperties") is False,
             pinned=pinned,
             pattern=node["pattern"] if isinstance(node.get("pattern"), str) else None,
         )
-
-
-class _Facts:
-    __slots__ = ("closed", "declared", "kinds", "pattern", "pinned", "required", "values")
-
-    def __init__(
-        self,
-        kinds: frozenset[str],
-        values: frozenset[str] | None,
-        declared: frozenset[str],
-        required: frozenset[str],
-        closed: bool,
-        pinned: dict[str, frozenset[str]],
-        pattern: str | None,
-    ) -> None:
-        self.kinds, self.values, self.declared = kinds, values, declared
-        self.required, self.closed, self.pinned, self.pattern = required, closed, pinned, pattern
-
-
-def _exclusive(a: _Facts, b: _Facts) -> bool:
-    """True when no value the model builds from one branch's strict form matches the other branch."""
-    if a.kinds and b.kinds and not _common_kinds(list(a.kinds), list(b.kinds)):
-        return True
-    if a.values is not None and b.values is not None and not a.values & b.values:
-        return True
-    if _outside(a.values, b.pattern) or _outside(b.values, a.pattern):
-        return True
-    for name in a.required & b.required:
-        if name in a.pinned and name in b.pinned and not a.pinned[name] & b.pinned[name]:
-            return True
-    # A value the model builds from a strict branch has that branch's required keys and at most its
-    # declared ones (optional ones it leaves null are dropped); it misses the other branch when that
-    # branch requires a key it cannot have, or is closed and lacks a key it must have.
-    return _misses(a, b) and _misses(b, a)
-
-
-def _misses(made: _Facts, other: _Facts) -> bool:
-    """True when no value built from `made`'s strict form can match `other`."""
-    return bool(other.required - made.declared or (other.closed and made.required - other.declared))
 
 
 def _described_reference(ref: str, description: Json) -> dict[str, Json]:
@@ -394,28 +354,6 @@ def _recursive_names(definitions: dict[str, Json]) -> frozenset[str]:
     return frozenset(recursive)
 
 
-def _outside(values: frozenset[str] | None, pattern: str | None) -> bool:
-    """True when none of the (repr'd string) values matches the pattern."""
-    if values is None or pattern is None:
-        return False
-    try:
-        compiled = re.compile(pattern)
-    except re.error:
-        return False
-    texts = [ast.literal_eval(value) for value in values]
-    return all(isinstance(text, str) and compiled.search(text) is None for text in texts)
-
-
-def _values(schema: Json) -> frozenset[str] | None:
-    if not isinstance(schema, dict):
-        return None
-    if "const" in schema:
-        return frozenset({repr(schema["const"])})
-    if isinstance(schema.get("enum"), list):
-        return frozenset(repr(value) for value in schema["enum"])
-    return None
-
-
 def _notes(node: dict[str, Json]) -> list[str]:
     """Sentences for what strict mode cannot say but the gateway checks."""
     notes: list[str] = []
@@ -440,24 +378,6 @@ def _notes(node: dict[str, Json]) -> list[str]:
     return notes
 
 
-def _kinds(schema: dict[str, Json]) -> list[str]:
-    kinds = schema.get("type")
-    if isinstance(kinds, str):
-        return [kinds]
-    return [kind for kind in kinds if isinstance(kind, str)] if isinstance(kinds, list) else []
-
-
-def _common_kinds(first: list[str], second: list[str]) -> list[str]:
-    """The types both lists allow (an integer is a number too)."""
-    common: list[str] = []
-    for a in first:
-        for b in second:
-            kind = a if a == b else "integer" if {a, b} == {"integer", "number"} else None
-            if kind is not None and kind not in common:
-                common.append(kind)
-    return common
-
-
 def _without(node: dict[str, Json], *keys: str) -> dict[str, Json]:
     return {key: value for key, value in node.items() if key not in keys}
 
@@ -476,85 +396,3 @@ def _nullable(schema: dict[str, Json]) -> dict[str, Json]:
     if isinstance(result.get("enum"), list) and None not in result["enum"]:
         result = {**result, "enum": [*result["enum"], None]}
     return result
-
-
-def _check_limits(root: dict[str, Json]) -> None:
-    """The documented size limits, measured on the strict schema itself."""
-    definitions: dict[str, Json] = root.get("$defs", {})
-    properties = strings = enum_values = 0
-    stack: list[Json] = [root]
-    strings += sum(len(name) for name in definitions)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, list):
-            stack.extend(node)
-            continue
-        if not isinstance(node, dict):
-            continue
-        if isinstance(node.get("properties"), dict):
-            properties += len(node["properties"])
-            strings += sum(len(name) for name in node["properties"])
-            stack.extend(node["properties"].values())
-        if isinstance(node.get("enum"), list):
-            values = node["enum"]
-            length = sum(len(str(value)) for value in values if value is not None)
-            enum_values += len(values)
-            strings += length
-            if len(values) > LARGE_ENUM and length > MAX_LARGE_ENUM_LENGTH:
-                raise StrictIncompatible(
-                    f"an enum has {len(values)} values of {length} characters; strict mode allows at most "
-                    f"{MAX_LARGE_ENUM_LENGTH} characters for an enum of more than {LARGE_ENUM} values"
-                )
-        if "const" in node:
-            strings += len(str(node["const"]))
-        stack.extend(value for key, value in node.items() if key in ("items", "anyOf"))
-        if isinstance(node.get("$defs"), dict):
-            stack.extend(node["$defs"].values())
-    if properties > MAX_PROPERTIES:
-        raise StrictIncompatible(
-            f"the schema has {properties} object properties (strict mode: {MAX_PROPERTIES})"
-        )
-    if enum_values > MAX_ENUM_VALUES:
-        raise StrictIncompatible(f"the schema has {enum_values} enum values (strict mode: {MAX_ENUM_VALUES})")
-    if strings > MAX_STRING_LENGTH:
-        raise StrictIncompatible(
-            f"the schema's names and values are {strings} characters long (strict mode: {MAX_STRING_LENGTH})"
-        )
-    levels = _Levels(definitions).of(root, frozenset())[0]
-    if levels > MAX_NESTING:
-        raise StrictIncompatible(f"the schema nests {levels} levels deep (strict mode: {MAX_NESTING})")
-
-
-class _Levels:
-    """The deepest chain of objects/arrays in a schema (the root object is level 1), following each
-    `$ref` into its definition except back into a cycle, which strict mode allows."""
-
-    def __init__(self, definitions: dict[str, Json]) -> None:
-        self.definitions = definitions
-        self.memo: dict[str, int] = {}
-
-    def of(self, node: Json, path: frozenset[str]) -> tuple[int, bool]:
-        """(levels, whether a cycle was cut on the way: such a result depends on `path`)."""
-        if not isinstance(node, dict):
-            return 0, False
-        ref = node.get("$ref")
-        if isinstance(ref, str):
-            name = ref.removeprefix("#/$defs/")
-            if name in self.memo:
-                return self.memo[name], False
-            if name in path or name not in self.definitions:
-                return 0, name in path
-            levels, cut = self.of(self.definitions[name], path | {name})
-            if not cut:
-                self.memo[name] = levels
-            return levels, cut
-        own = 1 if "properties" in node or "items" in node else 0
-        deepest, cut = 0, False
-        below = [*(node.get("properties") or {}).values(), *([node["items"]] if "items" in node else [])]
-        for part in below:
-            levels, part_cut = self.of(part, path)
-            deepest, cut = max(deepest, own + levels), cut or part_cut
-        for part in node.get("anyOf") or []:
-            levels, part_cut = self.of(part, path)
-            deepest, cut = max(deepest, levels), cut or part_cut
-        return max(deepest, own), cut
