@@ -11,9 +11,7 @@ import jsonschema_rs
 import pytest
 
 from specbridge.document import load_document
-from specbridge.tools import ToolSet, convert, export_openai
-
-from .tools._tools_helpers import strict_violations
+from specbridge.tools import ToolSet, convert
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 MCP_NAME = re.compile(r"[A-Za-z0-9_.-]{1,128}")
@@ -66,13 +64,3 @@ def test_every_input_schema_is_valid_json_schema_2020_12(name: str) -> None:
         if tool.output_schema is not None and not jsonschema_rs.meta.is_valid(tool.output_schema)
     ]
     assert invalid_outputs == []
-
-
-@documents
-def test_the_openai_strict_export_obeys_strict_mode_for_every_strict_tool(name: str) -> None:
-    problems = {
-        entry["function"]["name"]: strict_violations(entry["function"]["parameters"])
-        for entry in export_openai(converted(name), strict=True)
-        if entry["function"]["strict"]
-    }
-    assert {tool: found for tool, found in problems.items() if found} == {}

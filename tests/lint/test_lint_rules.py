@@ -187,13 +187,47 @@ def test_catalogue_size_is_quiet_when_the_api_is_served_in_search_mode() -> None
     assert "catalogue-size" not in rules(run(many_tools(41), api=api))
 
 
-def test_a_free_form_object_argument_is_strict_incompatible() -> None:
+def test_a_free_form_object_argument_is_strict_incompatible_and_the_finding_names_it() -> None:
     body = json_body(
         {"type": "object", "properties": {"meta": {"type": "object", "additionalProperties": True}}}
     )
     report = run(document({"/things": {"post": operation("makeThing", requestBody=body)}}))
     [finding] = only(report, "strict-incompatible")
     assert finding.severity == Severity.INFO
+    assert finding.tool == "makeThing"
+    assert finding.argument == "meta"
+    assert "/properties/meta is an object with free-form keys" in finding.message
+    assert finding.pointer.endswith("/properties/meta")
+
+
+def test_an_unsupported_format_is_kept_in_the_description_and_is_not_strict_incompatible() -> None:
+    body = json_body({"type": "object", "properties": {"site": {"type": "string", "format": "uri"}}})
+    report = run(document({"/things": {"post": operation("makeThing", requestBody=body)}}))
+    assert "strict-incompatible" not in rules(report)
+
+
+def test_a_tool_past_strict_modes_enum_limit_is_strict_incompatible_with_the_reason() -> None:
+    parameters = [
+        {"name": f"p{i}", "in": "query", "schema": {"type": "string", "enum": [f"v{j}" for j in range(300)]}}
+        for i in range(4)
+    ]
+    report = run(document({"/things": {"get": operation("listThings", parameters=parameters)}}))
+    [finding] = only(report, "strict-incompatible")
+    assert "1204 enum values (strict mode: 1000)" in finding.message
+    assert finding.argument is None
+
+
+def test_overlapping_one_of_branches_are_strict_incompatible() -> None:
+    body = json_body(
+        {
+            "type": "object",
+            "properties": {"value": {"oneOf": [{"type": "integer"}, {"type": "number"}]}},
+        }
+    )
+    report = run(document({"/things": {"post": operation("makeThing", requestBody=body)}}))
+    [finding] = only(report, "strict-incompatible")
+    assert "can match the same value" in finding.message
+    assert finding.argument == "value"
 
 
 def test_a_multipart_mixed_body_is_body_unsupported_and_raw_bytes_are_not() -> None:

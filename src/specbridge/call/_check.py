@@ -69,7 +69,11 @@ class _Shaper:
             target = self._target(ref)
             if target is None or ref in seen:  # a `$ref` cycle that never descends
                 return True
-            return self.node(target, depth, seen | {ref})
+            shaped = self.node(target, depth, seen | {ref})
+            siblings = {key: value for key, value in schema.items() if key != "$ref"}
+            if not siblings.keys() & _KEPT:  # 2020-12 applies keywords beside a `$ref` too
+                return shaped
+            return {"allOf": [shaped, self.node(siblings, depth, seen)]}
         out: dict[str, Json] = {}
         for key, value in schema.items():
             if key == "oneOf":
@@ -134,10 +138,10 @@ def _drop_nulls(value: Json, schema: Json, depth: int) -> Json:
     if depth > MAX_DEPTH or not isinstance(schema, dict):
         return value
     if isinstance(value, dict):
-        properties = schema.get("properties")
-        if not isinstance(properties, dict):
-            return value
-        required = schema.get("required", [])
+        properties, required = _object_parts(schema)
+        if not properties:
+            branch = _fitting_branch(value, schema.get("anyOf"))
+            return value if branch is None else _drop_nulls(value, branch, depth)
         return {
             key: _drop_nulls(item, properties.get(key), depth + 1)
             for key, item in value.items()
@@ -146,6 +150,43 @@ def _drop_nulls(value: Json, schema: Json, depth: int) -> Json:
     if isinstance(value, list) and isinstance(schema.get("items"), dict):
         return [_drop_nulls(item, schema["items"], depth + 1) for item in value]
     return value
+
+
+def _object_parts(schema: Json, depth: int = 0) -> tuple[dict[str, Json], list[str]]:
+    """An object schema's properties and required names, its `allOf` parts' included."""
+    if not isinstance(schema, dict) or depth > MAX_DEPTH:
+        return {}, []
+    own = schema.get("properties")
+    properties: dict[str, Json] = dict(own) if isinstance(own, dict) else {}
+    names = schema.get("required")
+    required: list[str] = list(names) if isinstance(names, list) else []
+    for part in schema.get("allOf") or []:
+        more, also = _object_parts(part, depth + 1)
+        properties = {**more, **properties}
+        required += also
+    return properties, required
+
+
+def _fitting_branch(value: dict[str, Json], branches: Json) -> Json:
+    """The first `anyOf` branch (a `oneOf` in the document) an object can be meant for: it declares
+    every key given, and every pinned value (`const`, `enum`) given matches. Strict mode fills in a
+    whole branch, nulls included, so the nulls are dropped by that branch's `required`."""
+    for branch in branches if isinstance(branches, list) else []:
+        properties, _ = _object_parts(branch)
+        if not properties or not value.keys() <= properties.keys():
+            continue
+        if all(_pinned_match(properties[key], item) for key, item in value.items() if item is not None):
+            return branch
+    return None
+
+
+def _pinned_match(schema: Json, item: Json) -> bool:
+    if not isinstance(schema, dict):
+        return True
+    if "const" in schema:
+        return bool(schema["const"] == item)
+    enum = schema.get("enum")
+    return not isinstance(enum, list) or item in enum
 
 
 def _plain_json_problems(arguments: Mapping[str, Json]) -> list[str]:

@@ -193,18 +193,30 @@ def width(context: LintContext) -> Iterable[Finding]:
 
 
 def strict_incompatible(context: LintContext) -> Iterable[Finding]:
+    """A tool `--format openai --strict` exports with `strict: false`, and why (what strict mode can
+    keep but not say, such as an unsupported format, goes into descriptions and is no finding)."""
     for tool in context.tools:
         try:
             strict_schema(tool.input_schema)
         except StrictIncompatible as error:
+            parts = error.where.split("/")
+            argument = (
+                tool.argument(parts[2].replace("~1", "/").replace("~0", "~"))
+                if len(parts) > 2 and parts[1] == "properties"
+                else None
+            )
             yield context.finding(
                 "strict-incompatible",
-                f"OpenAI strict mode cannot express this tool's input: {error.reason}; it is exported "
-                "with `strict: false`, so arguments are not constrained by the model.",
+                f"OpenAI strict mode cannot express this tool's input: {error.reason}; the tool is exported "
+                "with `strict: false`, so the model's arguments are not held to its schema.",
                 "Give every object fixed properties and every value a type (no free-form maps, `not`, "
-                "`if`/`then` or `patternProperties`).",
-                pointer=tool.operation.pointer,
+                "`if`/`then`, `patternProperties`, or `oneOf` branches that one value can match), within "
+                "strict mode's limits (5,000 properties, 10 levels, 1,000 enum values).",
+                pointer=_argument_pointer(context, tool, argument)
+                if argument is not None
+                else tool.operation.pointer,
                 tool=tool,
+                argument=argument.name if argument is not None else None,
             )
 
 

@@ -6,13 +6,11 @@ from ._catalogue import catalogue_tokens as catalogue_tokens
 from ._catalogue import too_big_for_one_context as too_big_for_one_context
 from ._convert import convert as convert
 from ._export import ExportFormat as ExportFormat
-from ._export import StrictIncompatible as StrictIncompatible
 from ._export import export as export
 from ._export import export_anthropic as export_anthropic
 from ._export import export_mcp as export_mcp
 from ._export import export_openai as export_openai
 from ._export import mcp_tool as mcp_tool
-from ._export import strict_schema as strict_schema
 from ._headers import FORBIDDEN_HEADER_PREFIXES as FORBIDDEN_HEADER_PREFIXES
 from ._headers import FORBIDDEN_HEADERS as FORBIDDEN_HEADERS
 from ._headers import is_forbidden_header as is_forbidden_header
@@ -30,6 +28,8 @@ from ._naming import argument_name as argument_name
 from ._naming import base_name as base_name
 from ._naming import method_path_name as method_path_name
 from ._naming import portable_name as portable_name
+from ._strict import StrictIncompatible as StrictIncompatible
+from ._strict import strict_schema as strict_schema
 
 __all__ = [
     "CATALOGUE_MAX_TOKENS",

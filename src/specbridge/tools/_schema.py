@@ -18,6 +18,7 @@ from typing import Any, Literal, NamedTuple
 from .._json import dumps_bytes
 from ..document import Resolver, Schema, UnresolvedRef
 from ..document.pointer import unescape_token, walk_pointer
+from ._discriminator import pin_discriminator
 
 Mode = Literal["input", "output"]
 Json = Any
@@ -25,6 +26,8 @@ Json = Any
 # A referenced schema larger than this (serialised, once shaped) goes to `$defs` instead of being copied.
 LARGE_SCHEMA_BYTES = 2048
 MAX_INLINE_DEPTH = 96
+# How far `readOnly`/`writeOnly` and discriminator values are looked for through `$ref`/`allOf` chains.
+_FLAG_DEPTH = 16
 _NAME_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
 _TYPES = frozenset({"string", "number", "integer", "boolean", "array", "object", "null"})
@@ -230,7 +233,11 @@ class SchemaShaper:
                     if kinds:
                         out["type"] = kinds if len(kinds) > 1 else kinds[0]
             elif key in _STRINGS:
-                if isinstance(item, str) and not (binary and key in ("format", "contentMediaType")):
+                if not isinstance(item, str) or (binary and key in ("format", "contentMediaType")):
+                    continue
+                if key == "format" and item == "byte":  # OpenAPI's base64 text; not a 2020-12 format
+                    out["contentEncoding"] = "base64"
+                else:
                     out[key] = item
             elif key == "description":
                 if isinstance(item, str) and item.strip():
@@ -297,13 +304,12 @@ class SchemaShaper:
         if isinstance(required, list) and mode == "input":
             # Answers often leave out fields their document calls required; a client that checks
             # structuredContent against outputSchema would then reject a good answer.
-            names = [name for name in dict.fromkeys(required) if isinstance(name, str)]
-            properties = value.get("properties")
-            if isinstance(out.get("properties"), dict) and isinstance(properties, dict):
-                hidden = set(properties) - set(out["properties"])
-                names = [name for name in names if name not in hidden]
+            hidden = self._hidden_names(value, base, mode, 0)
+            names = [name for name in dict.fromkeys(required) if isinstance(name, str) and name not in hidden]
             if names:
                 out["required"] = names
+        if mode == "input" and isinstance(value.get("discriminator"), dict):
+            pin_discriminator(self, value, base, out)
         if value.get("nullable") is True or value.get("x-nullable") is True:
             out = _nullable(out)
         return Shaped(out, frozenset(needs))
@@ -311,14 +317,34 @@ class SchemaShaper:
     def hidden_input(self, prop: Json, base: str) -> bool:
         return self._hidden(prop, base, "input")
 
-    def _hidden(self, prop: Json, base: str, mode: Mode) -> bool:
-        """readOnly properties are not inputs; writeOnly properties never come back."""
-        _, target = self.resolve(prop, base) if isinstance(prop, dict) and "$ref" in prop else (base, prop)
-        if not isinstance(target, dict):
+    def _hidden(self, prop: Json, base: str, mode: Mode, depth: int = 0) -> bool:
+        """readOnly properties are not inputs; writeOnly properties never come back. The flag counts
+        wherever it sits: on the property, on what its `$ref` names, or on any `allOf` part of either."""
+        if not isinstance(prop, dict) or depth > _FLAG_DEPTH:
             return False
-        if mode == "input":
-            return target.get("readOnly") is True or (isinstance(prop, dict) and prop.get("readOnly") is True)
-        return target.get("writeOnly") is True or (isinstance(prop, dict) and prop.get("writeOnly") is True)
+        if prop.get("readOnly" if mode == "input" else "writeOnly") is True:
+            return True
+        if isinstance(prop.get("$ref"), str):
+            target_base, target = self.resolve(prop, base)
+            if target is not prop and self._hidden(target, target_base, mode, depth + 1):
+                return True
+        parts = prop.get("allOf")
+        return isinstance(parts, list) and any(self._hidden(part, base, mode, depth + 1) for part in parts)
+
+    def _hidden_names(self, value: dict[str, Any], base: str, mode: Mode, depth: int) -> set[str]:
+        """Names of the hidden properties of an object, its own and those its `allOf` parts declare,
+        so a `required` beside an `allOf` never asks for a property the input no longer has."""
+        names: set[str] = set()
+        properties = value.get("properties")
+        if isinstance(properties, dict):
+            names.update(name for name, prop in properties.items() if self._hidden(prop, base, mode))
+        parts = value.get("allOf")
+        if isinstance(parts, list) and depth < _FLAG_DEPTH:
+            for part in parts:
+                part_base, target = self.resolve(part, base)
+                if isinstance(target, dict):
+                    names |= self._hidden_names(target, part_base, mode, depth + 1)
+        return names
 
     # ---- definitions and cycles ---------------------------------------------------------------------
 
