@@ -14,7 +14,8 @@ ALLOWED = {
     "tools": {"spec", "tools"},
     "lint": {"spec", "tools", "lint", "config"},
     "call": {"spec", "tools", "call", "config"},
-    "gateway": {"spec", "tools", "call", "gateway", "config"},
+    "search": {"spec", "tools", "search"},
+    "gateway": {"spec", "tools", "call", "search", "gateway", "config"},
     "examples": {"examples"},
 }
 MCP_ALLOWED = {"gateway", "cli"}  # nothing below the gateway knows about MCP

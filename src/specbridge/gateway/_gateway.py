@@ -22,11 +22,12 @@ import httpx
 from .._errors import SpecbridgeError
 from ..call import Caller
 from ..config import ApiConfig, ClientConfig, Config, load_config
+from ..search import SearchIndex
 from ..spec import load_document
 from ..tools import ToolSet, convert, too_big_for_one_context
 from ._logging import log_event
 from ._metrics import Metrics
-from ._search import ToolIndex
+from ._search import build_index
 
 DEFAULT_DEADLINE = 60.0
 DEFAULT_POLL_INTERVAL = 1.0
@@ -63,12 +64,12 @@ class ApiState:
     search: bool = False  # search mode: tools/list offers search_tools and call_tool
     listings: dict[str | None, tuple[list[Any], list[int]]] = field(default_factory=dict)
     validators: dict[str, Any] = field(default_factory=dict)  # output-schema validators by tool name
-    _index: ToolIndex | None = None
+    _index: SearchIndex | None = None
 
     @property
-    def index(self) -> ToolIndex:
+    def index(self) -> SearchIndex:
         if self._index is None:
-            self._index = ToolIndex.build(self.toolset.tools)
+            self._index = build_index(self.toolset)
         return self._index
 
 
@@ -131,14 +132,18 @@ class Gateway:
         return Caller(api, toolset, transport=self.transport, resolve=self.resolve)
 
     async def _build(self, api: ApiConfig) -> ApiState:
-        def load() -> tuple[ToolSet, str, bool]:
+        def load() -> tuple[ToolSet, str, bool, SearchIndex | None]:
             toolset = convert(load_document(api.spec), api.convert_options())
             search = api.search == "on" or (api.search == "auto" and too_big_for_one_context(toolset))
-            return toolset, _digest(api.spec), search
+            # Built here, off the event loop: with the semantic extra the first build encodes every tool.
+            index = build_index(toolset) if search else None
+            return toolset, _digest(api.spec), search, index
 
-        toolset, digest, search = await anyio.to_thread.run_sync(load)
+        toolset, digest, search, index = await anyio.to_thread.run_sync(load)
         caller = self._caller(api, toolset)
-        return ApiState(api=api, toolset=toolset, caller=caller, spec_digest=digest, search=search)
+        return ApiState(
+            api=api, toolset=toolset, caller=caller, spec_digest=digest, search=search, _index=index
+        )
 
     async def start(self) -> None:
         """Load every API; a document that cannot be used stops the start (there is nothing old to keep)."""
