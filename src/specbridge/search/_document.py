@@ -21,7 +21,7 @@ FIELD_WEIGHTS: Mapping[str, float] = {
     "name": 3.0,  # name, title and path words, each once
     "tag": 1.5,
     "method": 0.5,
-    "description": 1.0,
+    "description": 0.5,
     "tag_description": 0.3,
     "argument": 0.5,
     "argument_description": 0.2,
