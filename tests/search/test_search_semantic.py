@@ -128,3 +128,11 @@ def test_the_tag_filter_holds_for_the_semantic_ranking_too(tmp_path: Path) -> No
     index = shop_index(SearchSettings(semantic="on", cache_dir=tmp_path))
     answer = index.search("will it rain", tag="Billing")
     assert {tool.name for tool in answer.tools} <= {"listInvoices", "refundCharge"}
+
+
+@needs_model
+def test_every_index_of_the_process_shares_one_loaded_model(tmp_path: Path) -> None:
+    settings = SearchSettings(semantic="on", cache_dir=tmp_path)
+    first, second = load_encoder(settings), load_encoder(settings)
+    assert first is not None and second is not None
+    assert first.model is second.model  # type: ignore[attr-defined]

