@@ -55,6 +55,7 @@ class ErrorCode(StrEnum):
     ORIGIN_REFUSED = "origin-refused"
     SERVE_UNSAFE_BIND = "serve-unsafe-bind"
     RESPONSE_UNEXPECTED = "response-unexpected"
+    SEARCH_MODEL_UNAVAILABLE = "search-model-unavailable"
 
 
 class SpecbridgeError(Exception):

