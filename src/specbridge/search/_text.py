@@ -8,7 +8,7 @@ data (`synonyms.txt`, shipped with the package): a query word also finds the oth
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -162,7 +162,3 @@ class Synonyms:
 @lru_cache(maxsize=1)
 def default_synonyms() -> Synonyms:
     return Synonyms.parse(resources.files(__package__).joinpath("synonyms.txt").read_text(encoding="utf-8"))
-
-
-def raw_stems(values: Iterable[str]) -> list[str]:
-    return [stem(value.lower()) for value in values]
