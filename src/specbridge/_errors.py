@@ -77,6 +77,7 @@ class ErrorCode(StrEnum):
     EXPORT_INVALID = "export-invalid"
     INTERNAL_ERROR = "internal-error"
     PARAMETER_DROPPED = "parameter-dropped"
+    SEARCH_MODEL_UNAVAILABLE = "search-model-unavailable"
 
 
 class SpecbridgeError(Exception):

@@ -91,3 +91,106 @@ async def test_a_tool_that_requires_approval_is_refused_and_nothing_is_sent(
     assert result.is_error is True
     assert text(result).startswith("[approval-required]")
     assert upstream.requests == []
+
+
+TAGGED = """\
+openapi: 3.1.0
+info: {title: Acme Orders API, version: '1'}
+tags:
+  - {name: Catalogue, description: What the shop sells.}
+  - {name: Orders}
+paths:
+  /products/{id}:
+    get:
+      operationId: getProduct
+      tags: [Catalogue]
+      summary: Get one product
+      parameters: [{name: id, in: path, required: true, schema: {type: string}}]
+      responses: {'200': {description: ok, content: {application/json: {schema: {type: object}}}}}
+  /products:
+    get: {operationId: listProducts, tags: [Catalogue], summary: List products, responses: {'200': {description: ok}}}
+  /shops/{shopId}/orders:
+    post:
+      operationId: createOrder
+      tags: [Orders]
+      summary: Place an order
+      parameters: [{name: shopId, in: path, required: true, schema: {type: string}}]
+      responses: {'201': {description: created}}
+"""
+
+
+@pytest.fixture(autouse=True)
+def _embeddings_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the semantic extra installed, tool vectors are cached under the user's cache folder."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+
+
+async def test_the_search_tool_names_the_documents_title_and_its_tags(
+    tmp_path: Path, upstream: Upstream
+) -> None:
+    config = write_config(tmp_path, upstream, spec=TAGGED, extra="search: on\n")
+    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+        listing = await client.list_tools()
+    search = listing.tools[0]
+    assert search.title == "Search the tools of Acme Orders API"
+    assert search.description is not None
+    assert search.description.startswith("Acme Orders API has 3 operations")
+    assert "Its tags: Catalogue, Orders." in search.description
+    assert "The api API" not in search.description and "shop API" not in search.description
+
+
+async def test_a_search_answer_lists_the_apis_tags_with_their_counts(
+    tmp_path: Path, upstream: Upstream
+) -> None:
+    config = write_config(tmp_path, upstream, spec=TAGGED, extra="search: on\n")
+    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+        result = await client.call_tool("search_tools", {"query": "place an order"})
+    assert result.structured_content is not None
+    assert result.structured_content["tools"][0]["name"] == "createOrder"
+    assert result.structured_content["tags"] == {"Catalogue": 2, "Orders": 1}
+    assert "note" not in result.structured_content
+
+
+async def test_a_tag_narrows_the_search_and_alone_lists_the_tags_tools(
+    tmp_path: Path, upstream: Upstream
+) -> None:
+    config = write_config(tmp_path, upstream, spec=TAGGED, extra="search: on\n")
+    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+        narrowed = await client.call_tool("search_tools", {"query": "order", "tag": "catalogue"})
+        browsed = await client.call_tool("search_tools", {"tag": "Catalogue", "limit": 10})
+    assert narrowed.structured_content is not None and browsed.structured_content is not None
+    assert {tool["name"] for tool in narrowed.structured_content["tools"]} <= {"getProduct", "listProducts"}
+    assert narrowed.structured_content["tag"] == "Catalogue"
+    assert [tool["name"] for tool in browsed.structured_content["tools"]] == ["getProduct", "listProducts"]
+
+
+async def test_a_search_that_matches_no_word_still_answers_and_says_the_match_is_weak(
+    tmp_path: Path, upstream: Upstream
+) -> None:
+    config = write_config(tmp_path, upstream, spec=TAGGED, extra="search: on\n")
+    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+        result = await client.call_tool("search_tools", {"query": "zzyzx qwv", "limit": 2})
+    assert result.is_error is False
+    assert result.structured_content is not None
+    assert len(result.structured_content["tools"]) == 2
+    assert "only the nearest" in result.structured_content["note"]
+    assert "only the nearest" in text(result)
+
+
+async def test_an_unknown_tag_is_said_and_every_tool_is_searched(tmp_path: Path, upstream: Upstream) -> None:
+    config = write_config(tmp_path, upstream, spec=TAGGED, extra="search: on\n")
+    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+        result = await client.call_tool("search_tools", {"query": "place an order", "tag": "Billing"})
+    assert result.structured_content is not None
+    assert result.structured_content["tools"][0]["name"] == "createOrder"
+    assert "No tag is named 'Billing'" in result.structured_content["note"]
+
+
+async def test_search_tools_without_a_query_or_a_tag_says_what_it_needs(
+    tmp_path: Path, upstream: Upstream
+) -> None:
+    config = write_config(tmp_path, upstream, spec=TAGGED, extra="search: on\n")
+    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+        result = await client.call_tool("search_tools", {"limit": 3})
+    assert result.is_error is True
+    assert text(result).startswith("[arguments-invalid]") and "query:" in text(result)

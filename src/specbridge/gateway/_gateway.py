@@ -26,11 +26,12 @@ from .._errors import DocumentError, ErrorCode, SpecbridgeError
 from ..call import Caller
 from ..config import ApiConfig, ClientConfig, Config, check_tool_names, load_config
 from ..document import load_document
+from ..search import SearchIndex
 from ..tools import ToolSet, convert, too_big_for_one_context
 from ._local import is_loopback
 from ._logging import log_event
 from ._metrics import Metrics
-from ._search import ToolIndex
+from ._search import build_index
 
 DEFAULT_DEADLINE = 60.0
 DEFAULT_POLL_INTERVAL = 1.0
@@ -69,13 +70,13 @@ class ApiState:
     search: bool = False  # search mode: tools/list offers search_tools and call_tool
     listings: dict[str | None, tuple[list[Any], list[int]]] = field(default_factory=dict)
     validators: dict[str, Any] = field(default_factory=dict)
-    _index: dict[str, ToolIndex] = field(default_factory=dict)
+    _index: dict[str, SearchIndex] = field(default_factory=dict)  # built once, lazily when not at load
 
     @property
-    def index(self) -> ToolIndex:
+    def index(self) -> SearchIndex:
         index = self._index.get("")
         if index is None:
-            index = self._index[""] = ToolIndex.build(self.toolset.tools)
+            index = self._index[""] = build_index(self.toolset)
         return index
 
 
@@ -171,7 +172,7 @@ class Gateway:
         """The state for `api`, its document read afresh; with `old`, the old document is used again
         (under the new settings) when the file cannot be read now."""
 
-        def load() -> tuple[ToolSet, str, bool]:
+        def load() -> tuple[ToolSet, str, bool, SearchIndex | None]:
             try:
                 document, digest = load_document(api.spec), _digest(api.spec)
             except DocumentError:
@@ -180,11 +181,20 @@ class Gateway:
                 document, digest = old.toolset.document, old.spec_digest
             toolset = check_tool_names(api, convert(document, api.convert_options()))
             search = api.search == "on" or (api.search == "auto" and too_big_for_one_context(toolset))
-            return toolset, digest, search
+            # Built here, off the event loop: with the semantic extra the first build encodes every tool.
+            index = build_index(toolset) if search else None
+            return toolset, digest, search, index
 
-        toolset, digest, search = await anyio.to_thread.run_sync(load)
+        toolset, digest, search, index = await anyio.to_thread.run_sync(load)
         caller = self._caller(api, toolset)
-        return ApiState(api=api, toolset=toolset, caller=caller, spec_digest=digest, search=search)
+        return ApiState(
+            api=api,
+            toolset=toolset,
+            caller=caller,
+            spec_digest=digest,
+            search=search,
+            _index={"": index} if index is not None else {},
+        )
 
     def unsafe(self, config: Config) -> SpecbridgeError | None:
         """Why `config` may not be served here (None when it may)."""

@@ -1,66 +1,47 @@
 """Search mode: for APIs too big for one context, `tools/list` offers two tools instead of hundreds.
 
-`search_tools(query)` ranks the API's tools with BM25 over their names, descriptions and argument names
-and returns the few best with their input schemas; `call_tool(name, arguments)` calls one of them.
-
-The index is hand-written: a few hundred short documents need no sparse-matrix library, and building
-it for GitHub's 719 tools takes a few milliseconds.
+`search_tools(query, tag?)` ranks the API's tools (`specbridge.search`: BM25 over rich tool documents
+with stems and synonyms, fused with an embedding model when the `semantic` extra is installed) and
+returns the few best with their input schemas, plus the API's tags to narrow by; `call_tool(name,
+arguments)` calls one of them.
 """
 
 from __future__ import annotations
 
-import math
-import re
-from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from .._errors import ArgumentError
+from .._errors import ArgumentError, ErrorCode
 from .._json import dumps
 from ..call import CallResult, Checker
-from ..tools import Tool
+from ..search import SearchAnswer, SearchIndex, SearchSettings
+from ..tools import ToolSet
 
 SEARCH_TOOL = "search_tools"
 CALL_TOOL = "call_tool"
 DEFAULT_RESULTS = 5
 MAX_RESULTS = 20
-NAME_WEIGHT = 3  # a word of the name, title or path counts as much as three of the description
-_K1 = 1.2
-_B = 0.75
-_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
-_STOP_WORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "for",
-        "from",
-        "in",
-        "is",
-        "it",
-        "of",
-        "on",
-        "or",
-        "that",
-        "the",
-        "this",
-        "to",
-        "with",
-        "returns",
-        "errors",
-    ]
+TAGS_IN_DESCRIPTION = 600  # characters of tag names the search tool's description may carry
+WEAK_NOTE = (
+    "No tool matches these words well; these are only the nearest. Try other words, "
+    "or browse one of the tags."
 )
 
 SEARCH_TOOL_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "query": {"type": "string", "minLength": 1, "maxLength": 500, "description": "What you want to do."},
+        "query": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 500,
+            "description": "What you want to do, in your own words.",
+        },
+        "tag": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 200,
+            "description": "Only tools of this tag (the API's sections; each answer lists them).",
+        },
         "limit": {
             "type": "integer",
             "minimum": 1,
@@ -69,7 +50,6 @@ SEARCH_TOOL_SCHEMA: dict[str, Any] = {
             "description": "How many tools to return.",
         },
     },
-    "required": ["query"],
     "additionalProperties": False,
 }
 CALL_TOOL_SCHEMA: dict[str, Any] = {
@@ -87,102 +67,44 @@ _SEARCH_CHECK = Checker(SEARCH_TOOL_SCHEMA)
 _CALL_CHECK = Checker(CALL_TOOL_SCHEMA)
 
 
-def words(text: str) -> list[str]:
-    """`listPullRequests` -> list, pull, request; `pull_requests/{id}` -> pull, request, id."""
-    found = []
-    for word in _WORDS.findall(text):
-        lowered = word.lower()
-        if lowered in _STOP_WORDS:
-            continue
-        if len(lowered) > 3 and lowered.endswith("s") and not lowered.endswith("ss"):
-            lowered = lowered[:-1]  # the one stemming step that matters for API words
-        found.append(lowered)
-    return found
+def build_index(toolset: ToolSet, settings: SearchSettings | None = None) -> SearchIndex:
+    """The search index of one API's tools (slow the first time with the semantic extra: run it off
+    the event loop)."""
+    return SearchIndex.build(toolset.tools, toolset.document.data, settings=settings)
 
 
-# What people say for what each method does, so "create a customer" finds `PostCustomers`.
-_METHOD_WORDS = {
-    "GET": "get list retrieve read fetch show find",
-    "HEAD": "check exist",
-    "POST": "create add new make send submit",
-    "PUT": "update replace set edit",
-    "PATCH": "update modify change edit",
-    "DELETE": "delete remove cancel destroy",
-}
+def _tag_list(tags: Sequence[tuple[str, int]]) -> str:
+    shown: list[str] = []
+    size = 0
+    for name, _ in tags:
+        size += len(name) + 2
+        if size > TAGS_IN_DESCRIPTION:
+            shown.append("…")
+            break
+        shown.append(name)
+    return ", ".join(shown)
 
 
-def _document(tool: Tool) -> tuple[Counter[str], int]:
-    """The tool's terms, and its length for BM25. Argument names match but do not count towards the
-    length: an operation with thirty options is not a worse match for its own name."""
-    terms: Counter[str] = Counter()
-    # Name, title and path repeat each other (`PostCustomersCustomerCards`, /v1/customers/{customer}/cards):
-    # each word of theirs counts once, so a long name does not outrank a short exact one.
-    for word in set(words(tool.name) + words(tool.title or "") + words(tool.operation.path)):
-        terms[word] += NAME_WEIGHT
-    terms.update(_METHOD_WORDS.get(tool.operation.method, "").split())
-    terms.update(words(tool.description))
-    length = sum(terms.values())
-    for argument in tool.arguments:
-        terms.update(words(argument.name))
-    return terms, length
-
-
-@dataclass(frozen=True, slots=True)
-class ToolIndex:
-    """BM25 over the tools of one API (for one client: bound arguments are the caller's business)."""
-
-    tools: tuple[Tool, ...]
-    documents: tuple[Counter[str], ...]
-    lengths: tuple[int, ...]
-    average_length: float
-    document_frequency: dict[str, int]
-
-    @classmethod
-    def build(cls, tools: Sequence[Tool]) -> ToolIndex:
-        built = [_document(tool) for tool in tools]
-        documents = tuple(terms for terms, _ in built)
-        lengths = tuple(length for _, length in built)
-        frequency: Counter[str] = Counter()
-        for document in documents:
-            frequency.update(document.keys())
-        average = sum(lengths) / len(lengths) if lengths else 0.0
-        return cls(tuple(tools), documents, lengths, average, dict(frequency))
-
-    def search(self, query: str, limit: int = DEFAULT_RESULTS) -> list[Tool]:
-        """The best `limit` tools for `query`, best first; ties in name order; none when nothing matches."""
-        terms = set(words(query)) or {query.strip().lower()}
-        total = len(self.tools)
-        scored: list[tuple[float, str, int]] = []
-        for position, (document, length) in enumerate(zip(self.documents, self.lengths, strict=True)):
-            score = 0.0
-            for term in terms:
-                count = document.get(term)
-                if not count:
-                    continue
-                frequency = self.document_frequency[term]
-                idf = math.log(1 + (total - frequency + 0.5) / (frequency + 0.5))
-                norm = _K1 * (1 - _B + _B * length / self.average_length) if self.average_length else _K1
-                score += idf * count * (_K1 + 1) / (count + norm)
-            if score > 0:
-                scored.append((-score, self.tools[position].name, position))
-        scored.sort()
-        return [self.tools[position] for _, _, position in scored[:limit]]
-
-
-def search_mode_tools(api: str, tool_count: int) -> list[dict[str, Any]]:
-    """The two MCP tools a client sees in search mode, instead of the API's `tool_count` tools."""
+def search_mode_tools(
+    title: str, tool_count: int, tags: Sequence[tuple[str, int]] = ()
+) -> list[dict[str, Any]]:
+    """The two MCP tools a client sees in search mode, instead of the API's `tool_count` tools.
+    `title` is the document's own (`info.title`), so the model knows which API it is searching."""
+    title = " ".join(title.split())[:100] or "this"
+    sections = f" Its tags: {_tag_list(tags)}." if tags else ""
     return [
         {
             "name": SEARCH_TOOL,
-            "title": f"Search the {api} API's tools",
+            "title": f"Search the tools of {title}",
             "description": (
-                f"The {api} API has {tool_count} operations, too many to list. Describe what you want to do "
+                f"{title} has {tool_count} operations, too many to list. Describe what you want to do "
                 "and get the few best-matching tools, each with its input schema; then call one with "
-                f"{CALL_TOOL}. Search again with other words if none fits."
+                f"{CALL_TOOL}. Search again with other words if none fits, or give `tag` to look only "
+                f"in one part of the API (with no query: list that tag's tools).{sections}"
             ),
             "inputSchema": SEARCH_TOOL_SCHEMA,
             "annotations": {
-                "title": f"Search the {api} API's tools",
+                "title": f"Search the tools of {title}",
                 "readOnlyHint": True,
                 "destructiveHint": False,
                 "idempotentHint": True,
@@ -191,14 +113,14 @@ def search_mode_tools(api: str, tool_count: int) -> list[dict[str, Any]]:
         },
         {
             "name": CALL_TOOL,
-            "title": f"Call one of the {api} API's tools",
+            "title": f"Call one of the tools of {title}",
             "description": (
                 f"Call a tool that {SEARCH_TOOL} returned: its name, and its arguments as its input schema "
                 "says. The call is checked and sent like any other; it may change data."
             ),
             "inputSchema": CALL_TOOL_SCHEMA,
             "annotations": {
-                "title": f"Call one of the {api} API's tools",
+                "title": f"Call one of the tools of {title}",
                 "readOnlyHint": False,
                 "destructiveHint": True,
                 "idempotentHint": False,
@@ -216,21 +138,40 @@ def _problem(checker: Checker, arguments: Mapping[str, Any]) -> CallResult | Non
     return None
 
 
-def search_arguments(arguments: Mapping[str, Any]) -> tuple[str, int] | CallResult:
-    """`query` and `limit` of a search_tools call, or the error result that names what is wrong."""
+def search_arguments(arguments: Mapping[str, Any]) -> tuple[str, int, str | None] | CallResult:
+    """`query`, `limit` and `tag` of a search_tools call, or the error result that names what is wrong."""
     problem = _problem(_SEARCH_CHECK, arguments)
     if problem is not None:
         return problem
-    return str(arguments["query"]), int(arguments.get("limit", DEFAULT_RESULTS))
-
-
-def found(tools: Sequence[dict[str, Any]]) -> CallResult:
-    """search_tools' answer: the matching tools' definitions, as text and as structured content."""
-    if not tools:
+    query = str(arguments.get("query", ""))
+    tag = arguments.get("tag")
+    if "query" not in arguments and tag is None:
         return CallResult(
-            "No tool matches; try other words for what you want to do.", structured={"tools": []}
+            "invalid arguments: query: is missing; say what you want to do, or give a tag to list its tools",
+            is_error=True,
+            code=ErrorCode.ARGUMENTS_INVALID,
         )
-    return CallResult(dumps({"tools": list(tools)}, indent=True), structured={"tools": list(tools)})
+    return query, int(arguments.get("limit", DEFAULT_RESULTS)), str(tag) if tag is not None else None
+
+
+def found(
+    tools: Sequence[dict[str, Any]], answer: SearchAnswer, tags: Sequence[tuple[str, int]]
+) -> CallResult:
+    """search_tools' answer: the tools' definitions, a note when the match is weak or the tag unknown,
+    and the API's tags with their tool counts; as text and as structured content."""
+    structured: dict[str, Any] = {"tools": list(tools)}
+    notes = []
+    if answer.unknown_tag is not None:
+        notes.append(f"No tag is named {answer.unknown_tag[:200]!r}; every tool was searched.")
+    if answer.weak:
+        notes.append(WEAK_NOTE)
+    if notes:
+        structured["note"] = " ".join(notes)
+    if answer.tag is not None:
+        structured["tag"] = answer.tag
+    if tags:
+        structured["tags"] = {name: count for name, count in tags}
+    return CallResult(dumps(structured), structured=structured)
 
 
 def unwrap_call(arguments: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | CallResult:

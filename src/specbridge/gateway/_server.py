@@ -203,7 +203,7 @@ class ApiServer:
         if cached is not None:
             return cached
         entries = (
-            search_mode_tools(self.api, len(state.toolset.tools))
+            search_mode_tools(state.toolset.document.title, len(state.toolset.tools), state.index.tags)
             if state.search
             else [self._entry(state, tool, client) for tool in state.toolset.tools]
         )
@@ -258,7 +258,7 @@ class ApiServer:
         state = snapshot.state(self.api)
         name, arguments = params.name, params.arguments or {}
         if state.search and name == SEARCH_TOOL:
-            return to_mcp_result(self._search(state, client, arguments))
+            return to_mcp_result(await self._search(state, client, arguments))
         if state.search and name == CALL_TOOL:
             unwrapped = unwrap_call(arguments)
             if isinstance(unwrapped, CallResult):
@@ -275,15 +275,21 @@ class ApiServer:
                 )
         return await self._invoke(state, client, name, arguments)
 
-    def _search(
+    async def _search(
         self, state: ApiState, client: ClientConfig | None, arguments: Mapping[str, Any]
     ) -> CallResult:
         parsed = search_arguments(arguments)
         if isinstance(parsed, CallResult):
             return parsed
-        query, limit = parsed
+        query, limit, tag = parsed
         self.gateway.metrics.call(self.api, SEARCH_TOOL)
-        return found([self._entry(state, tool, client) for tool in state.index.search(query, limit)])
+        index = state.index
+        if index.semantic:  # encoding the query takes milliseconds of CPU: not on the event loop
+            answer = await anyio.to_thread.run_sync(lambda: index.search(query, limit, tag))
+        else:
+            answer = index.search(query, limit, tag)
+        entries = [self._entry(state, tool, client) for tool in answer.tools]
+        return found(entries, answer, index.tags)
 
     async def _invoke(
         self, state: ApiState, client: ClientConfig | None, name: str, arguments: Mapping[str, Any]

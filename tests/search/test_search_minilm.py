@@ -1,0 +1,134 @@
+"""The numpy sentence encoder on a tiny BERT the test writes itself (config, safetensors, tokenizer):
+the real loading and forward code, without the 90 MB model of the extra."""
+
+from __future__ import annotations
+
+import json
+import struct
+from pathlib import Path
+
+import pytest
+
+np = pytest.importorskip("numpy", reason="numpy comes with the semantic extra")
+tokenizers = pytest.importorskip("tokenizers", reason="tokenizers comes with the semantic extra")
+pytest.importorskip("threadpoolctl", reason="threadpoolctl comes with the semantic extra")
+
+from specbridge.search import SearchIndex, SearchSettings, SemanticUnavailable, load_encoder  # noqa: E402
+from tests.search._shop import shop  # noqa: E402
+
+VOCAB = [
+    "[PAD]",
+    "[UNK]",
+    "[CLS]",
+    "[SEP]",
+    "refund",
+    "a",
+    "charge",
+    "list",
+    "customers",
+    "delete",
+    "the",
+    "rain",
+]
+HIDDEN, HEADS, LAYERS, INNER = 8, 2, 2, 16
+
+
+def _tensors(seed: int) -> dict[str, object]:
+    rng = np.random.default_rng(seed)
+
+    def weight(*shape: int) -> object:
+        return rng.normal(0, 0.5, shape).astype(np.float32)
+
+    found: dict[str, object] = {
+        "embeddings.word_embeddings.weight": weight(len(VOCAB), HIDDEN),
+        "embeddings.position_embeddings.weight": weight(32, HIDDEN),
+        "embeddings.token_type_embeddings.weight": weight(2, HIDDEN),
+        "embeddings.LayerNorm.weight": np.ones(HIDDEN, np.float32),
+        "embeddings.LayerNorm.bias": np.zeros(HIDDEN, np.float32),
+    }
+    for layer in range(LAYERS):
+        p = f"encoder.layer.{layer}."
+        for name in ("query", "key", "value"):
+            found[p + f"attention.self.{name}.weight"] = weight(HIDDEN, HIDDEN)
+            found[p + f"attention.self.{name}.bias"] = weight(HIDDEN)
+        found[p + "attention.output.dense.weight"] = weight(HIDDEN, HIDDEN)
+        found[p + "attention.output.dense.bias"] = weight(HIDDEN)
+        found[p + "intermediate.dense.weight"] = weight(INNER, HIDDEN)
+        found[p + "intermediate.dense.bias"] = weight(INNER)
+        found[p + "output.dense.weight"] = weight(HIDDEN, INNER)
+        found[p + "output.dense.bias"] = weight(HIDDEN)
+        for norm in ("attention.output.LayerNorm", "output.LayerNorm"):
+            found[p + norm + ".weight"] = np.ones(HIDDEN, np.float32)
+            found[p + norm + ".bias"] = np.zeros(HIDDEN, np.float32)
+    return found
+
+
+def write_model(directory: Path, seed: int = 1) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "config.json").write_text(
+        json.dumps({"num_hidden_layers": LAYERS, "num_attention_heads": HEADS, "layer_norm_eps": 1e-12})
+    )
+    header: dict[str, object] = {"__metadata__": {"format": "pt"}}
+    blobs, offset = [], 0
+    for name, array in _tensors(seed).items():
+        data = array.tobytes()  # type: ignore[attr-defined]
+        header[name] = {
+            "dtype": "F32",
+            "shape": list(array.shape),
+            "data_offsets": [offset, offset + len(data)],
+        }  # type: ignore[attr-defined]
+        blobs.append(data)
+        offset += len(data)
+    encoded = json.dumps(header).encode()
+    (directory / "model.safetensors").write_bytes(struct.pack("<Q", len(encoded)) + encoded + b"".join(blobs))
+    model = tokenizers.models.WordPiece({word: i for i, word in enumerate(VOCAB)}, unk_token="[UNK]")
+    tokenizer = tokenizers.Tokenizer(model)
+    tokenizer.normalizer = tokenizers.normalizers.BertNormalizer(lowercase=True)
+    tokenizer.pre_tokenizer = tokenizers.pre_tokenizers.BertPreTokenizer()
+    tokenizer.post_processor = tokenizers.processors.TemplateProcessing(
+        single="[CLS] $A [SEP]", special_tokens=[("[CLS]", 2), ("[SEP]", 3)]
+    )
+    tokenizer.save(str(directory / "tokenizer.json"))
+    return directory
+
+
+def encoder_for(directory: Path) -> object:
+    encoder = load_encoder(SearchSettings(semantic="on", model_dir=directory))
+    assert encoder is not None
+    return encoder
+
+
+def test_texts_become_unit_vectors_of_the_models_width(tmp_path: Path) -> None:
+    vectors = encoder_for(write_model(tmp_path / "m")).encode(["refund a charge", "list customers"])  # type: ignore[attr-defined]
+    assert vectors.shape == (2, HIDDEN)
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+
+
+def test_a_text_encodes_the_same_alone_and_padded_in_a_batch(tmp_path: Path) -> None:
+    encoder = encoder_for(write_model(tmp_path / "m"))
+    alone = encoder.encode(["refund"])  # type: ignore[attr-defined]
+    batched = encoder.encode(["refund", "delete the customers list the charge refund a rain"])  # type: ignore[attr-defined]
+    assert np.allclose(alone[0], batched[0], atol=1e-5)  # padding is masked out of attention and pooling
+
+
+def test_different_texts_get_different_vectors(tmp_path: Path) -> None:
+    vectors = encoder_for(write_model(tmp_path / "m")).encode(["refund a charge", "the rain"])  # type: ignore[attr-defined]
+    assert float(vectors[0] @ vectors[1]) < 0.999
+
+
+def test_an_index_with_a_model_directory_caches_its_tool_vectors(tmp_path: Path) -> None:
+    directory = write_model(tmp_path / "m")
+    settings = SearchSettings(semantic="on", model_dir=directory, cache_dir=tmp_path / "cache")
+    toolset = shop()
+    index = SearchIndex.build(toolset.tools, toolset.document.data, settings=settings)
+    assert index.semantic and index.vectors.shape == (2, len(toolset.tools), HIDDEN)
+    assert len(list((tmp_path / "cache").glob("*.npy"))) == 1
+    assert index.search("refund a charge").tools[0].name == "refundCharge"
+
+
+def test_a_model_file_that_is_not_safetensors_is_refused_with_its_code(tmp_path: Path) -> None:
+    directory = write_model(tmp_path / "m")
+    (directory / "model.safetensors").write_bytes(b"\x08\x00\x00\x00\x00\x00\x00\x00not json")
+    with pytest.raises(SemanticUnavailable) as raised:
+        load_encoder(SearchSettings(semantic="on", model_dir=directory))
+    assert raised.value.code == "search-model-unavailable"
