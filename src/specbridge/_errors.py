@@ -64,6 +64,12 @@ class ErrorCode(StrEnum):
     APPROVAL_OUTCOME_UNKNOWN = "approval-outcome-unknown"
     APPROVAL_REASON_MISSING = "approval-reason-missing"
     STORE_UNAVAILABLE = "store-unavailable"
+    # Answering approvals (admin API, web page, command line)
+    ADMIN_KEY_INVALID = "admin-key-invalid"
+    HOST_REFUSED = "host-refused"
+    CSRF_INVALID = "csrf-invalid"
+    REQUEST_INVALID = "request-invalid"
+    WEBHOOK_FAILED = "webhook-failed"
 
 
 class SpecbridgeError(Exception):

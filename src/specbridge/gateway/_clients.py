@@ -7,11 +7,22 @@ import hmac
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Protocol, TypeVar
 
 from .._errors import ErrorCode
 from ..config import ClientConfig
 
 KEY_PREFIX = "sbk_"
+
+
+class KeyHolder(Protocol):
+    """A client or an admin: someone known by the SHA-256 of their key."""
+
+    @property
+    def key_sha256(self) -> str: ...
+
+
+Holder = TypeVar("Holder", bound=KeyHolder)
 
 
 def new_key() -> str:
@@ -40,7 +51,8 @@ def presented_key(headers: Mapping[str, str]) -> str | None:
     return key or None
 
 
-def find_client(key: str, clients: Mapping[str, ClientConfig]) -> ClientConfig | None:
+def find_client(key: str, clients: Mapping[str, Holder]) -> Holder | None:
+    """The client (or admin) whose key this is, comparing against every one in constant time."""
     digest = key_sha256(key)
     found = None
     for client in clients.values():
