@@ -13,6 +13,7 @@ from .._errors import ErrorCode
 from ..config import ClientConfig
 
 KEY_PREFIX = "sbk_"
+ADMIN_KEY_PREFIX = "sba_"
 
 
 class KeyHolder(Protocol):
@@ -25,9 +26,9 @@ class KeyHolder(Protocol):
 Holder = TypeVar("Holder", bound=KeyHolder)
 
 
-def new_key() -> str:
-    """A fresh client key: 256 random bits, URL-safe, recognisable by its prefix."""
-    return KEY_PREFIX + secrets.token_urlsafe(32)
+def new_key(*, admin: bool = False) -> str:
+    """A fresh client (or admin) key: 256 random bits, URL-safe, recognisable by its prefix."""
+    return (ADMIN_KEY_PREFIX if admin else KEY_PREFIX) + secrets.token_urlsafe(32)
 
 
 def key_sha256(key: str) -> str:
