@@ -185,3 +185,19 @@ async def test_a_session_expires(tmp_path: Path) -> None:
             assert (await client.get("/admin/")).status_code == 200
             now[0] += 61
             assert (await client.get("/admin/")).status_code == 303
+
+
+async def test_a_form_from_an_opaque_origin_is_refused_and_the_page_keeps_its_origin_on_forms(
+    admin: Admin,
+) -> None:
+    """Sandboxed frames and `data:` pages post with `Origin: null`; our own page must not (Chromium does
+    that under `Referrer-Policy: no-referrer`), so the page sends `same-origin`."""
+    approval = await admin.pending()
+    await sign_in(admin.client)
+    page = await admin.client.get("/admin/")
+    assert page.headers["referrer-policy"] == "same-origin"
+    response = await admin.client.post(
+        f"/admin/page/{approval.id}/approve", data={"csrf": csrf_of(page.text)}, headers={"Origin": "null"}
+    )
+    assert response.status_code == 403
+    assert "origin-refused" in response.text

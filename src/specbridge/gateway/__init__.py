@@ -30,6 +30,8 @@ from ._metrics import Metrics as Metrics
 from ._server import PAGE_SIZE as PAGE_SIZE
 from ._server import ApiServer as ApiServer
 from ._stdio import serve_stdio as serve_stdio
+from ._webhooks import WebhookSender as WebhookSender
+from ._webhooks import approval_route as approval_route
 
 __all__ = [
     "DEFAULT_DEADLINE",
@@ -41,8 +43,10 @@ __all__ = [
     "Desk",
     "Gateway",
     "Metrics",
+    "WebhookSender",
     "admin_app",
     "admin_routes",
+    "approval_route",
     "approval_settings",
     "base_url",
     "bind",

@@ -89,7 +89,7 @@ class Backoff:
     cap: float = 900.0
 
     def delay(self, attempts: int, jitter: float) -> float:
-        grown: float = self.base * 2.0 ** max(0, attempts - 1)
+        grown: float = self.base * 2.0 ** min(max(0, attempts - 1), 40)
         return min(self.cap, grown) * (0.75 + 0.5 * jitter)
 
 
