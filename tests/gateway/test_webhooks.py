@@ -8,11 +8,13 @@ import base64
 import logging
 import secrets
 import socket
+import threading
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from standardwebhooks import Webhook
 from standardwebhooks.webhooks import WebhookVerificationError
@@ -297,3 +299,34 @@ async def test_other_topics_stay_in_the_outbox_for_their_own_sender(
     clock.now += 30
     (kept,) = await store.lease_due(clock.now, 10)
     assert kept.id == delivery_id
+
+
+async def test_the_background_sender_delivers_while_running_and_is_absent_without_a_webhook(
+    store: Store, clock: Clock, receiver: Upstream, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from specbridge.gateway import running_webhooks
+
+    monkeypatch.setenv("SB_TEST_WEBHOOK", WHSEC)
+    plain = config_from_data({"apis": {"shop": {"spec": "shop.yaml"}}}, source="specbridge.yaml")
+    async with running_webhooks(store, plain) as nothing:
+        assert nothing is None
+    config = config_from_data(
+        {"apis": {"shop": {"spec": "shop.yaml", "approvals": {"webhook": hook(receiver)}}}},
+        source="specbridge.yaml",
+    )
+    arrived = threading.Event()
+
+    def counting(request: RecordedRequest) -> Reply:
+        if len(receiver.requests) >= 2:
+            arrived.set()
+        return text_response("ok")
+
+    receiver.route("/hook", counting)
+    await announce_two(store, clock)
+    async with running_webhooks(store, config, clock=clock, poll=0.01) as sender:
+        assert sender is not None
+        assert await anyio.to_thread.run_sync(arrived.wait, 20)
+    assert [verified(WHSEC, request)["type"] for request in receiver.requests] == [
+        "approval.requested",
+        "approval.answered",
+    ]

@@ -32,6 +32,7 @@ from ._server import ApiServer as ApiServer
 from ._stdio import serve_stdio as serve_stdio
 from ._webhooks import WebhookSender as WebhookSender
 from ._webhooks import approval_route as approval_route
+from ._webhooks import running_webhooks as running_webhooks
 
 __all__ = [
     "DEFAULT_DEADLINE",
@@ -60,6 +61,7 @@ __all__ = [
     "key_sha256",
     "needs_approval",
     "new_key",
+    "running_webhooks",
     "serve_http",
     "serve_stdio",
 ]

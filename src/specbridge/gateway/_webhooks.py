@@ -21,7 +21,8 @@ import hmac
 import logging
 import random
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -224,3 +225,26 @@ class WebhookSender:
             **fields,
         )
         await self.store.retry_at(delivery.id, due, error)
+
+
+@asynccontextmanager
+async def running_webhooks(
+    store: Store, config: Config, **options: Any
+) -> AsyncIterator[WebhookSender | None]:
+    """The approvals webhook sender running in the background while the block runs (the gateway's
+    lifespan), or None when no API has a webhook. Leaving the block stops it and closes its clients."""
+    if config.approvals.webhook is None and all(
+        api.approvals.webhook is None for api in config.apis.values()
+    ):
+        yield None
+        return
+    sender = WebhookSender(store, approval_route(config), **options)
+    try:
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(sender.run)
+            try:
+                yield sender
+            finally:
+                tasks.cancel_scope.cancel()
+    finally:
+        await sender.aclose()
