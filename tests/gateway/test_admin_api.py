@@ -171,3 +171,34 @@ async def test_two_instances_approving_at_once_make_exactly_one_winner(
                     two.gate.desk.for_api("shop").execute(approved, send),
                 )
             assert sent == 1
+
+
+async def test_an_approval_through_the_api_wakes_the_waiting_call_which_sends_once(sqlite_url: str) -> None:
+    from specbridge.call import CallResult
+
+    sent: list[str] = []
+
+    async def send() -> CallResult:
+        sent.append("refund")
+        return CallResult(text="refunded", status=200)
+
+    async with admin_client(sqlite_url) as admin:
+
+        async def approve_via_http() -> None:
+            while not (
+                found := (await admin.client.get("/admin/approvals", headers=auth())).json()["approvals"]
+            ):
+                await asyncio.sleep(0.01)
+            answer = await admin.client.post(f"/admin/approvals/{found[0]['id']}/approve", headers=auth())
+            assert answer.status_code == 200
+
+        with anyio.fail_after(20):
+            result, _ = await asyncio.gather(
+                admin.gate.call("shop", "refundOrder", "bot", ARGS, BOUND, send, budget=60),
+                approve_via_http(),
+            )
+        assert (result.text, result.is_error, sent) == ("refunded", False, ["refund"])
+        (done,) = (
+            await admin.client.get("/admin/approvals", params={"status": "done"}, headers=auth())
+        ).json()["approvals"]
+        assert done["result"]["text"] == "refunded"
