@@ -15,6 +15,7 @@ from ._egress import EgressPolicy as EgressPolicy
 from ._egress import check_base_url as check_base_url
 from ._result import CallResult as CallResult
 from ._result import ImageContent as ImageContent
+from ._transport import EgressTransport as EgressTransport
 
 __all__ = [
     "Attachment",
@@ -23,6 +24,7 @@ __all__ = [
     "Caller",
     "Checker",
     "EgressPolicy",
+    "EgressTransport",
     "ImageContent",
     "build_request",
     "check_base_url",

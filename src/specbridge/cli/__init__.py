@@ -1,7 +1,9 @@
 """The `specbridge` command. Each command lives in its own module (see `_app.COMMAND_MODULES`) and only
 wires the package together."""
 
-from ._app import app
+from ._app import COMMAND_MODULES, app
+
+COMMAND_MODULES.setdefault("approvals", "_approvals")  # `specbridge approvals …` (cli/_approvals.py)
 
 
 def main() -> None:

@@ -9,18 +9,28 @@ from ._app import app, friendly_errors
 
 @app.group("keys")
 def keys_group() -> None:
-    """Client keys for the HTTP gateway."""
+    """Client keys (and admin keys) for the HTTP gateway."""
 
 
 @keys_group.command("new")
 @click.option("--client", "client_id", default="my-client", show_default=True, help="The client's id.")
 @click.option("--api", "apis", multiple=True, help="An API the client may use (repeatable).")
+@click.option("--admin", is_flag=True, help="An admin key (answers approvals on /admin/), not a client key.")
+@click.option("--admin-id", default="admin", show_default=True, help="The admin's id (with --admin).")
 @friendly_errors
-def keys_new_command(client_id: str, apis: tuple[str, ...]) -> None:
+def keys_new_command(client_id: str, apis: tuple[str, ...], admin: bool, admin_id: str) -> None:
     """Make a key. The key is shown once (give it to the client); the config stores only its SHA-256."""
     from ..gateway import key_sha256, new_key
 
-    key = new_key()
+    key = new_key(admin=admin)
+    if admin:
+        click.echo(f"admin key: {key}")
+        click.echo("(shown once: sign in on /admin/ with it, or send it as `Authorization: Bearer <key>`)")
+        click.echo("\n# add to specbridge.yaml:")
+        click.echo("admins:")
+        click.echo(f"  {admin_id}:")
+        click.echo(f'    key_sha256: "{key_sha256(key)}"')
+        return
     api_list = ", ".join(apis) if apis else "API_NAME"
     click.echo(f"key: {key}")
     click.echo("(shown once: give it to the client as `Authorization: Bearer <key>` or `X-Api-Key: <key>`)")

@@ -17,10 +17,15 @@ clients:
 
 from ._model import AUTH_TYPES as AUTH_TYPES
 from ._model import BINDING_LOCATIONS as BINDING_LOCATIONS
+from ._model import DEFAULT_APPROVAL_EXPIRE as DEFAULT_APPROVAL_EXPIRE
+from ._model import DEFAULT_APPROVAL_WAIT as DEFAULT_APPROVAL_WAIT
 from ._model import DEFAULT_STORE as DEFAULT_STORE
 from ._model import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
 from ._model import MAX_REDIRECTS as MAX_REDIRECTS
+from ._model import AdminConfig as AdminConfig
 from ._model import ApiConfig as ApiConfig
+from ._model import ApprovalBy as ApprovalBy
+from ._model import ApprovalsConfig as ApprovalsConfig
 from ._model import AuthConfig as AuthConfig
 from ._model import AuthType as AuthType
 from ._model import ClientConfig as ClientConfig
@@ -30,8 +35,10 @@ from ._model import LintConfig as LintConfig
 from ._model import LintIgnore as LintIgnore
 from ._model import SearchMode as SearchMode
 from ._model import ToolConfig as ToolConfig
+from ._model import WebhookConfig as WebhookConfig
 from ._reader import config_from_data as config_from_data
 from ._reader import load_config as load_config
+from ._reader import parse_duration as parse_duration
 from ._reader import single_api_config as single_api_config
 from ._schema import SCHEMA_FILE as SCHEMA_FILE
 from ._schema import config_schema as config_schema
@@ -42,11 +49,16 @@ from ._tool_names import check_tool_names as check_tool_names
 __all__ = [
     "AUTH_TYPES",
     "BINDING_LOCATIONS",
+    "DEFAULT_APPROVAL_EXPIRE",
+    "DEFAULT_APPROVAL_WAIT",
     "DEFAULT_STORE",
     "DEFAULT_TIMEOUT",
     "MAX_REDIRECTS",
     "SCHEMA_FILE",
+    "AdminConfig",
     "ApiConfig",
+    "ApprovalBy",
+    "ApprovalsConfig",
     "AuthConfig",
     "AuthType",
     "ClientConfig",
@@ -57,10 +69,12 @@ __all__ = [
     "SearchMode",
     "Secret",
     "ToolConfig",
+    "WebhookConfig",
     "check_tool_names",
     "config_from_data",
     "config_schema",
     "load_config",
     "looks_like_secret",
+    "parse_duration",
     "single_api_config",
 ]

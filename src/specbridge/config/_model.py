@@ -15,6 +15,9 @@ apis:
       legacyExport: {disabled: true}
 clients:
   support-bot: {key_sha256: "…", apis: [orders], bindings: {orders: {path.shopId: shop-1}}}
+admins:
+  alice: {key_sha256: "…"}
+approvals: {wait: 50, expire: 24h, by: operator, webhook: {url: https://hooks.example/sb, secret: env:WH}}
 store: sqlite:///var/lib/specbridge/state.db
 lint: {severity: {width: error}, disable: [catalogue-size], ignore: [{rule: collision, tool: updateUser}]}
 ```
@@ -36,7 +39,12 @@ AUTH_TYPES: tuple[AuthType, ...] = ("none", "bearer", "basic", "header", "query"
 BINDING_LOCATIONS = ("path", "query", "header", "cookie", "body")
 MAX_REDIRECTS = 5
 DEFAULT_TIMEOUT = 15.0
-DEFAULT_STORE = "sqlite:///specbridge-state.db"
+# The store next to the config when `store:` is not set: the same URL as `specbridge.store.DEFAULT_STORE`
+# (config/ may not import store/; a test keeps the two equal). The reader makes its path absolute.
+DEFAULT_STORE = "sqlite:///.specbridge/state.db"
+DEFAULT_APPROVAL_WAIT = 50.0
+DEFAULT_APPROVAL_EXPIRE = 86400.0
+ApprovalBy = Literal["operator", "client"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +72,34 @@ class ToolConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class WebhookConfig:
+    """`approvals.webhook`: where approvals are announced, signed with `secrets` (the first signs the
+    newest way; two while rotating, so receivers holding either one accept)."""
+
+    url: str
+    secrets: tuple[Secret, ...]
+    egress: EgressConfig = field(default_factory=EgressConfig)
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalsConfig:
+    """`approvals:` (top level, or `apis.<name>.approvals` overriding it key by key). Seconds."""
+
+    wait: float = DEFAULT_APPROVAL_WAIT
+    expire: float = DEFAULT_APPROVAL_EXPIRE
+    by: ApprovalBy = "operator"
+    webhook: WebhookConfig | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AdminConfig:
+    """`admins.<id>`: a person who may answer approvals (admin API, web page). Not a client key."""
+
+    id: str
+    key_sha256: str
+
+
+@dataclass(frozen=True, slots=True)
 class ApiConfig:
     name: str
     spec: str
@@ -74,6 +110,7 @@ class ApiConfig:
     include_deprecated: bool = False
     search: SearchMode = "auto"
     tools: Mapping[str, ToolConfig] = field(default_factory=dict)
+    approvals: ApprovalsConfig = field(default_factory=ApprovalsConfig)  # the top level's, merged
     source: str = "<config>"  # the file this API was read from, for errors found later (tool names)
 
     def tool_settings(self, tool: Tool) -> ToolConfig | None:
@@ -126,8 +163,16 @@ class Config:
     source: str
     apis: Mapping[str, ApiConfig]
     clients: Mapping[str, ClientConfig] = field(default_factory=dict)
-    store: str = DEFAULT_STORE
+    store: str = DEFAULT_STORE  # a sqlite:/// path is absolute once read (relative to the config's folder)
     lint: LintConfig = field(default_factory=LintConfig)
+    admins: Mapping[str, AdminConfig] = field(default_factory=dict)
+    approvals: ApprovalsConfig = field(default_factory=ApprovalsConfig)
+
+    def approvals_for(self, api: str | None = None) -> ApprovalsConfig:
+        """The approval settings of an API (its `approvals:` over the top level's), or the top level's."""
+        if api is not None and api in self.apis:
+            return self.apis[api].approvals
+        return self.approvals
 
     def api(self, name: str | None = None) -> ApiConfig:
         """The API called `name`, or the only one; a ConfigError saying which exist otherwise."""

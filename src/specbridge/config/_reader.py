@@ -5,7 +5,9 @@ lists, clients naming APIs that exist) while the frozen model is built."""
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +17,9 @@ from ..document import parse_text
 from ._model import (
     DEFAULT_STORE,
     DEFAULT_TIMEOUT,
+    AdminConfig,
     ApiConfig,
+    ApprovalsConfig,
     AuthConfig,
     ClientConfig,
     Config,
@@ -23,9 +27,24 @@ from ._model import (
     LintConfig,
     LintIgnore,
     ToolConfig,
+    WebhookConfig,
 )
 from ._schema import key_path, validate
 from ._secrets import secret_reference, shown
+
+_UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
+_DURATION = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([smhd]?)\s*")
+MAX_APPROVAL_WAIT = 3600.0
+
+
+def parse_duration(value: float | str) -> float:
+    """A duration as the schema accepts it: a number of seconds, or `90s`, `10m`, `24h`, `7d`."""
+    if isinstance(value, int | float):
+        return float(value)
+    found = _DURATION.fullmatch(value)
+    if found is None:
+        raise ValueError(f"not a duration: {value!r}")
+    return float(found.group(1)) * _UNITS[found.group(2)]
 
 
 def load_config(path: str | os.PathLike[str]) -> Config:
@@ -71,14 +90,77 @@ class _Builder:
 
     def config(self, top: Mapping[str, Any]) -> Config:
         # A config may hold only `lint:` settings; the commands that need an API say so (Config.api).
-        apis = {name: self.api(name, value) for name, value in (top.get("apis") or {}).items()}
+        approvals = self.approvals(top.get("approvals") or {}, ApprovalsConfig(), ["approvals"])
+        apis = {name: self.api(name, value, approvals) for name, value in (top.get("apis") or {}).items()}
         clients = {name: self.client(name, value, apis) for name, value in (top.get("clients") or {}).items()}
+        admins = {
+            name: AdminConfig(id=name, key_sha256=value["key_sha256"].lower())
+            for name, value in (top.get("admins") or {}).items()
+        }
+        client_keys = {client.key_sha256 for client in clients.values()}
+        for admin in admins.values():
+            if admin.key_sha256 in client_keys:
+                raise self.fail(
+                    ["admins", admin.id, "key_sha256"],
+                    "is also a client's key; an admin key must be its own (`specbridge keys new --admin`)",
+                )
         return Config(
             source=self.source,
             apis=apis,
             clients=clients,
-            store=top.get("store", DEFAULT_STORE),
+            store=self.store(top.get("store", DEFAULT_STORE)),
             lint=self.lint(top.get("lint") or {}),
+            admins=admins,
+            approvals=approvals,
+        )
+
+    def store(self, url: str) -> str:
+        """A relative `sqlite:///PATH` made absolute against the config's folder, so every command (and
+        the gateway) opens the same file whatever its working directory."""
+        url = url.strip()
+        if not url.startswith("sqlite:///"):
+            return url
+        path, mark, query = url[len("sqlite:///") :].partition("?")
+        if path and path != ":memory:" and not Path(path).is_absolute():
+            path = str(self.base_dir / path)
+        return f"sqlite:///{path}{mark}{query}"
+
+    def approvals(
+        self, raw: Mapping[str, Any], inherited: ApprovalsConfig, key: list[str | int]
+    ) -> ApprovalsConfig:
+        """`approvals:` over `inherited`, key by key (a per-API `webhook` replaces the top level's)."""
+        found = inherited
+        if "wait" in raw:
+            wait = parse_duration(raw["wait"])
+            if wait > MAX_APPROVAL_WAIT:
+                raise self.fail([*key, "wait"], "must be at most 3600 seconds (1h)")
+            found = replace(found, wait=wait)
+        if "expire" in raw:
+            expire = parse_duration(raw["expire"])
+            if expire <= 0:
+                raise self.fail([*key, "expire"], "must be a duration above 0, e.g. 24h")
+            found = replace(found, expire=expire)
+        if "by" in raw:
+            found = replace(found, by=raw["by"])
+        if raw.get("webhook"):
+            found = replace(found, webhook=self.webhook(raw["webhook"], [*key, "webhook"]))
+        return found
+
+    def webhook(self, raw: Mapping[str, Any], key: list[str | int]) -> WebhookConfig:
+        given = raw["secret"]
+        references = [given] if isinstance(given, str) else list(given)
+        egress = self.egress(raw.get("egress") or {}, [*key, "egress"])
+        url = raw["url"].strip()
+        try:
+            check_base_url(url, [parse_allow(entry) for entry in egress.allow])
+        except RequestRefused as error:
+            raise self.fail(
+                [*key, "url"], f"{error.message} (list the host:port under its egress.allow to permit it)"
+            ) from None
+        return WebhookConfig(
+            url=url,
+            secrets=tuple(secret_reference(ref, self.base_dir) for ref in references),
+            egress=egress,
         )
 
     def lint(self, raw: Mapping[str, Any]) -> LintConfig:
@@ -95,7 +177,7 @@ class _Builder:
             severity=dict(raw.get("severity") or {}), disable=tuple(raw.get("disable", [])), ignore=ignore
         )
 
-    def api(self, name: str, raw: Mapping[str, Any]) -> ApiConfig:
+    def api(self, name: str, raw: Mapping[str, Any], approvals: ApprovalsConfig) -> ApiConfig:
         key: list[str | int] = ["apis", name]
         spec = raw["spec"].strip()
         if not spec.startswith(("http://", "https://")) and not Path(spec).is_absolute():
@@ -122,6 +204,7 @@ class _Builder:
             include_deprecated=bool(raw.get("include_deprecated")),
             search=raw.get("search", "auto"),
             tools={tool: self.tool(entry or {}) for tool, entry in (raw.get("tools") or {}).items()},
+            approvals=self.approvals(raw.get("approvals") or {}, approvals, [*key, "approvals"]),
             source=self.source,
         )
 

@@ -4,6 +4,15 @@ gateway = Gateway(load_config("specbridge.yaml"), config_path="specbridge.yaml")
 await serve_http(gateway, bind("127.0.0.1", 8765))      # or: await serve_stdio(gateway, "orders")
 """
 
+from ._admin import LOOPBACK_HOSTS as LOOPBACK_HOSTS
+from ._admin import admin_app as admin_app
+from ._admin import admin_routes as admin_routes
+from ._approving import ApprovalGate as ApprovalGate
+from ._approving import Desk as Desk
+from ._approving import approval_settings as approval_settings
+from ._approving import bound_values as bound_values
+from ._approving import config_store as config_store
+from ._approving import needs_approval as needs_approval
 from ._clients import key_sha256 as key_sha256
 from ._clients import new_key as new_key
 from ._gateway import DEFAULT_DEADLINE as DEFAULT_DEADLINE
@@ -21,23 +30,38 @@ from ._metrics import Metrics as Metrics
 from ._server import PAGE_SIZE as PAGE_SIZE
 from ._server import ApiServer as ApiServer
 from ._stdio import serve_stdio as serve_stdio
+from ._webhooks import WebhookSender as WebhookSender
+from ._webhooks import approval_route as approval_route
+from ._webhooks import running_webhooks as running_webhooks
 
 __all__ = [
     "DEFAULT_DEADLINE",
+    "LOOPBACK_HOSTS",
     "PAGE_SIZE",
     "ApiServer",
     "ApiState",
+    "ApprovalGate",
+    "Desk",
     "Gateway",
     "Metrics",
+    "WebhookSender",
+    "admin_app",
+    "admin_routes",
+    "approval_route",
+    "approval_settings",
     "base_url",
     "bind",
+    "bound_values",
+    "config_store",
     "configure_logging",
     "endpoint_urls",
     "event_loop_options",
     "http_app",
     "is_loopback",
     "key_sha256",
+    "needs_approval",
     "new_key",
+    "running_webhooks",
     "serve_http",
     "serve_stdio",
 ]

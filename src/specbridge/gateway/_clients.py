@@ -7,16 +7,28 @@ import hmac
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Protocol, TypeVar
 
 from .._errors import ErrorCode
 from ..config import ClientConfig
 
 KEY_PREFIX = "sbk_"
+ADMIN_KEY_PREFIX = "sba_"
 
 
-def new_key() -> str:
-    """A fresh client key: 256 random bits, URL-safe, recognisable by its prefix."""
-    return KEY_PREFIX + secrets.token_urlsafe(32)
+class KeyHolder(Protocol):
+    """A client or an admin: someone known by the SHA-256 of their key."""
+
+    @property
+    def key_sha256(self) -> str: ...
+
+
+Holder = TypeVar("Holder", bound=KeyHolder)
+
+
+def new_key(*, admin: bool = False) -> str:
+    """A fresh client (or admin) key: 256 random bits, URL-safe, recognisable by its prefix."""
+    return (ADMIN_KEY_PREFIX if admin else KEY_PREFIX) + secrets.token_urlsafe(32)
 
 
 def key_sha256(key: str) -> str:
@@ -40,7 +52,8 @@ def presented_key(headers: Mapping[str, str]) -> str | None:
     return key or None
 
 
-def find_client(key: str, clients: Mapping[str, ClientConfig]) -> ClientConfig | None:
+def find_client(key: str, clients: Mapping[str, Holder]) -> Holder | None:
+    """The client (or admin) whose key this is, comparing against every one in constant time."""
     digest = key_sha256(key)
     found = None
     for client in clients.values():

@@ -1,0 +1,151 @@
+"""`specbridge approvals list|show|approve|reject`: answer approvals on the store the config names, with
+or without a gateway running (the gateway's waiting calls see the answer within a second)."""
+
+from __future__ import annotations
+
+import asyncio
+import getpass
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import click
+
+from ._app import app, friendly_errors
+
+T = TypeVar("T")
+STATUSES = ("all", "pending", "approved", "rejected", "expired", "executing", "done", "outcome_unknown")
+
+config_option = click.option(
+    "--config",
+    "config_path",
+    type=click.Path(dir_okay=False),
+    default="specbridge.yaml",
+    show_default=True,
+    help="The config whose `store:` holds the approvals.",
+)
+
+
+def _on_desk(config_path: str, work: Callable[[Any], Awaitable[T]]) -> T:
+    """Open the config's store, run `work(desk)`, close the store."""
+    from ..config import load_config
+    from ..gateway import ApprovalGate, config_store
+
+    config = load_config(config_path)
+
+    async def run() -> T:
+        async with config_store(config) as store:
+            return await work(ApprovalGate(store, config).desk)
+
+    return asyncio.run(run())
+
+
+def _who() -> str:
+    try:
+        return f"cli:{getpass.getuser()}"
+    except (KeyError, OSError):
+        return "cli"
+
+
+def _show_text(shown: dict[str, Any]) -> None:
+    for key in (
+        "id",
+        "status",
+        "api",
+        "tool",
+        "client",
+        "created_at",
+        "expires_at",
+        "answered_by",
+        "answered_at",
+    ):
+        if shown.get(key) is not None:
+            click.echo(f"{key + ':':13}{shown[key]}")
+    if shown.get("reason"):
+        click.echo(f"{'reason:':13}{shown['reason']}")
+    click.echo("arguments (from the model):")
+    click.echo(_indent(shown["arguments"]))
+    click.echo("bound values (from the config; the model never saw them):")
+    click.echo(_indent(shown["bound"]))
+    if shown.get("result") is not None:
+        click.echo("result:")
+        click.echo(_indent(shown["result"]))
+
+
+def _indent(value: Any) -> str:
+    text = json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True)
+    return "\n".join("  " + line for line in text.splitlines())
+
+
+@app.group("approvals")
+def approvals_group() -> None:
+    """List and answer approvals of tools with `requires_approval: true`."""
+
+
+@approvals_group.command("list")
+@config_option
+@click.option("--status", type=click.Choice(STATUSES), default="pending", show_default=True)
+@click.option("--limit", type=click.IntRange(1, 1000), default=100, show_default=True)
+@click.option("--format", "output", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@friendly_errors
+def list_command(config_path: str, status: str, limit: int, output: str) -> None:
+    """Approvals, newest first (pending ones by default)."""
+    from ..approvals import approval_json
+    from ..store import Status
+
+    wanted = None if status == "all" else Status(status)
+    found = _on_desk(config_path, lambda desk: desk.list(wanted, limit))
+    shown = [approval_json(approval) for approval in found]
+    if output == "json":
+        click.echo(json.dumps({"approvals": shown}, indent=2, ensure_ascii=False))
+        return
+    if not shown:
+        click.echo(f"no {status} approvals" if status != "all" else "no approvals")
+        return
+    for item in shown:
+        line = (
+            f"{item['id']}  {item['status']:<9} {item['api']}/{item['tool']}  client={item['client'] or '-'}"
+        )
+        line += f"  created={item['created_at']}"
+        if item["reason"]:
+            line += f"  reason={json.dumps(item['reason'], ensure_ascii=False)}"
+        click.echo(line)
+
+
+@approvals_group.command("show")
+@click.argument("approval_id")
+@config_option
+@click.option("--format", "output", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@friendly_errors
+def show_command(approval_id: str, config_path: str, output: str) -> None:
+    """One approval: the call, its arguments and bound values apart, its answer and result."""
+    from ..approvals import approval_json
+
+    shown = approval_json(_on_desk(config_path, lambda desk: desk.get(approval_id)))
+    if output == "json":
+        click.echo(json.dumps(shown, indent=2, ensure_ascii=False))
+    else:
+        _show_text(shown)
+
+
+@approvals_group.command("approve")
+@click.argument("approval_id")
+@config_option
+@click.option("--by", default=None, help="Who answers (default: cli:<your user name>).")
+@friendly_errors
+def approve_command(approval_id: str, config_path: str, by: str | None) -> None:
+    """Approve a pending call: the agent's waiting (or next identical) call sends it, once."""
+    answered = _on_desk(config_path, lambda desk: desk.approve(approval_id, by or _who()))
+    click.echo(f"approved {answered.id} ({answered.api}/{answered.tool}) as {answered.answered_by}")
+
+
+@approvals_group.command("reject")
+@click.argument("approval_id")
+@click.option("--reason", required=True, help="Why; the agent reads it to redraft the call.")
+@config_option
+@click.option("--by", default=None, help="Who answers (default: cli:<your user name>).")
+@friendly_errors
+def reject_command(approval_id: str, reason: str, config_path: str, by: str | None) -> None:
+    """Reject a pending call with a reason; nothing is sent."""
+    answered = _on_desk(config_path, lambda desk: desk.reject(approval_id, by or _who(), reason))
+    click.echo(f"rejected {answered.id} ({answered.api}/{answered.tool}) as {answered.answered_by}")

@@ -1,0 +1,164 @@
+"""The config's `approvals:` on the store: one `Approvals` per API (its own wait, expiry and webhook),
+the `Desk` people answer at (admin API, web page, command line), and `ApprovalGate.call`, the
+approval flow around one tool call that the MCP server runs for a `requires_approval` tool.
+
+    store = open_store(config.store)            # then `async with store:`
+    gate = ApprovalGate(store, config)
+    result = await gate.call(api, tool, client_id, arguments, bound, send, budget=deadline_left,
+                             send_timeout=caller.timeout(tool))
+    desk = gate.desk                            # for admin_app(...) and the command line
+"""
+
+from __future__ import annotations
+
+import base64
+import secrets
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+from .._errors import ErrorCode
+from ..approvals import ApprovalError, Approvals, ApprovalSettings
+from ..call import CallResult, ImageContent
+from ..config import ApiConfig, ApprovalsConfig, Config
+from ..store import Approval, Status, Store, open_store
+from ..tools import Tool
+
+Json = Any
+# What an approved call keeps of the call deadline for itself, on top of its upstream timeout: an
+# approval that arrives late must not leave the send to be cut off (which would make it outcome unknown).
+SEND_MARGIN = 1.0
+
+
+def approval_settings(config: ApprovalsConfig) -> ApprovalSettings:
+    return ApprovalSettings(wait=config.wait, expire=config.expire, by=config.by)
+
+
+def config_store(config: Config) -> Store:
+    """The store `store:` names (not started). The reader made a relative SQLite path absolute."""
+    return open_store(config.store)
+
+
+def needs_approval(api: ApiConfig, tool: Tool) -> bool:
+    settings = api.tool_settings(tool)
+    return settings is not None and settings.requires_approval
+
+
+def bound_values(api: ApiConfig, tool: Tool, client_bindings: Mapping[str, Json] | None) -> dict[str, Json]:
+    """The values the config binds for this call (the tool's, then the client's), as a person sees them."""
+    settings = api.tool_settings(tool)
+    bound = dict(settings.bindings) if settings is not None else {}
+    bound.update(client_bindings or {})
+    return bound
+
+
+def result_json(result: CallResult) -> Json:
+    """A call's result as the store keeps it (an image as base64)."""
+    image = result.image
+    return {
+        "text": result.text,
+        "is_error": result.is_error,
+        "code": None if result.code is None else str(result.code),
+        "status": result.status,
+        "structured": result.structured,
+        "image": None
+        if image is None
+        else {"data": base64.b64encode(image.data).decode("ascii"), "mime_type": image.mime_type},
+    }
+
+
+def result_from_json(data: Json) -> CallResult:
+    image = data.get("image")
+    return CallResult(
+        text=data["text"],
+        is_error=bool(data.get("is_error")),
+        code=None if data.get("code") is None else ErrorCode(data["code"]),
+        status=data.get("status"),
+        structured=data.get("structured"),
+        image=None if image is None else ImageContent(base64.b64decode(image["data"]), image["mime_type"]),
+    )
+
+
+class Desk:
+    """Where people answer: reads any approval, and answers it through its API's `Approvals` (so the
+    answer wakes that API's waiting calls at once and is announced where that API's webhook is)."""
+
+    def __init__(self, approvals: Mapping[str, Approvals], default: Approvals) -> None:
+        self._approvals = approvals
+        self._default = default
+
+    def for_api(self, api: str) -> Approvals:
+        return self._approvals.get(api, self._default)
+
+    async def get(self, approval_id: str) -> Approval:
+        return await self._default.get(approval_id)
+
+    async def list(self, status: Status | None = None, limit: int = 100) -> list[Approval]:
+        return await self._default.list(status, limit)
+
+    async def approve(self, approval_id: str, by: str) -> Approval:
+        approval = await self.get(approval_id)
+        return await self.for_api(approval.api).approve(approval_id, by)
+
+    async def reject(self, approval_id: str, by: str, reason: str) -> Approval:
+        approval = await self.get(approval_id)
+        return await self.for_api(approval.api).reject(approval_id, by, reason)
+
+
+class ApprovalGate:
+    """One `Approvals` per API of the config on one store, and the desk people answer at."""
+
+    def __init__(
+        self,
+        store: Store,
+        config: Config,
+        *,
+        clock: Callable[[], float] = time.time,
+        lease: float = 120.0,
+        owner: str | None = None,
+    ) -> None:
+        owner = owner or secrets.token_hex(8)
+
+        def made(settings: ApprovalsConfig) -> Approvals:
+            return Approvals(
+                store,
+                approval_settings(settings),
+                clock=clock,
+                lease=lease,
+                owner=owner,
+                announce=settings.webhook is not None,
+            )
+
+        self.store = store
+        self.approvals = {name: made(config.approvals_for(name)) for name in config.apis}
+        self.desk = Desk(self.approvals, made(config.approvals))
+
+    async def call(
+        self,
+        api: str,
+        tool: str,
+        client: str | None,
+        arguments: Mapping[str, Json],
+        bound: Mapping[str, Json],
+        send: Callable[[], Awaitable[CallResult]],
+        *,
+        budget: float | None = None,
+        send_timeout: float = 0.0,
+    ) -> CallResult:
+        """The approval flow for one call whose arguments were checked: the (stored or fresh) result of
+        `send`, or an error result (`approval-pending` with the id, `-rejected` with the reason,
+        `-expired`, `-outcome-unknown`). `budget`: seconds left of the call's deadline; the wait for a
+        person ends early enough for `send` (`send_timeout` seconds) to finish inside it."""
+        approvals = self.desk.for_api(api)
+        wait = approvals.settings.wait
+        if budget is not None:
+            wait = max(0.0, min(wait, budget - send_timeout - SEND_MARGIN))
+
+        async def sent() -> Json:
+            return result_json(await send())
+
+        try:
+            data = await approvals.call(api, tool, client or "", arguments, bound, sent, wait=wait)
+        except ApprovalError as error:
+            return CallResult(text=error.message, is_error=True, code=error.code)
+        return result_from_json(data)

@@ -1,0 +1,250 @@
+"""Signed webhooks from the store's outbox: each new approval and each answer, POSTed the Standard
+Webhooks way, at least once, through the egress policy.
+
+Every delivery carries `webhook-id` (the outbox id, the same on every retry, so receivers drop
+repeats), `webhook-timestamp` (seconds, at this attempt) and `webhook-signature`: `v1,<base64 of
+HMAC-SHA256 over "id.timestamp.body">`, one per configured secret, space-separated, so while a secret
+is rotated receivers holding either the old or the new one accept. A `whsec_…` secret is base64 after
+its prefix (as Standard Webhooks libraries read it); any other secret is used as its raw bytes.
+
+`WebhookSender` leases due deliveries (`Store.lease_due`; another instance never gets the same one
+while the lease runs), POSTs each without following redirects, `ack`s on 2xx and otherwise
+reschedules it (`retry_at`) with exponential backoff and jitter, until `give_up_after` seconds after it
+was created. Time comes from `clock`, so tests move a fake clock instead of sleeping.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import logging
+import random
+import time
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+import httpx
+import orjson
+
+from .._errors import ErrorCode, SpecbridgeError
+from ..call import EgressPolicy, EgressTransport
+from ..config import Config, WebhookConfig
+from ..store import Delivery, Store
+from ._logging import log_event
+
+SECRET_PREFIX = "whsec_"
+TOPIC_PREFIX = "approval."  # what this sender delivers; other topics are left for their own senders
+USER_AGENT = "specbridge-webhooks"
+
+
+def secret_key(secret: str) -> bytes:
+    """The HMAC key a secret stands for: base64 after `whsec_`, else the text's own bytes."""
+    if secret.startswith(SECRET_PREFIX):
+        try:
+            return base64.b64decode(secret[len(SECRET_PREFIX) :], validate=True)
+        except ValueError:
+            raise ValueError("a whsec_ secret must be base64 after its prefix") from None
+    return secret.encode("utf-8")
+
+
+def signature(msg_id: str, timestamp: int, body: bytes, keys: Sequence[bytes]) -> str:
+    """The `webhook-signature` header: `v1,<base64>` per key, space-separated."""
+    signed = f"{msg_id}.{timestamp}.".encode() + body
+    return " ".join(
+        "v1," + base64.b64encode(hmac.new(key, signed, hashlib.sha256).digest()).decode("ascii")
+        for key in keys
+    )
+
+
+def signed_headers(msg_id: str, timestamp: int, body: bytes, keys: Sequence[bytes]) -> dict[str, str]:
+    return {
+        "content-type": "application/json",
+        "user-agent": USER_AGENT,
+        "webhook-id": msg_id,
+        "webhook-timestamp": str(timestamp),
+        "webhook-signature": signature(msg_id, timestamp, body, keys),
+    }
+
+
+def approval_route(config: Config) -> Callable[[Delivery], WebhookConfig | None]:
+    """Where an approval event goes: the webhook of the approval's API (`apis.<api>.approvals` or the
+    top level's); None when that API has none (any more)."""
+
+    def route(delivery: Delivery) -> WebhookConfig | None:
+        data = delivery.payload.get("data") if isinstance(delivery.payload, Mapping) else None
+        api = data.get("api") if isinstance(data, Mapping) else None
+        return config.approvals_for(api if isinstance(api, str) else None).webhook
+
+    return route
+
+
+@dataclass(frozen=True, slots=True)
+class Backoff:
+    """Delay after the n-th failed attempt: `base * 2**(n-1)`, capped at `cap`, times a jitter of ±25 %."""
+
+    base: float = 2.0
+    cap: float = 900.0
+
+    def delay(self, attempts: int, jitter: float) -> float:
+        grown: float = self.base * 2.0 ** min(max(0, attempts - 1), 40)
+        return min(self.cap, grown) * (0.75 + 0.5 * jitter)
+
+
+class DeliveryFailed(SpecbridgeError):
+    code = ErrorCode.WEBHOOK_FAILED
+
+
+class WebhookSender:
+    """Delivers approval events from the outbox; `run()` until cancelled, or `run_once()` per step."""
+
+    def __init__(
+        self,
+        store: Store,
+        route: Callable[[Delivery], WebhookConfig | None],
+        *,
+        clock: Callable[[], float] = time.time,
+        transport: httpx.AsyncBaseTransport | None = None,
+        timeout: float = 10.0,
+        lease: float = 60.0,
+        backoff: Backoff | None = None,
+        give_up_after: float = 86400.0,
+        poll: float = 1.0,
+        jitter: Callable[[], float] = random.random,
+    ) -> None:
+        self.store = store
+        self.route = route
+        self.clock = clock
+        self.timeout = timeout
+        self.lease = lease  # keep it above `timeout`: an attempt must end before another may lease it
+        self.backoff = backoff or Backoff()
+        self.give_up_after = give_up_after
+        self.poll = poll
+        self.jitter = jitter
+        self._inner = transport  # tests inject one; the egress policy still applies in front of it
+        self._clients: dict[tuple[str, ...], httpx.AsyncClient] = {}
+
+    def _client(self, allow: tuple[str, ...]) -> httpx.AsyncClient:
+        client = self._clients.get(allow)
+        if client is None:
+            transport = EgressTransport(EgressPolicy(allow=allow), self._inner)
+            client = httpx.AsyncClient(
+                transport=transport, follow_redirects=False, trust_env=False, timeout=self.timeout
+            )
+            self._clients[allow] = client
+        return client
+
+    async def aclose(self) -> None:
+        clients, self._clients = self._clients, {}
+        for client in clients.values():
+            await client.aclose()
+
+    async def run(self) -> None:
+        """Deliver what is due, then look again every `poll` seconds; stops when cancelled."""
+        while True:
+            try:
+                handled = await self.run_once()
+            except SpecbridgeError as error:  # the store is unreachable: try again later
+                log_event("webhook outbox unavailable", level=logging.WARNING, code=str(error.code))
+                handled = 0
+            if not handled:
+                await anyio.sleep(self.poll)
+
+    async def run_once(self, limit: int = 10) -> int:
+        """Lease the due deliveries (up to `limit`) and attempt each once; how many were leased."""
+        leased = await self.store.lease_due(self.clock(), self.lease, limit)
+        for delivery in leased:
+            await self._attempt(delivery)
+        return len(leased)
+
+    async def _attempt(self, delivery: Delivery) -> None:
+        now = self.clock()
+        if not delivery.topic.startswith(TOPIC_PREFIX):
+            # Not ours (another sender's topic): hand it back when our lease would have ended anyway.
+            await self.store.retry_at(delivery.id, now + self.lease, delivery.last_error or "")
+            return
+        target = self.route(delivery)
+        if target is None:
+            log_event("webhook dropped: no webhook configured", delivery=delivery.id, topic=delivery.topic)
+            await self.store.ack(delivery.id)
+            return
+        try:
+            await self._send(delivery, target, int(now))
+        except DeliveryFailed as failure:
+            await self._failed(delivery, failure.message)
+            return
+        log_event("webhook delivered", delivery=delivery.id, topic=delivery.topic, attempts=delivery.attempts)
+        await self.store.ack(delivery.id)
+
+    async def _send(self, delivery: Delivery, target: WebhookConfig, timestamp: int) -> None:
+        try:
+            keys = [secret_key(secret.reveal()) for secret in target.secrets]
+        except (SpecbridgeError, ValueError) as error:
+            # The message names a variable or file, never a value; the log is the operator's.
+            raise DeliveryFailed(f"the webhook secret cannot be used: {error}") from None
+        body = orjson.dumps(delivery.payload)
+        headers = signed_headers(delivery.id, timestamp, body, keys)
+        client = self._client(target.egress.allow)
+        try:
+            async with client.stream("POST", target.url, content=body, headers=headers) as response:
+                status = response.status_code
+        except SpecbridgeError as error:  # the egress policy refused the address
+            raise DeliveryFailed(f"refused: {error.message}") from None
+        except httpx.HTTPError as error:
+            raise DeliveryFailed(f"the receiver could not be reached ({type(error).__name__})") from None
+        if not 200 <= status < 300:
+            raise DeliveryFailed(f"the receiver answered HTTP {status}")
+
+    async def _failed(self, delivery: Delivery, error: str) -> None:
+        now = self.clock()
+        due = now + self.backoff.delay(delivery.attempts, self.jitter())
+        fields: dict[str, Any] = {
+            "delivery": delivery.id,
+            "topic": delivery.topic,
+            "attempts": delivery.attempts,
+        }
+        if due - delivery.created_at > self.give_up_after:
+            log_event(
+                "webhook given up",
+                level=logging.ERROR,
+                code=str(ErrorCode.WEBHOOK_FAILED),
+                error=error,
+                **fields,
+            )
+            await self.store.ack(delivery.id)
+            return
+        log_event(
+            "webhook failed; will retry",
+            level=logging.WARNING,
+            code=str(ErrorCode.WEBHOOK_FAILED),
+            error=error,
+            retry_in=round(due - now, 1),
+            **fields,
+        )
+        await self.store.retry_at(delivery.id, due, error)
+
+
+@asynccontextmanager
+async def running_webhooks(
+    store: Store, config: Config, **options: Any
+) -> AsyncIterator[WebhookSender | None]:
+    """The approvals webhook sender running in the background while the block runs (the gateway's
+    lifespan), or None when no API has a webhook. Leaving the block stops it and closes its clients."""
+    if config.approvals.webhook is None and all(
+        api.approvals.webhook is None for api in config.apis.values()
+    ):
+        yield None
+        return
+    sender = WebhookSender(store, approval_route(config), **options)
+    try:
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(sender.run)
+            try:
+                yield sender
+            finally:
+                tasks.cancel_scope.cancel()
+    finally:
+        await sender.aclose()

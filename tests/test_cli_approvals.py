@@ -1,0 +1,170 @@
+"""`specbridge approvals list|show|approve|reject` and `specbridge keys new --admin`, run as the real
+command on a config whose SQLite store sits next to it, with no gateway running."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from specbridge.cli import app
+from specbridge.config import load_config
+from specbridge.gateway import ApprovalGate, config_store
+from specbridge.store import Approval, Status
+
+ARGS = {"orderId": "o-1", "amount": 25}
+
+
+@pytest.fixture
+def config_path(tmp_path: Path) -> Path:
+    path = tmp_path / "specbridge.yaml"
+    path.write_text(
+        "apis: {shop: {spec: shop.yaml}}\nstore: sqlite:///state/approvals.db\n", encoding="utf-8"
+    )
+    return path
+
+
+def on_store(config_path: Path, work: Any) -> Any:
+    config = load_config(config_path)
+
+    async def run() -> Any:
+        async with config_store(config) as store:
+            return await work(ApprovalGate(store, config).desk)
+
+    return asyncio.run(run())
+
+
+def pending(config_path: Path, arguments: dict[str, Any] = ARGS) -> Approval:
+    return on_store(
+        config_path,
+        lambda desk: desk.for_api("shop").request(
+            "shop", "refundOrder", "bot", arguments, {"body.currency": "EUR"}
+        ),
+    )
+
+
+def run(*args: str) -> Any:
+    return CliRunner().invoke(app, list(args), catch_exceptions=False)
+
+
+def test_list_shows_pending_approvals_as_text_and_json(config_path: Path) -> None:
+    approval = pending(config_path)
+    text = run("approvals", "list", "--config", str(config_path))
+    assert text.exit_code == 0
+    assert approval.id in text.output and "shop/refundOrder" in text.output and "client=bot" in text.output
+    listed = run("approvals", "list", "--status", "pending", "--format", "json", "--config", str(config_path))
+    (shown,) = json.loads(listed.output)["approvals"]
+    assert (shown["id"], shown["arguments"], shown["bound"]) == (approval.id, ARGS, {"body.currency": "EUR"})
+    assert (config_path.parent / "state" / "approvals.db").is_file()  # relative to the config, not the cwd
+
+
+def test_show_prints_arguments_and_bound_values_apart(config_path: Path) -> None:
+    approval = pending(config_path)
+    result = run("approvals", "show", approval.id, "--config", str(config_path))
+    assert result.exit_code == 0
+    arguments, bound = result.output.split("bound values")
+    assert '"orderId": "o-1"' in arguments and "EUR" not in arguments
+    assert '"body.currency": "EUR"' in bound
+    as_json = json.loads(
+        run("approvals", "show", approval.id, "--format", "json", "--config", str(config_path)).output
+    )
+    assert as_json["status"] == "pending"
+
+
+def test_approve_answers_once_and_a_second_answer_is_approval_answered(config_path: Path) -> None:
+    approval = pending(config_path)
+    first = run("approvals", "approve", approval.id, "--by", "alice", "--config", str(config_path))
+    assert first.exit_code == 0
+    assert f"approved {approval.id}" in first.output
+    stored = on_store(config_path, lambda desk: desk.get(approval.id))
+    assert (stored.status, stored.answered_by) == (Status.APPROVED, "alice")
+    second = run("approvals", "reject", approval.id, "--reason", "no", "--config", str(config_path))
+    assert second.exit_code == 1
+    assert second.output.startswith("error [approval-answered]: ")
+    assert "Traceback" not in second.output
+
+
+def test_reject_keeps_the_reason_and_the_default_answerer_is_the_cli_user(config_path: Path) -> None:
+    approval = pending(config_path)
+    result = run(
+        "approvals", "reject", approval.id, "--reason", "ask the customer first", "--config", str(config_path)
+    )
+    assert result.exit_code == 0
+    stored = on_store(config_path, lambda desk: desk.get(approval.id))
+    assert (stored.status, stored.reason) == (Status.REJECTED, "ask the customer first")
+    assert (stored.answered_by or "").startswith("cli")
+    listed = run("approvals", "list", "--status", "rejected", "--config", str(config_path))
+    assert '"ask the customer first"' in listed.output
+
+
+def test_an_empty_reason_is_approval_reason_missing(config_path: Path) -> None:
+    approval = pending(config_path)
+    result = run("approvals", "reject", approval.id, "--reason", " ", "--config", str(config_path))
+    assert (result.exit_code, result.output.split("]")[0]) == (1, "error [approval-reason-missing")
+
+
+def test_an_unknown_id_is_one_coded_line(config_path: Path) -> None:
+    result = run("approvals", "approve", "no-such-id", "--config", str(config_path))
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines() == [
+        "error [approval-not-found]: there is no approval 'no-such-id'"
+    ]
+
+
+def test_an_unreachable_store_is_store_unavailable_without_a_traceback(tmp_path: Path) -> None:
+    path = tmp_path / "specbridge.yaml"
+    path.write_text("store: postgresql://nobody@127.0.0.1:1/none\n", encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "specbridge", "approvals", "list", "--config", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1
+    assert done.stderr.startswith("error [store-unavailable]: ")
+    assert "Traceback" not in done.stderr + done.stdout
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_a_missing_config_is_config_not_found(tmp_path: Path) -> None:
+    result = run("approvals", "list", "--config", str(tmp_path / "nope.yaml"))
+    assert result.exit_code == 3
+    assert result.output.startswith("error [config-not-found]")
+
+
+def test_the_real_command_approves_in_a_subprocess(config_path: Path) -> None:
+    approval = pending(config_path)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "specbridge",
+            "approvals",
+            "approve",
+            approval.id,
+            "--config",
+            str(config_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert on_store(config_path, lambda desk: desk.get(approval.id)).status is Status.APPROVED
+
+
+def test_keys_new_admin_prints_an_admin_key_once_and_its_config_lines() -> None:
+    result = run("keys", "new", "--admin", "--admin-id", "alice")
+    assert result.exit_code == 0
+    key = result.output.splitlines()[0].removeprefix("admin key: ")
+    assert key.startswith("sba_")
+    assert "admins:\n  alice:\n" in result.output
+    assert f'key_sha256: "{hashlib.sha256(key.encode()).hexdigest()}"' in result.output
+    assert "clients:" not in result.output
