@@ -61,7 +61,9 @@ async def _run(
     api: ApiConfig, tool: str, arguments: dict[str, Any], secret_id: str | None, approved: bool
 ) -> tuple[CallResult, str | None]:
     """The result, and the base URL the call went to (the configured one or the document's server)."""
-    toolset = check_tool_names(api, convert(load_document(api.spec), api.convert_options()))
+    toolset = check_tool_names(
+        api, convert(load_document(api.spec, ref_dirs=api.ref_dirs), api.convert_options())
+    )
     caller = Caller(api, toolset)
     try:
         result = await caller.call(tool, arguments, secret_id=secret_id, approved=approved)

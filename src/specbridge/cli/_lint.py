@@ -66,7 +66,9 @@ def lint_command(
             options = api.convert_options() if api is not None else ConvertOptions()
             reports.append(
                 lint(
-                    check_tool_names(api, convert(load_document(spec), options)),
+                    check_tool_names(
+                        api, convert(load_document(spec, ref_dirs=api.ref_dirs if api else ()), options)
+                    ),
                     registry=registry,
                     api=api,
                     settings=settings,

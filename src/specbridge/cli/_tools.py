@@ -35,7 +35,7 @@ def api_for(spec: str, config_path: str | None, api_name: str | None = None) -> 
 def load_toolset(spec: str, config_path: str | None, api_name: str | None = None) -> ToolSet:
     api = api_for(spec, config_path, api_name)
     options = api.convert_options() if api is not None else ConvertOptions()
-    return check_tool_names(api, convert(load_document(spec), options))
+    return check_tool_names(api, convert(load_document(spec, ref_dirs=api.ref_dirs if api else ()), options))
 
 
 @app.command("tools")

@@ -33,6 +33,7 @@ from ._model import Config as Config
 from ._model import EgressConfig as EgressConfig
 from ._model import LintConfig as LintConfig
 from ._model import LintIgnore as LintIgnore
+from ._model import SearchIndexConfig as SearchIndexConfig
 from ._model import SearchMode as SearchMode
 from ._model import ToolConfig as ToolConfig
 from ._model import WebhookConfig as WebhookConfig
@@ -66,6 +67,7 @@ __all__ = [
     "EgressConfig",
     "LintConfig",
     "LintIgnore",
+    "SearchIndexConfig",
     "SearchMode",
     "Secret",
     "ToolConfig",

@@ -35,6 +35,7 @@ from ._secrets import Secret
 
 AuthType = Literal["none", "bearer", "basic", "header", "query", "cookie"]
 SearchMode = Literal["on", "off", "auto"]
+SemanticMode = Literal["auto", "on", "off"]
 AUTH_TYPES: tuple[AuthType, ...] = ("none", "bearer", "basic", "header", "query", "cookie")
 BINDING_LOCATIONS = ("path", "query", "header", "cookie", "body")
 MAX_REDIRECTS = 5
@@ -112,6 +113,7 @@ class ApiConfig:
     tools: Mapping[str, ToolConfig] = field(default_factory=dict)
     approvals: ApprovalsConfig = field(default_factory=ApprovalsConfig)  # the top level's, merged
     source: str = "<config>"  # the file this API was read from, for errors found later (tool names)
+    ref_dirs: tuple[str, ...] = ()  # folders besides the document's own that its file $refs may read
 
     def tool_settings(self, tool: Tool) -> ToolConfig | None:
         """`tools.<name>` for this tool: keyed by its derived name, its final name or its operationId."""
@@ -159,6 +161,15 @@ class LintConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class SearchIndexConfig:
+    """`search:` at the top level: how search mode ranks (see specbridge.search.SearchSettings)."""
+
+    semantic: SemanticMode = "auto"
+    model: str | None = None  # a folder holding the embedding model, instead of the extra's package
+    cache: str | None = None  # where tool vectors are kept between starts; None: the user's cache, "": none
+
+
+@dataclass(frozen=True, slots=True)
 class Config:
     source: str
     apis: Mapping[str, ApiConfig]
@@ -167,6 +178,7 @@ class Config:
     lint: LintConfig = field(default_factory=LintConfig)
     admins: Mapping[str, AdminConfig] = field(default_factory=dict)
     approvals: ApprovalsConfig = field(default_factory=ApprovalsConfig)
+    search: SearchIndexConfig = field(default_factory=SearchIndexConfig)
 
     def approvals_for(self, api: str | None = None) -> ApprovalsConfig:
         """The approval settings of an API (its `approvals:` over the top level's), or the top level's."""

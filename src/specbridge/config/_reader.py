@@ -26,6 +26,7 @@ from ._model import (
     EgressConfig,
     LintConfig,
     LintIgnore,
+    SearchIndexConfig,
     ToolConfig,
     WebhookConfig,
 )
@@ -112,7 +113,23 @@ class _Builder:
             lint=self.lint(top.get("lint") or {}),
             admins=admins,
             approvals=approvals,
+            search=self.search(top.get("search") or {}),
         )
+
+    def search(self, raw: Mapping[str, Any]) -> SearchIndexConfig:
+        model, cache = raw.get("model"), raw.get("cache")
+        return SearchIndexConfig(
+            semantic=raw.get("semantic", "auto"),
+            model=None if model is None else self.folder(model),
+            cache=None if cache is None else ("" if not cache.strip() else self.folder(cache)),
+        )
+
+    def folder(self, path: str) -> str:
+        """A folder named in the config, relative to the config's own folder."""
+        folder = Path(path.strip()).expanduser()
+        if not folder.is_absolute():
+            folder = self.base_dir / folder
+        return str(folder.resolve())
 
     def store(self, url: str) -> str:
         """A relative `sqlite:///PATH` made absolute against the config's folder, so every command (and
@@ -206,6 +223,7 @@ class _Builder:
             tools={tool: self.tool(entry or {}) for tool, entry in (raw.get("tools") or {}).items()},
             approvals=self.approvals(raw.get("approvals") or {}, approvals, [*key, "approvals"]),
             source=self.source,
+            ref_dirs=tuple(self.folder(folder) for folder in raw.get("ref_dirs", [])),
         )
 
     def auth(self, raw: Mapping[str, Any], key: list[str | int]) -> AuthConfig:

@@ -24,14 +24,14 @@ import httpx
 
 from .._errors import DocumentError, ErrorCode, SpecbridgeError
 from ..call import Caller
-from ..config import ApiConfig, ClientConfig, Config, check_tool_names, load_config
+from ..config import ApiConfig, ClientConfig, Config, SearchIndexConfig, check_tool_names, load_config
 from ..document import load_document
 from ..search import SearchIndex
 from ..tools import ToolSet, convert, too_big_for_one_context
 from ._local import is_loopback
 from ._logging import log_event
 from ._metrics import Metrics
-from ._search import build_index
+from ._search import build_index, search_settings
 
 DEFAULT_DEADLINE = 60.0
 DEFAULT_POLL_INTERVAL = 1.0
@@ -168,13 +168,15 @@ class Gateway:
     def _caller(self, api: ApiConfig, toolset: ToolSet) -> Caller:
         return Caller(api, toolset, transport=self.transport, resolve=self.resolve)
 
-    async def _build(self, api: ApiConfig, old: ApiState | None = None) -> ApiState:
+    async def _build(
+        self, api: ApiConfig, old: ApiState | None = None, search_config: SearchIndexConfig | None = None
+    ) -> ApiState:
         """The state for `api`, its document read afresh; with `old`, the old document is used again
         (under the new settings) when the file cannot be read now."""
 
         def load() -> tuple[ToolSet, str, bool, SearchIndex | None]:
             try:
-                document, digest = load_document(api.spec), _digest(api.spec)
+                document, digest = load_document(api.spec, ref_dirs=api.ref_dirs), _digest(api.spec)
             except DocumentError:
                 if old is None or old.api.spec != api.spec:
                     raise
@@ -182,7 +184,9 @@ class Gateway:
             toolset = check_tool_names(api, convert(document, api.convert_options()))
             search = api.search == "on" or (api.search == "auto" and too_big_for_one_context(toolset))
             # Built here, off the event loop: with the semantic extra the first build encodes every tool.
-            index = build_index(toolset) if search else None
+            index = (
+                build_index(toolset, search_settings(search_config or self.config.search)) if search else None
+            )
             return toolset, digest, search, index
 
         toolset, digest, search, index = await anyio.to_thread.run_sync(load)
@@ -313,7 +317,7 @@ class Gateway:
             if api == state.api and not document_changed:
                 continue
             try:
-                new = await self._build(api, state if api != state.api else None)
+                new = await self._build(api, state if api != state.api else None, config.search)
             except SpecbridgeError as error:
                 log_event(
                     "document reload failed; still serving the previous tools",

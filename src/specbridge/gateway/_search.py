@@ -9,11 +9,13 @@ arguments)` calls one of them.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from .._errors import ArgumentError, ErrorCode
 from .._json import dumps
 from ..call import CallResult, Checker
+from ..config import SearchIndexConfig
 from ..search import SearchAnswer, SearchIndex, SearchSettings
 from ..tools import ToolSet
 
@@ -65,6 +67,15 @@ CALL_TOOL_SCHEMA: dict[str, Any] = {
 
 _SEARCH_CHECK = Checker(SEARCH_TOOL_SCHEMA)
 _CALL_CHECK = Checker(CALL_TOOL_SCHEMA)
+
+
+def search_settings(config: SearchIndexConfig) -> SearchSettings:
+    """The config's `search:` block as the index takes it."""
+    return SearchSettings(
+        semantic=config.semantic,
+        model_dir=None if config.model is None else Path(config.model),
+        cache_dir=None if config.cache is None else ("" if config.cache == "" else Path(config.cache)),
+    )
 
 
 def build_index(toolset: ToolSet, settings: SearchSettings | None = None) -> SearchIndex:
