@@ -35,8 +35,7 @@ def _layout(tmp_path: Path, ref_dirs: str) -> Path:
     (tmp_path / "api" / "openapi.yaml").write_text(SPEC, encoding="utf-8")
     config = tmp_path / "specbridge.yaml"
     config.write_text(
-        "apis:\n  things:\n    spec: api/openapi.yaml\n    base_url: https://api.example.com\n"
-        f"{ref_dirs}",
+        f"apis:\n  things:\n    spec: api/openapi.yaml\n    base_url: https://api.example.com\n{ref_dirs}",
         encoding="utf-8",
     )
     return config
@@ -47,9 +46,7 @@ def test_ref_dirs_are_folders_relative_to_the_config(tmp_path: Path) -> None:
     assert config.apis["things"].ref_dirs == (str((tmp_path / "shared").resolve()),)
 
 
-@pytest.mark.parametrize(
-    ("ref_dirs", "colour_offered"), [("", False), ("    ref_dirs: [shared]\n", True)]
-)
+@pytest.mark.parametrize(("ref_dirs", "colour_offered"), [("", False), ("    ref_dirs: [shared]\n", True)])
 async def test_a_ref_outside_the_documents_folder_is_read_only_where_ref_dirs_allows_it(
     tmp_path: Path, ref_dirs: str, colour_offered: bool
 ) -> None:
@@ -73,7 +70,9 @@ def test_the_search_block_names_folders_relative_to_the_config_and_maps_to_searc
     config = load_config(path)
     assert config.search.cache == str((tmp_path / "vectors").resolve())
     settings = search_settings(config.search)
-    assert settings == SearchSettings(semantic="off", model_dir=None, cache_dir=tmp_path.resolve() / "vectors")
+    assert settings == SearchSettings(
+        semantic="off", model_dir=None, cache_dir=tmp_path.resolve() / "vectors"
+    )
 
 
 def test_an_empty_search_cache_keeps_no_vectors(tmp_path: Path) -> None:

@@ -162,3 +162,80 @@ class ApprovalGate:
         except ApprovalError as error:
             return CallResult(text=error.message, is_error=True, code=error.code)
         return result_from_json(data)
+
+
+def store_needed(config: Config) -> bool:
+    """Whether a gateway serving `config` opens the store: a tool needs approval, people answer here
+    (admins), or approvals are announced. Otherwise no call touches it."""
+    if config.admins or config.approvals.webhook is not None:
+        return True
+    for api in config.apis.values():
+        if api.approvals.webhook is not None or any(tool.requires_approval for tool in api.tools.values()):
+            return True
+    return False
+
+
+class ApprovalService:
+    """The store and the approval gate of a running gateway: opened at start when the config needs them,
+    the gate rebuilt on every reload (on the same store: a changed `store:` needs a restart)."""
+
+    def __init__(self) -> None:
+        self.store: Store | None = None
+        self.gate: ApprovalGate | None = None
+        self.desk = LiveDesk(self)
+
+    async def start(self, config: Config) -> None:
+        if self.store is not None or not store_needed(config):
+            return
+        store = config_store(config)
+        await store.start()
+        self.store, self.gate = store, ApprovalGate(store, config)
+
+    def reload(self, config: Config) -> str | None:
+        """Rebuild the gate for `config`; what cannot change without a restart, said in words (or None)."""
+        if self.store is None:
+            return (
+                "approvals need the store, which opens at start: restart to use it"
+                if store_needed(config)
+                else None
+            )
+        self.gate = ApprovalGate(self.store, config)
+        return None
+
+    def current(self) -> ApprovalGate:
+        if self.gate is None:
+            raise ApprovalError(
+                "approvals are not available: the gateway started without a store",
+                code=ErrorCode.STORE_UNAVAILABLE,
+            )
+        return self.gate
+
+    async def aclose(self) -> None:
+        store, self.store, self.gate = self.store, None, None
+        if store is not None:
+            await store.close()
+
+
+class LiveDesk(Desk):
+    """The desk of whichever gate the gateway serves now (the admin routes outlive reloads)."""
+
+    def __init__(self, service: ApprovalService) -> None:
+        self._service = service
+
+    def _desk(self) -> Desk:
+        return self._service.current().desk
+
+    def for_api(self, api: str) -> Approvals:
+        return self._desk().for_api(api)
+
+    async def get(self, approval_id: str) -> Approval:
+        return await self._desk().get(approval_id)
+
+    async def list(self, status: Status | None = None, limit: int = 100) -> list[Approval]:
+        return await self._desk().list(status, limit)
+
+    async def approve(self, approval_id: str, by: str) -> Approval:
+        return await self._desk().approve(approval_id, by)
+
+    async def reject(self, approval_id: str, by: str, reason: str) -> Approval:
+        return await self._desk().reject(approval_id, by, reason)

@@ -28,10 +28,12 @@ from ..config import ApiConfig, ClientConfig, Config, SearchIndexConfig, check_t
 from ..document import load_document
 from ..search import SearchIndex
 from ..tools import ToolSet, convert, too_big_for_one_context
+from ._approving import ApprovalService
 from ._local import is_loopback
 from ._logging import log_event
 from ._metrics import Metrics
 from ._search import build_index, search_settings
+from ._webhooks import running_webhooks
 
 DEFAULT_DEADLINE = 60.0
 DEFAULT_POLL_INTERVAL = 1.0
@@ -123,6 +125,7 @@ class Gateway:
         self.poll_interval = poll_interval
         self.stdio_client_id = stdio_client
         self.metrics = metrics or Metrics()
+        self.approvals = ApprovalService()  # the store and approval gate, when the config needs them
         self._listeners: list[ChangeListener] = []
         self._config_marker = _fingerprint(config_path)
         self._config_digest = _digest(config_path) if config_path else ""
@@ -226,6 +229,7 @@ class Gateway:
             state = states[name] = await self._build(api)
             self.metrics.tools[name] = len(state.toolset.tools)
             log_event("api loaded", api=name, tools=len(state.toolset.tools), search=state.search)
+        await self.approvals.start(config)
         self.snapshot = Snapshot(config, MappingProxyType(states))
 
     async def aclose(self) -> None:
@@ -233,6 +237,15 @@ class Gateway:
         self._retired = []
         for caller in callers:
             await caller.aclose()
+        await self.approvals.aclose()
+
+    async def run_webhooks(self) -> None:
+        """Deliver the store's outbox (approval announcements) until cancelled; nothing without a store."""
+        store = self.approvals.store
+        if store is None:
+            return
+        async with running_webhooks(store, self.config):
+            await anyio.sleep_forever()
 
     # -- reloading ---------------------------------------------------------------------------------
 
@@ -338,6 +351,9 @@ class Gateway:
                     states[name] = replace(states[name], listings={})
                     changed.append(name)
         self.snapshot = Snapshot(config, MappingProxyType(states))
+        restart = self.approvals.reload(config)
+        if restart is not None:
+            log_event("config reloaded in part", level=logging.WARNING, reason=restart)
         now = anyio.current_time()
         for name in changed:
             if states[name].caller is not old.states[name].caller:

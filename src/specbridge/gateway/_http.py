@@ -14,7 +14,7 @@ import contextlib
 import importlib.util
 import socket
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from urllib.parse import urlsplit
 
 import anyio
@@ -27,10 +27,12 @@ from starlette.applications import Starlette
 from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 from starlette.types import Receive, Scope, Send
 
 from .._errors import ErrorCode
+from ..config import AdminConfig
+from ._admin import LOOPBACK_HOSTS, admin_routes
 from ._clients import Refusal, authenticate
 from ._gateway import Gateway
 from ._local import LOCAL_HOSTS, is_loopback
@@ -133,6 +135,22 @@ def local_route(
     return guarded
 
 
+class LiveAdmins(Mapping[str, AdminConfig]):
+    """The admins of the config the gateway serves now, so a reload that adds or removes one applies."""
+
+    def __init__(self, gateway: Gateway) -> None:
+        self._gateway = gateway
+
+    def __getitem__(self, key: str) -> AdminConfig:
+        return self._gateway.config.admins[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._gateway.config.admins)
+
+    def __len__(self) -> int:
+        return len(self._gateway.config.admins)
+
+
 def http_app(gateway: Gateway, *, host: str = "127.0.0.1") -> Starlette:
     """The gateway's ASGI app. Its lifespan loads the APIs (unless started), watches for changes, and
     runs each API's session manager."""
@@ -151,7 +169,9 @@ def http_app(gateway: Gateway, *, host: str = "127.0.0.1") -> Starlette:
         )
         for name, server in servers.items()
     }
-    routes = [Route(f"/{name}/mcp", endpoint=McpEndpoint(gateway, name, managers[name])) for name in managers]
+    routes: list[BaseRoute] = [
+        Route(f"/{name}/mcp", endpoint=McpEndpoint(gateway, name, managers[name])) for name in managers
+    ]
     if len(managers) == 1:
         (only,) = managers
         routes.append(Route("/mcp", endpoint=McpEndpoint(gateway, only, managers[only])))
@@ -169,6 +189,12 @@ def http_app(gateway: Gateway, *, host: str = "127.0.0.1") -> Starlette:
 
     local = security_settings(host)
     routes += [Route("/healthz", local_route(healthz, local)), Route("/metrics", local_route(metrics, local))]
+    # People answer approvals here (admin keys of the config as it is now; the store's current gate).
+    routes += admin_routes(
+        gateway.approvals.desk,
+        LiveAdmins(gateway),
+        allowed_hosts=LOOPBACK_HOSTS if is_loopback(host) else ("*",),
+    )
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -179,6 +205,7 @@ def http_app(gateway: Gateway, *, host: str = "127.0.0.1") -> Starlette:
                 await stack.enter_async_context(manager.run())
             async with anyio.create_task_group() as tasks:
                 tasks.start_soon(gateway.watch)
+                tasks.start_soon(gateway.run_webhooks)
                 try:
                     yield
                 finally:

@@ -15,7 +15,7 @@ import base64
 import binascii
 import logging
 import weakref
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 from typing import Any
 
 import anyio
@@ -35,6 +35,7 @@ from .._json import dumps
 from ..call import CallResult
 from ..config import ClientConfig
 from ..tools import Tool, mcp_tool
+from ._approving import bound_values, needs_approval
 from ._gateway import ApiState, Gateway, Snapshot
 from ._logging import log_event, monotonic
 from ._search import (
@@ -310,12 +311,7 @@ class ApiServer:
         result: CallResult | None = None
         with anyio.move_on_after(self.gateway.deadline):
             try:
-                result = await state.caller.call(
-                    tool.name,
-                    arguments,
-                    client_bindings=client.bindings.get(self.api) if client is not None else None,
-                    secret_id=client.secrets.get(self.api) if client is not None else None,
-                )
+                result = await self._call(state, tool, client, arguments, started + self.gateway.deadline)
             except CallError as error:
                 if error.code == ErrorCode.TOOL_UNKNOWN:
                     metrics.error(self.api, str(error.code))
@@ -363,6 +359,41 @@ class ApiServer:
             ms=round(elapsed * 1000, 1),
         )
         return to_mcp_result(result)
+
+    async def _call(
+        self,
+        state: ApiState,
+        tool: Tool,
+        client: ClientConfig | None,
+        arguments: Mapping[str, Any],
+        deadline_at: float,
+    ) -> CallResult:
+        """One call through the caller; for a `requires_approval` tool, checked first, then through the
+        approval flow on the store (PRODUCT §5.1), the caller sending only once a person said yes."""
+        bindings = client.bindings.get(self.api) if client is not None else None
+        secret_id = client.secrets.get(self.api) if client is not None else None
+        if not needs_approval(state.api, tool):
+            return await state.caller.call(
+                tool.name, arguments, client_bindings=bindings, secret_id=secret_id
+            )
+        state.caller.prepare(tool, arguments, client_bindings=bindings)  # bad arguments need no person
+        gate = self.gateway.approvals.current()
+
+        def send() -> Awaitable[CallResult]:
+            return state.caller.call(
+                tool.name, arguments, client_bindings=bindings, secret_id=secret_id, approved=True
+            )
+
+        return await gate.call(
+            self.api,
+            tool.name,
+            client.id if client is not None else None,
+            arguments,
+            bound_values(state.api, tool, bindings),
+            send,
+            budget=deadline_at - monotonic(),
+            send_timeout=state.caller.timeout(tool),
+        )
 
     def _conform(self, state: ApiState, name: str, schema: Any, result: CallResult) -> CallResult:
         """MCP wants `structuredContent` that fits the tool's `outputSchema`; an answer that does not is

@@ -20,6 +20,7 @@ async def serve_stdio(gateway: Gateway, api: str) -> None:
     try:
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(gateway.watch)
+            tasks.start_soon(gateway.run_webhooks)
             # Our own stdin reader: Ctrl-C (a cancellation) must not wait for a blocked read.
             with claimed_stdin() as lines:
                 streams = stdio_server(stdin=cast(Any, lines))
