@@ -55,6 +55,14 @@ class ErrorCode(StrEnum):
     ORIGIN_REFUSED = "origin-refused"
     SERVE_UNSAFE_BIND = "serve-unsafe-bind"
     RESPONSE_UNEXPECTED = "response-unexpected"
+    # What one call may carry (call/_limits.py), malformed requests, sessions
+    ARGUMENTS_TOO_LARGE = "arguments-too-large"
+    ARGUMENTS_TOO_MANY_ITEMS = "arguments-too-many-items"
+    ARGUMENTS_TOO_MANY_VALUES = "arguments-too-many-values"
+    ARGUMENT_STRING_TOO_LONG = "argument-string-too-long"
+    ARGUMENTS_TOO_DEEP = "arguments-too-deep"
+    PARAMS_INVALID = "params-invalid"
+    SESSION_LIMIT = "session-limit"
 
 
 class SpecbridgeError(Exception):

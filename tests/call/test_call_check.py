@@ -122,3 +122,50 @@ def test_each_checked_keyword_has_a_value_free_message(
     schema: dict[str, Any], value: Any, message: str
 ) -> None:
     assert _problems({"type": "object", "properties": {"v": schema}}, {"v": value}) == [message]
+
+
+# -- a failed check is explained in time linear in the arguments ----------------------------------
+
+SHAPES = [
+    {"type": "object", "required": [f"k{i}"], "properties": {f"k{i}": {"type": "string"}}} for i in range(30)
+]
+UNION_LIST = {"type": "object", "properties": {"xs": {"type": "array", "items": {"oneOf": SHAPES}}}}
+
+
+def test_a_long_array_that_fits_no_branch_of_a_union_names_the_first_problems_and_says_there_may_be_more() -> (
+    None
+):
+    problems = _problems(UNION_LIST, {"xs": [{}] * 10_000})
+    assert problems[-1] == "(the first 20 problems; there may be more)"
+    assert len(problems) == 21
+    assert all(p.endswith(": matches none of the allowed shapes") for p in problems[:-1])
+    assert "xs[0]: matches none of the allowed shapes" in problems
+
+
+def test_one_wrong_item_among_many_right_ones_is_named_alone() -> None:
+    items = [{"k3": "fine"}] * 5_000 + [{"k3": 7}] + [{"k7": "fine"}] * 10
+    assert _problems(UNION_LIST, {"xs": items}) == ["xs[5000]: matches none of the allowed shapes"]
+
+
+def test_problems_below_all_of_additional_properties_and_prefix_items_are_named() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "both": {"allOf": [{"required": ["a"]}, {"properties": {"b": {"type": "integer"}}}]},
+            "map": {"type": "object", "additionalProperties": {"type": "integer"}},
+            "pair": {"type": "array", "prefixItems": [{"type": "string"}], "items": False},
+        },
+    }
+    value = {"both": {"b": "x"}, "map": {"ok": 1, "bad": "x"}, "pair": [1, 2]}
+    assert _problems(schema, value) == [
+        "both.a: is required",
+        "both.b: must be an integer",
+        "map.bad: must be an integer",
+        "pair[0]: must be a string",
+        "pair[1]: is not allowed here",
+    ]
+
+
+def test_a_value_of_the_wrong_type_is_one_problem_not_one_per_missing_property() -> None:
+    schema = {"type": "object", "properties": {"o": {"type": "object", "required": ["a", "b"]}}}
+    assert _problems(schema, {"o": "text"}) == ["o: must be an object"]

@@ -15,6 +15,7 @@ from ._bindings import BindingPlan, apply_bindings, plan_bindings, refuse_bound,
 from ._body import Attachment
 from ._build import build_request
 from ._check import Checker
+from ._limits import DEFAULT_LIMITS, CallLimits, enforce_limits
 from ._credential import credential_for
 from ._egress import EgressPolicy, check_base_url
 from ._render import Redactor, render
@@ -37,8 +38,10 @@ class Caller:
         *,
         transport: httpx.AsyncBaseTransport | None = None,
         resolve: Callable[[str, int], Awaitable[list[str]]] | None = None,
+        limits: CallLimits = DEFAULT_LIMITS,
     ) -> None:
         self.api = api
+        self.limits = limits
         self.toolset = toolset
         if api.base_url is not None:
             try:
@@ -133,6 +136,7 @@ class Caller:
         """The checked arguments with bindings applied (raises ArgumentError; nothing is sent)."""
         if not isinstance(arguments, Mapping):
             raise ArgumentError(["arguments: must be an object"])
+        enforce_limits(arguments, self.limits)
         plan = self._plan(tool, client_bindings)
         refuse_bound(arguments, plan)
         checker = self._checker(tool, plan)

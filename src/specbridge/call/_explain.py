@@ -1,0 +1,179 @@
+"""Why arguments fail a shaped schema: at most a few problems, found in time linear in their size.
+
+jsonschema-rs's `iter_errors` builds every error of the whole instance before the first one is read,
+each with a message that serialises its subschema; a union (`anyOf`) error carries the errors of every
+branch as well. For an array of 10,000 objects under a 30-branch union that is 300,000 errors built and
+thrown away (docs/benchmarks.md). So the check asks the validator only `is_valid`, and when that says no,
+this module walks down the schema and the value together:
+
+- a node's own keywords (type, required, enum, bounds, format, additionalProperties: false) are checked
+  with the node's children replaced by `true`, so the validator reports this level only;
+- a child value is visited only when the child's schema says it is not valid (`is_valid`);
+- a union that fails is one problem ("matches none of the allowed shapes"), its branches never expanded;
+- the walk stops after `cap` problems.
+
+Validators for subschemas are compiled when first needed and kept with the checker.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import jsonschema_rs
+
+from ._paths import format_path, safe_key
+
+Json = Any
+Path = tuple[str | int, ...]
+_CHILDREN = ("properties", "items", "prefixItems", "anyOf", "allOf")
+
+
+class Explainer:
+    """Problems of an instance against one shaped schema (`root` is its compiled validator)."""
+
+    def __init__(self, shaped: Json, root: Any) -> None:
+        self._shaped = shaped
+        self._whole: dict[int, Any] = {id(shaped): root}
+        self._local: dict[int, Any] = {}
+        self._union: dict[int, Any] = {}  # keyed by the id of a node in `shaped`, which outlives them
+
+    def problems(self, instance: Json, cap: int) -> tuple[list[str], bool]:
+        """Up to `cap` messages, and whether the walk stopped at the cap (there may be more)."""
+        found: list[str] = []
+        stopped = self._visit(self._shaped, instance, (), found, cap)
+        return found, stopped
+
+    # -- compiled pieces ---------------------------------------------------------------------------
+
+    def _compiled(self, cache: dict[int, Any], key: Json, schema: Json) -> Any:
+        validator = cache.get(id(key))
+        if validator is None:
+            validator = jsonschema_rs.Draft202012Validator(schema, validate_formats=True)
+            cache[id(key)] = validator
+        return validator
+
+    def _valid(self, node: Json, value: Json) -> bool:
+        return bool(self._compiled(self._whole, node, node).is_valid(value))
+
+    # -- the walk ----------------------------------------------------------------------------------
+
+    def _visit(self, node: Json, value: Json, path: Path, found: list[str], cap: int) -> bool:
+        """Add the problems of `value` at `path`; True once `cap` is reached."""
+        if node is False:
+            return _add(found, f"{format_path(path)}: is not allowed here", cap)
+        if not isinstance(node, dict):
+            return False
+        if path and self._valid(node, value):
+            return False
+        local = self._compiled(self._local, node, _local(node))
+        wrong_type = False
+        for error in local.iter_errors(value):
+            wrong_type = wrong_type or type(error.kind).__name__ == "Type"
+            if _add(found, describe(error, path), cap):
+                return True
+        if wrong_type:
+            return False  # a string where an object belongs: its properties say nothing more
+        branches = node.get("anyOf")
+        if isinstance(branches, list):
+            union = self._compiled(self._union, branches, {"anyOf": branches})
+            if not union.is_valid(value) and _add(
+                found, f"{format_path(path)}: matches none of the allowed shapes", cap
+            ):
+                return True
+        for branch in node.get("allOf", []) if isinstance(node.get("allOf"), list) else []:
+            if self._visit(branch, value, path, found, cap):
+                return True
+        for child, item, where in _children(node, value, path):
+            if self._visit(child, item, where, found, cap):
+                return True
+        return False
+
+
+def _add(found: list[str], message: str, cap: int) -> bool:
+    if message not in found:
+        found.append(message)
+    return len(found) >= cap
+
+
+def _local(node: Mapping[str, Json]) -> dict[str, Json]:
+    """The node's own keywords: children become `true` (property names stay, for additionalProperties)."""
+    out: dict[str, Json] = {key: value for key, value in node.items() if key not in _CHILDREN}
+    properties = node.get("properties")
+    if isinstance(properties, dict):
+        out["properties"] = dict.fromkeys(properties, True)
+    if isinstance(out.get("additionalProperties"), dict):
+        out["additionalProperties"] = True
+    return out
+
+
+def _children(node: Mapping[str, Json], value: Json, path: Path) -> list[tuple[Json, Json, Path]]:
+    """(schema, value, path) of each child value the node describes."""
+    out: list[tuple[Json, Json, Path]] = []
+    if isinstance(value, dict):
+        properties = node.get("properties") if isinstance(node.get("properties"), dict) else {}
+        extra = node.get("additionalProperties")
+        for key, item in value.items():
+            if key in properties:
+                out.append((properties[key], item, (*path, key)))  # a `false` one is visited too
+            elif isinstance(extra, dict):
+                out.append((extra, item, (*path, key)))
+    elif isinstance(value, list):
+        prefix = node.get("prefixItems") if isinstance(node.get("prefixItems"), list) else []
+        items = node.get("items")
+        for index, item in enumerate(value):
+            if index < len(prefix):
+                out.append((prefix[index], item, (*path, index)))
+            elif isinstance(items, dict) or items is False:
+                out.append((items, item, (*path, index)))
+    return out
+
+
+def describe(error: Any, prefix: Path = ()) -> str:
+    """Our message for one validator error: its kind and path, never its text (which quotes the value)."""
+    kind = error.kind
+    name = type(kind).__name__
+    path = (*prefix, *error.instance_path)
+    where = format_path(path)
+    if name == "Required":
+        prop = safe_key(str(kind.property))
+        return f"{where + '.' if path else ''}{prop}: is required"
+    if name == "AdditionalProperties":
+        extras = ", ".join(safe_key(str(item)) for item in list(kind.unexpected)[:5])
+        return f"{where}: has properties the tool does not take ({extras})"
+    if name == "Type":
+        types = [str(item) for item in kind.types] if hasattr(kind, "types") else []
+        return f"{where}: must be {_a(types)}" if types else f"{where}: has the wrong type"
+    if name == "Format":
+        return f"{where}: must be a valid {kind.format}"
+    return f"{where}: {_MESSAGES.get(name, 'is not valid for this tool')}"
+
+
+def _a(types: list[str]) -> str:
+    words = {
+        "integer": "an integer",
+        "object": "an object",
+        "array": "an array",
+        "string": "a string",
+        "number": "a number",
+        "boolean": "true or false",
+        "null": "null",
+    }
+    return " or ".join(words.get(kind, kind) for kind in types)
+
+
+_MESSAGES = {
+    "Enum": "must be one of the listed values",
+    "Constant": "must be the one fixed value",
+    "MinLength": "is too short",
+    "MaxLength": "is too long",
+    "MinItems": "has too few items",
+    "MaxItems": "has too many items",
+    "Minimum": "is below the minimum",
+    "Maximum": "is above the maximum",
+    "ExclusiveMinimum": "is not above the minimum",
+    "ExclusiveMaximum": "is not below the maximum",
+    "AnyOf": "matches none of the allowed shapes",
+    "FalseSchema": "is not allowed here",
+    "AdditionalItems": "has more items than allowed",
+}
