@@ -169,3 +169,21 @@ def test_problems_below_all_of_additional_properties_and_prefix_items_are_named(
 def test_a_value_of_the_wrong_type_is_one_problem_not_one_per_missing_property() -> None:
     schema = {"type": "object", "properties": {"o": {"type": "object", "required": ["a", "b"]}}}
     assert _problems(schema, {"o": "text"}) == ["o: must be an object"]
+
+
+@pytest.mark.parametrize("bad_at", [None, 0, 700, 1_499])
+def test_large_arguments_checked_in_slices_get_the_validators_own_answer(bad_at: int | None) -> None:
+    import jsonschema_rs
+
+    nested = {
+        "type": "object",
+        "properties": {"outer": {"type": "object", "properties": {"xs": UNION_LIST["properties"]["xs"]}}},
+    }
+    items: list[Any] = [{f"k{i % 30}": "v"} for i in range(1_500)]
+    if bad_at is not None:
+        items[bad_at] = {"k1": 5}
+    value = {"outer": {"xs": items}}
+    whole = jsonschema_rs.Draft202012Validator(shape(nested)).is_valid(value)
+    problems = _problems(nested, value)
+    assert whole == (bad_at is None)
+    assert problems == ([] if bad_at is None else [f"outer.xs[{bad_at}]: matches none of the allowed shapes"])

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
+import anyio
 import httpx
+import orjson
 
 from .._errors import ArgumentError, CallError, ConfigError, ErrorCode, RequestRefused
 from ..config import DEFAULT_TIMEOUT, ApiConfig
@@ -25,6 +28,7 @@ from ._transport import EgressTransport
 
 log = logging.getLogger("specbridge.call")
 Json = Any
+INLINE_BYTES = 4096  # arguments up to this size (as JSON) are checked on the event loop itself
 
 
 class Caller:
@@ -102,7 +106,7 @@ class Caller:
                     "Ask the user to run it themselves or to approve it.",
                     code=ErrorCode.APPROVAL_REQUIRED,
                 )
-            prepared = self.prepare(tool, arguments, client_bindings=client_bindings)
+            prepared = await self._prepare_off_loop(tool, arguments, client_bindings)
             if self.base_url is None:
                 raise CallError(
                     "this API has no base_url configured and its document names no public server; "
@@ -130,6 +134,18 @@ class Caller:
         log.info("call %s answered %s", tool.name, result.status)
         return result
 
+    async def _prepare_off_loop(
+        self, tool: Tool, arguments: Mapping[str, Any], client_bindings: Mapping[str, Any] | None
+    ) -> dict[str, Json]:
+        """`prepare`, in a worker thread when the arguments are large, so a big call does not hold up
+        the calls of others on the event loop; a caller's deadline (cancellation) stops waiting for it."""
+        if _small(arguments):
+            return self.prepare(tool, arguments, client_bindings=client_bindings)
+        return await anyio.to_thread.run_sync(
+            functools.partial(self.prepare, tool, arguments, client_bindings=client_bindings),
+            abandon_on_cancel=True,  # the thread ends by itself: the limits bound its work
+        )
+
     def prepare(
         self, tool: Tool, arguments: Mapping[str, Any], *, client_bindings: Mapping[str, Any] | None = None
     ) -> dict[str, Json]:
@@ -152,6 +168,15 @@ class Caller:
 
     async def aclose(self) -> None:
         await self._transport.aclose()
+
+
+def _small(arguments: Any) -> bool:
+    """Whether checking `arguments` is cheaper than handing it to a thread (about 100 µs): a few hundred
+    bytes of JSON, measured by orjson in C; anything it cannot encode goes the careful way."""
+    try:
+        return len(orjson.dumps(arguments)) <= INLINE_BYTES
+    except (TypeError, ValueError):
+        return False
 
 
 def _document_server(toolset: ToolSet, allow: tuple[str, ...]) -> str | None:

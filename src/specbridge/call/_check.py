@@ -111,7 +111,7 @@ class Checker:
         shaped = shape(schema, defs)
         self._shaped = shaped
         self._validator = jsonschema_rs.Draft202012Validator(shaped, validate_formats=True)
-        self._explainer: Explainer | None = None  # made on the first failed check
+        self._explainer: Explainer | None = None  # made on the first check
 
     def drop_nulls(self, arguments: Mapping[str, Json]) -> dict[str, Json]:
         """Without the `null`s OpenAI strict mode sends for optional properties it leaves out (at any
@@ -124,10 +124,10 @@ class Checker:
         problems = _plain_json_problems(arguments)
         if problems:
             raise ArgumentError(problems)
-        if self._validator.is_valid(arguments):
-            return
         if self._explainer is None:
             self._explainer = Explainer(self._shaped, self._validator)
+        if self._explainer.is_valid(arguments):
+            return
         found, more = self._explainer.problems(arguments, MAX_PROBLEMS)
         problems = sorted(found) or ["arguments: are not valid for this tool"]
         if more:

@@ -12,6 +12,10 @@ this module walks down the schema and the value together:
 - a union that fails is one problem ("matches none of the allowed shapes"), its branches never expanded;
 - the walk stops after `cap` problems.
 
+Large arguments are asked `is_valid` in slices the same way (a container of at most SLICE values at a
+time): the validator holds the GIL for the whole of one call, so one call on 10,000 items would stop every
+other thread, the event loop included, for its whole length; between slices, the loop gets its turn.
+
 Validators for subschemas are compiled when first needed and kept with the checker.
 """
 
@@ -27,10 +31,11 @@ from ._paths import format_path, safe_key
 Json = Any
 Path = tuple[str | int, ...]
 _CHILDREN = ("properties", "items", "prefixItems", "anyOf", "allOf")
+SLICE = 256  # values given to the validator in one call, at most, once the arguments are large
 
 
 class Explainer:
-    """Problems of an instance against one shaped schema (`root` is its compiled validator)."""
+    """Validity in slices and problems of instances against one shaped schema (`root` compiled)."""
 
     def __init__(self, shaped: Json, root: Any) -> None:
         self._shaped = shaped
@@ -38,35 +43,69 @@ class Explainer:
         self._local: dict[int, Any] = {}
         self._union: dict[int, Any] = {}  # keyed by the id of a node in `shaped`, which outlives them
 
+    def is_valid(self, instance: Json) -> bool:
+        """Whether `instance` fits, asked of the validator in slices of at most SLICE values each."""
+        return _Walk(self, instance).valid(self._shaped, instance)
+
     def problems(self, instance: Json, cap: int) -> tuple[list[str], bool]:
         """Up to `cap` messages, and whether the walk stopped at the cap (there may be more)."""
-        found: list[str] = []
-        stopped = self._visit(self._shaped, instance, (), found, cap)
-        return found, stopped
+        walk = _Walk(self, instance)
+        stopped = walk.visit(self._shaped, instance, (), cap)
+        return walk.found, stopped
 
-    # -- compiled pieces ---------------------------------------------------------------------------
-
-    def _compiled(self, cache: dict[int, Any], key: Json, schema: Json) -> Any:
-        validator = cache.get(id(key))
+    def compiled(self, cache: str, key: Json, schema: Json) -> Any:
+        table = {"whole": self._whole, "local": self._local, "union": self._union}[cache]
+        validator = table.get(id(key))
         if validator is None:
             validator = jsonschema_rs.Draft202012Validator(schema, validate_formats=True)
-            cache[id(key)] = validator
+            table[id(key)] = validator
         return validator
 
-    def _valid(self, node: Json, value: Json) -> bool:
-        return bool(self._compiled(self._whole, node, node).is_valid(value))
 
-    # -- the walk ----------------------------------------------------------------------------------
+class _Walk:
+    """One instance walked with one schema. `weights` counts the values inside each container, so
+    a container of at most SLICE values goes to the validator whole: the validator holds the GIL for
+    the length of one call, and a call on a slice that small is short, whatever the schema."""
 
-    def _visit(self, node: Json, value: Json, path: Path, found: list[str], cap: int) -> bool:
+    def __init__(self, explainer: Explainer, instance: Json) -> None:
+        self.explainer = explainer
+        self.weights: dict[int, int] = {}
+        self.found: list[str] = []
+        _weigh(instance, self.weights)
+
+    def whole(self, node: Json, value: Json) -> bool:
+        return bool(self.explainer.compiled("whole", node, node).is_valid(value))
+
+    def union_fits(self, node: Json, value: Json) -> bool:
+        branches = node["anyOf"]
+        if self.weights.get(id(value), 0) <= SLICE:
+            return bool(self.explainer.compiled("union", branches, {"anyOf": branches}).is_valid(value))
+        return any(self.valid(branch, value) for branch in branches)
+
+    def valid(self, node: Json, value: Json) -> bool:
+        if not isinstance(node, dict):
+            return node is not False
+        if self.weights.get(id(value), 0) <= SLICE:
+            return self.whole(node, value)
+        if not self.explainer.compiled("local", node, _local(node)).is_valid(value):
+            return False
+        if isinstance(node.get("anyOf"), list) and not self.union_fits(node, value):
+            return False
+        branches = node.get("allOf") if isinstance(node.get("allOf"), list) else []
+        return all(self.valid(branch, value) for branch in branches) and all(
+            self.valid(child, item) for child, item, _ in _children(node, value, ())
+        )
+
+    def visit(self, node: Json, value: Json, path: Path, cap: int) -> bool:
         """Add the problems of `value` at `path`; True once `cap` is reached."""
+        found = self.found
         if node is False:
             return _add(found, f"{format_path(path)}: is not allowed here", cap)
         if not isinstance(node, dict):
             return False
-        if path and self._valid(node, value):
+        if path and self.valid(node, value):
             return False
-        local = self._compiled(self._local, node, _local(node))
+        local = self.explainer.compiled("local", node, _local(node))
         wrong_type = False
         for error in local.iter_errors(value):
             wrong_type = wrong_type or type(error.kind).__name__ == "Type"
@@ -74,20 +113,28 @@ class Explainer:
                 return True
         if wrong_type:
             return False  # a string where an object belongs: its properties say nothing more
-        branches = node.get("anyOf")
-        if isinstance(branches, list):
-            union = self._compiled(self._union, branches, {"anyOf": branches})
-            if not union.is_valid(value) and _add(
-                found, f"{format_path(path)}: matches none of the allowed shapes", cap
-            ):
+        if isinstance(node.get("anyOf"), list) and not self.union_fits(node, value):
+            if _add(found, f"{format_path(path)}: matches none of the allowed shapes", cap):
                 return True
         for branch in node.get("allOf", []) if isinstance(node.get("allOf"), list) else []:
-            if self._visit(branch, value, path, found, cap):
+            if self.visit(branch, value, path, cap):
                 return True
         for child, item, where in _children(node, value, path):
-            if self._visit(child, item, where, found, cap):
+            if self.visit(child, item, where, cap):
                 return True
         return False
+
+
+def _weigh(value: Json, weights: dict[int, int]) -> int:
+    """The number of values in `value` (itself included); containers' counts go into `weights`."""
+    if isinstance(value, dict):
+        total = 1 + sum(_weigh(item, weights) for item in value.values())
+    elif isinstance(value, list):
+        total = 1 + sum(_weigh(item, weights) for item in value)
+    else:
+        return 1
+    weights[id(value)] = total
+    return total
 
 
 def _add(found: list[str], message: str, cap: int) -> bool:
