@@ -34,7 +34,7 @@ import anyio
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from serve import PYTHON, SHOP_SPEC, SPECBRIDGE, TOKEN, free_port, start_upstream, wait_port  # noqa: E402
+from serve import SHOP_SPEC, SPECBRIDGE, TOKEN, free_port, start_upstream, wait_port
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
@@ -96,12 +96,20 @@ class Session:
         self.ids = itertools.count(1)
 
     async def open(self) -> Session:
-        params = {"protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}
+        params = {
+            "protocolVersion": PROTOCOL,
+            "capabilities": {},
+            "clientInfo": {"name": "bench", "version": "1"},
+        }
         response = await self.http.post(
-            self.url, headers=self.headers, json={"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params}
+            self.url,
+            headers=self.headers,
+            json={"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params},
         )
         self.headers["Mcp-Session-Id"] = response.headers["mcp-session-id"]
-        await self.http.post(self.url, headers=self.headers, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+        await self.http.post(
+            self.url, headers=self.headers, json={"jsonrpc": "2.0", "method": "notifications/initialized"}
+        )
         return self
 
     async def request(self, method: str, params: dict[str, Any]) -> tuple[int, Any]:
@@ -200,7 +208,7 @@ def mutate(schema: Any, rng: random.Random, depth: int = 0) -> Any:
         return value
     if kind == "array":
         return [mutate(schema.get("items"), rng, depth + 1) for _ in range(rng.randint(0, 5))]
-    if "enum" in schema and schema["enum"]:
+    if schema.get("enum"):
         return rng.choice(schema["enum"])
     return {"string": "text", "integer": rng.randint(-5, 5), "number": 2.5, "boolean": True}.get(
         kind if isinstance(kind, str) else "", "text"
@@ -256,7 +264,9 @@ async def memory(base: str, apis: list[str], pid: int, calls: int, sessions: int
             for mine in opened:
                 tasks.start_soon(worker, mine)
         wall = time.perf_counter() - started
-    print(f"{calls:,} calls in {wall:.0f} s over {sessions} sessions; answers: {dict(sorted(counts.items()))}")
+    print(
+        f"{calls:,} calls in {wall:.0f} s over {sessions} sessions; answers: {dict(sorted(counts.items()))}"
+    )
     print(f"RSS at the end: {vm(pid, 'VmRSS')} MB, peak (VmHWM) {vm(pid, 'VmHWM')} MB")
 
 
@@ -288,7 +298,9 @@ def main() -> None:
             directory = Path(folder)
             (directory / "batch.yaml").write_text(union_spec())
             config = directory / "stall.yaml"
-            config.write_text(config_text(upstream_port, {"shop": SHOP_SPEC, "batch": directory / "batch.yaml"}))
+            config.write_text(
+                config_text(upstream_port, {"shop": SHOP_SPEC, "batch": directory / "batch.yaml"})
+            )
             port = free_port()
             gateway = start_gateway(config, port, directory / "stall.log")
             try:
@@ -306,12 +318,21 @@ def main() -> None:
             gateway = start_gateway(config, port, directory / "memory.log")
             try:
                 print(f"\n## Memory: {len(apis)} corpus documents, {options.calls:,} mutated calls")
-                anyio.run(memory, f"http://127.0.0.1:{port}", list(apis), gateway.pid, options.calls, options.sessions)
+                anyio.run(
+                    memory,
+                    f"http://127.0.0.1:{port}",
+                    list(apis),
+                    gateway.pid,
+                    options.calls,
+                    options.sessions,
+                )
             finally:
                 gateway.terminate()
                 gateway.wait()
             log = (directory / "memory.log").read_text(errors="replace")
-            print(f"gateway log: {log.count('Traceback')} tracebacks, {log.count('gateway-internal')} gateway-internal")
+            print(
+                f"gateway log: {log.count('Traceback')} tracebacks, {log.count('gateway-internal')} gateway-internal"
+            )
     finally:
         upstream.terminate()
         upstream.wait()

@@ -357,7 +357,10 @@ SCHEMA_EDGES: list[tuple[str, dict[str, Any]]] = [
 
 
 # Past the call limits (call/_limits.py), refused before any schema work with their own codes.
-LIMIT_CODES = {"deep nesting": ErrorCode.ARGUMENTS_TOO_DEEP, "10 MB string": ErrorCode.ARGUMENT_STRING_TOO_LONG}
+LIMIT_CODES = {
+    "deep nesting": ErrorCode.ARGUMENTS_TOO_DEEP,
+    "10 MB string": ErrorCode.ARGUMENT_STRING_TOO_LONG,
+}
 
 
 @pytest.mark.parametrize(("case", "arguments"), SCHEMA_EDGES, ids=[case for case, _ in SCHEMA_EDGES])

@@ -45,7 +45,12 @@ CASES: list[tuple[str, dict[str, Any], ErrorCode, str]] = [
     ("one long string", {"name": "secret-value-" * 30}, ErrorCode.ARGUMENT_STRING_TOO_LONG, "max_string"),
     ("one long key", {"k" * 400 + "secret": 1}, ErrorCode.ARGUMENT_STRING_TOO_LONG, "max_string"),
     ("a long array", {"colors": ["secret-value"] * 51}, ErrorCode.ARGUMENTS_TOO_MANY_ITEMS, "max_items"),
-    ("a wide object", {f"secret-value{i}": 1 for i in range(51)}, ErrorCode.ARGUMENTS_TOO_MANY_ITEMS, "max_items"),
+    (
+        "a wide object",
+        {f"secret-value{i}": 1 for i in range(51)},
+        ErrorCode.ARGUMENTS_TOO_MANY_ITEMS,
+        "max_items",
+    ),
     ("many values", {"a": [[1] * 40] * 10}, ErrorCode.ARGUMENTS_TOO_MANY_VALUES, "max_nodes"),
     ("a large body", {"a": ["secret-value-" * 20] * 30}, ErrorCode.ARGUMENTS_TOO_LARGE, "max_bytes"),
     ("deep nesting", {"name": _deep(10)}, ErrorCode.ARGUMENTS_TOO_DEEP, "max_depth"),
@@ -54,7 +59,12 @@ CASES: list[tuple[str, dict[str, Any], ErrorCode, str]] = [
 
 @pytest.mark.parametrize(("case", "arguments", "code", "limit"), CASES, ids=[c[0] for c in CASES])
 async def test_arguments_past_a_limit_are_refused_with_its_code_naming_the_limit_not_the_value(
-    limited: MakeLimited, upstream: Upstream, case: str, arguments: dict[str, Any], code: ErrorCode, limit: str
+    limited: MakeLimited,
+    upstream: Upstream,
+    case: str,
+    arguments: dict[str, Any],
+    code: ErrorCode,
+    limit: str,
 ) -> None:
     with anyio.fail_after(10):
         result = await limited(SMALL).call("sendForm", arguments)
@@ -65,7 +75,9 @@ async def test_arguments_past_a_limit_are_refused_with_its_code_naming_the_limit
     assert upstream.requests == []
 
 
-async def test_arguments_within_the_limits_are_checked_and_sent(limited: MakeLimited, upstream: Upstream) -> None:
+async def test_arguments_within_the_limits_are_checked_and_sent(
+    limited: MakeLimited, upstream: Upstream
+) -> None:
     with anyio.fail_after(10):
         result = await limited(SMALL).call("sendForm", {"name": "n", "colors": ["red"] * 50})
     assert not result.is_error, result.text
@@ -97,5 +109,16 @@ def test_a_deep_path_is_shown_cut_in_the_message() -> None:
 
 @pytest.mark.parametrize("value", [0, -1, True, 1.5])
 def test_a_limit_must_be_a_positive_integer(value: Any) -> None:
-    with pytest.raises(ValueError, match="limits.max_items must be a positive integer"):
+    with pytest.raises(ValueError, match=r"limits\.max_items must be a positive integer"):
         CallLimits(max_items=value)
+
+
+def test_the_compiled_check_cache_forgets_the_least_recently_used_past_its_bound() -> None:
+    from specbridge.call._lru import Lru
+
+    cache: Lru[str, int] = Lru(2)
+    cache.put("a", 1)
+    cache.put("b", 2)
+    assert cache.get("a") == 1  # "b" is now the least recently used
+    cache.put("c", 3)
+    assert (cache.get("a"), cache.get("b"), cache.get("c"), len(cache)) == (1, None, 3, 2)

@@ -24,7 +24,11 @@ class RawSession:
         self.session_id = ""
 
     async def __aenter__(self) -> RawSession:
-        params = {"protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}
+        params = {
+            "protocolVersion": PROTOCOL,
+            "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"},
+        }
         response = await self.post({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params})
         assert response.status_code == 200, response.text
         self.session_id = response.headers["mcp-session-id"]

@@ -19,7 +19,12 @@ MALFORMED: list[tuple[str, str, Any, str]] = [
     ("name a number", "tools/call", {"name": 7, "arguments": {}}, "params.name"),
     ("name null", "tools/call", {"name": None, "arguments": {}}, "params.name"),
     ("name missing", "tools/call", {"arguments": {"id": "p1"}}, "params.name"),
-    ("_meta a string", "tools/call", {"name": "getProduct", "arguments": {"id": "p1"}, "_meta": "m"}, "params._meta"),
+    (
+        "_meta a string",
+        "tools/call",
+        {"name": "getProduct", "arguments": {"id": "p1"}, "_meta": "m"},
+        "params._meta",
+    ),
     ("cursor a number", "tools/list", {"cursor": 3}, "params.cursor"),
 ]
 
@@ -48,7 +53,10 @@ async def test_malformed_params_are_invalid_params_naming_the_field_and_the_sess
                 assert error["code"] == -32602, (case, error)
                 assert error["data"] == {"code": "params-invalid"}, (case, error)
                 assert error["message"].startswith("invalid params: "), (case, error)
-                assert f"{field}: " in error["message"] and "params.params" not in error["message"], (case, error)
+                assert f"{field}: " in error["message"] and "params.params" not in error["message"], (
+                    case,
+                    error,
+                )
                 assert "id=p1" not in error["message"] and "getProduct" not in error["message"]
             status, body = await session.call("tools/call", {"name": "getProduct", "arguments": {"id": "p1"}})
             assert body["result"]["structuredContent"] == {"id": "p1", "name": "Mug"}

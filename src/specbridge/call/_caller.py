@@ -18,9 +18,10 @@ from ._bindings import BindingPlan, apply_bindings, plan_bindings, refuse_bound,
 from ._body import Attachment
 from ._build import build_request
 from ._check import Checker
-from ._limits import DEFAULT_LIMITS, CallLimits, enforce_limits
 from ._credential import credential_for
 from ._egress import EgressPolicy, check_base_url
+from ._limits import DEFAULT_LIMITS, CallLimits, enforce_limits
+from ._lru import Lru
 from ._render import Redactor, render
 from ._result import CallResult
 from ._send import send
@@ -28,6 +29,7 @@ from ._transport import EgressTransport
 
 log = logging.getLogger("specbridge.call")
 Json = Any
+CHECKERS = 256  # compiled checks kept per API (tool x binding plan), the least recently used dropped
 INLINE_BYTES = 4096  # arguments up to this size (as JSON) are checked on the event loop itself
 
 
@@ -55,7 +57,7 @@ class Caller:
         self.base_url = api.base_url or _document_server(toolset, api.egress.allow)
         self._policy = EgressPolicy(allow=api.egress.allow, resolve=resolve)
         self._transport = EgressTransport(self._policy, transport)
-        self._checkers: dict[tuple[str, tuple[tuple[str, ...], ...]], Checker] = {}
+        self._checkers: Lru[tuple[str, tuple[tuple[str, ...], ...]], Checker] = Lru(CHECKERS)
 
     # -- schemas -----------------------------------------------------------------------------------
 
@@ -76,7 +78,7 @@ class Caller:
         cached = self._checkers.get(key)
         if cached is None:
             cached = Checker(strip_schema(tool.input_schema, plan))
-            self._checkers[key] = cached
+            self._checkers.put(key, cached)
         return cached
 
     # -- the call ----------------------------------------------------------------------------------

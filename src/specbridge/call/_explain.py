@@ -91,8 +91,7 @@ class _Walk:
             return False
         if isinstance(node.get("anyOf"), list) and not self.union_fits(node, value):
             return False
-        branches = node.get("allOf") if isinstance(node.get("allOf"), list) else []
-        return all(self.valid(branch, value) for branch in branches) and all(
+        return all(self.valid(branch, value) for branch in _list(node.get("allOf"))) and all(
             self.valid(child, item) for child, item, _ in _children(node, value, ())
         )
 
@@ -113,16 +112,12 @@ class _Walk:
                 return True
         if wrong_type:
             return False  # a string where an object belongs: its properties say nothing more
-        if isinstance(node.get("anyOf"), list) and not self.union_fits(node, value):
-            if _add(found, f"{format_path(path)}: matches none of the allowed shapes", cap):
-                return True
-        for branch in node.get("allOf", []) if isinstance(node.get("allOf"), list) else []:
-            if self.visit(branch, value, path, cap):
-                return True
-        for child, item, where in _children(node, value, path):
-            if self.visit(child, item, where, cap):
-                return True
-        return False
+        no_branch = isinstance(node.get("anyOf"), list) and not self.union_fits(node, value)
+        if no_branch and _add(found, f"{format_path(path)}: matches none of the allowed shapes", cap):
+            return True
+        if any(self.visit(branch, value, path, cap) for branch in _list(node.get("allOf"))):
+            return True
+        return any(self.visit(child, item, where, cap) for child, item, where in _children(node, value, path))
 
 
 def _weigh(value: Json, weights: dict[int, int]) -> int:
@@ -135,6 +130,10 @@ def _weigh(value: Json, weights: dict[int, int]) -> int:
         return 1
     weights[id(value)] = total
     return total
+
+
+def _list(value: Json) -> list[Json]:
+    return value if isinstance(value, list) else []
 
 
 def _add(found: list[str], message: str, cap: int) -> bool:
@@ -158,7 +157,8 @@ def _children(node: Mapping[str, Json], value: Json, path: Path) -> list[tuple[J
     """(schema, value, path) of each child value the node describes."""
     out: list[tuple[Json, Json, Path]] = []
     if isinstance(value, dict):
-        properties = node.get("properties") if isinstance(node.get("properties"), dict) else {}
+        found = node.get("properties")
+        properties: dict[str, Json] = found if isinstance(found, dict) else {}
         extra = node.get("additionalProperties")
         for key, item in value.items():
             if key in properties:
@@ -166,7 +166,7 @@ def _children(node: Mapping[str, Json], value: Json, path: Path) -> list[tuple[J
             elif isinstance(extra, dict):
                 out.append((extra, item, (*path, key)))
     elif isinstance(value, list):
-        prefix = node.get("prefixItems") if isinstance(node.get("prefixItems"), list) else []
+        prefix = _list(node.get("prefixItems"))
         items = node.get("items")
         for index, item in enumerate(value):
             if index < len(prefix):

@@ -64,7 +64,11 @@ def enforce_limits(arguments: Mapping[str, Any], limits: CallLimits = DEFAULT_LI
         nodes += 1
         if nodes > limits.max_nodes:
             raise _refuse(
-                ErrorCode.ARGUMENTS_TOO_MANY_VALUES, "arguments", "hold more values", "max_nodes", limits.max_nodes
+                ErrorCode.ARGUMENTS_TOO_MANY_VALUES,
+                "arguments",
+                "hold more values",
+                "max_nodes",
+                limits.max_nodes,
             )
         if isinstance(value, str):
             if len(value) > limits.max_string:
@@ -113,6 +117,10 @@ def enforce_limits(arguments: Mapping[str, Any], limits: CallLimits = DEFAULT_LI
             size += _SCALAR
         if size > limits.max_bytes:
             raise _refuse(
-                ErrorCode.ARGUMENTS_TOO_LARGE, "arguments", "are larger as JSON", "max_bytes", limits.max_bytes
+                ErrorCode.ARGUMENTS_TOO_LARGE,
+                "arguments",
+                "are larger as JSON",
+                "max_bytes",
+                limits.max_bytes,
             )
     return nodes

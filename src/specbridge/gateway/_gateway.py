@@ -21,6 +21,7 @@ import httpx
 
 from .._errors import SpecbridgeError
 from ..call import Caller
+from ..call._lru import Lru
 from ..config import ApiConfig, ClientConfig, Config, load_config
 from ..spec import load_document
 from ..tools import ToolSet, convert, too_big_for_one_context
@@ -30,6 +31,7 @@ from ._search import ToolIndex
 
 DEFAULT_DEADLINE = 60.0
 DEFAULT_POLL_INTERVAL = 1.0
+OUTPUT_VALIDATORS = 256  # compiled output schemas kept per API, the least recently used dropped
 Resolve = Callable[[str, int], Awaitable[list[str]]]
 ChangeListener = Callable[[str], Awaitable[None]]
 
@@ -62,7 +64,7 @@ class ApiState:
     spec_digest: str
     search: bool = False  # search mode: tools/list offers search_tools and call_tool
     listings: dict[str | None, tuple[list[Any], list[int]]] = field(default_factory=dict)
-    validators: dict[str, Any] = field(default_factory=dict)  # output-schema validators by tool name
+    validators: Lru[str, Any] = field(default_factory=lambda: Lru(OUTPUT_VALIDATORS))  # by tool name
     _index: ToolIndex | None = None
 
     @property

@@ -182,7 +182,9 @@ class ApiServer:
             api=self.api,
             method=ctx.method,
         )
-        return MCPError(types.INTERNAL_ERROR, "internal error", data={"code": str(ErrorCode.GATEWAY_INTERNAL)})
+        return MCPError(
+            types.INTERNAL_ERROR, "internal error", data={"code": str(ErrorCode.GATEWAY_INTERNAL)}
+        )
 
     async def _changed(self, api: str) -> None:
         if api != self.api:
@@ -366,7 +368,7 @@ class ApiServer:
                 validator = jsonschema_rs.validator_for(schema)
             except Exception:  # a schema the validator cannot compile: do not second-guess the answer
                 validator = _ACCEPT_ALL
-            state.validators[name] = validator
+            state.validators.put(name, validator)
         if result.structured is not None and validator.is_valid(result.structured):
             return result
         return CallResult(
