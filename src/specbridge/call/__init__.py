@@ -13,12 +13,14 @@ from ._caller import Caller as Caller
 from ._check import Checker as Checker
 from ._egress import EgressPolicy as EgressPolicy
 from ._egress import check_base_url as check_base_url
+from ._limits import CallLimits as CallLimits
 from ._result import CallResult as CallResult
 from ._result import ImageContent as ImageContent
 
 __all__ = [
     "Attachment",
     "BuiltRequest",
+    "CallLimits",
     "CallResult",
     "Caller",
     "Checker",

@@ -21,6 +21,7 @@ import httpx
 
 from .._errors import SpecbridgeError
 from ..call import Caller
+from ..call._limits import DEFAULT_LIMITS, CallLimits
 from ..call._lru import Lru
 from ..config import ApiConfig, ClientConfig, Config, load_config
 from ..spec import load_document
@@ -88,8 +89,10 @@ class Gateway:
         poll_interval: float = DEFAULT_POLL_INTERVAL,
         stdio_client: str | None = None,
         metrics: Metrics | None = None,
+        limits: CallLimits = DEFAULT_LIMITS,
     ) -> None:
         self.config = config
+        self.limits = limits  # what one call's arguments may carry (config key `limits:`)
         self.config_path = config_path
         self.transport = transport
         self.resolve = resolve
@@ -130,7 +133,7 @@ class Gateway:
     # -- loading -----------------------------------------------------------------------------------
 
     def _caller(self, api: ApiConfig, toolset: ToolSet) -> Caller:
-        return Caller(api, toolset, transport=self.transport, resolve=self.resolve)
+        return Caller(api, toolset, transport=self.transport, resolve=self.resolve, limits=self.limits)
 
     async def _build(self, api: ApiConfig) -> ApiState:
         def load() -> tuple[ToolSet, str, bool]:
