@@ -85,3 +85,47 @@ def test_only_the_sdks_check_of_a_request_counts_as_malformed_params_not_a_model
         types.Tool.model_validate({"name": "t"})
     assert about_params(request.value)
     assert not about_params(ours.value)
+
+
+async def test_over_stdio_malformed_params_are_invalid_params_too(config: Path) -> None:
+    import json
+    import sys
+
+    messages = [
+        {
+            "jsonrpc": "2.0",
+            "id": 0,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "0"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": "getProduct", "arguments": "id=p1"},
+        },
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"cursor": 3}},
+    ]
+    command = [sys.executable, "-m", "specbridge", "serve", "--config", str(config)]
+    answers: dict[int, Any] = {}
+    with anyio.fail_after(60):
+        async with await anyio.open_process(command, cwd=str(config.parent)) as process:
+            assert process.stdin is not None and process.stdout is not None
+            await process.stdin.send("".join(json.dumps(m) + "\n" for m in messages).encode())
+            buffer = b""
+            while len(answers) < 3:
+                buffer += await process.stdout.receive()
+                *lines, buffer = buffer.split(b"\n")
+                for line in lines:
+                    answer = json.loads(line)
+                    answers[answer["id"]] = answer
+            await process.stdin.aclose()
+            await process.wait()
+    assert answers[1]["error"]["code"] == -32602
+    assert answers[1]["error"]["message"] == "invalid params: params.arguments: must be an object"
+    assert answers[2]["error"]["data"] == {"code": "params-invalid"}
