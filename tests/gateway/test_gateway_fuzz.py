@@ -16,6 +16,7 @@ import pytest
 from specbridge import examples
 from tests.gateway._harness import running_gateway
 from tests.gateway._rawrpc import RawSession
+from tests.support.mutate import mutate
 from tests.support.upstream import Upstream
 
 SHOP = Path(examples.__file__).parent / "shop.openapi.yaml"
@@ -47,50 +48,6 @@ def write_config(directory: Path, upstream: Upstream, apis: dict[str, Path]) -> 
     path = directory / "specbridge.yaml"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
-
-
-ODD_VALUES: list[Any] = [
-    None,
-    True,
-    0,
-    -1,
-    2**63,
-    2**70,
-    1.5,
-    "",
-    "x" * 300,
-    "\u00e9\U0001f600",
-    [],
-    {},
-    [{}] * 40,
-]
-
-
-def mutate(schema: Any, rng: random.Random, depth: int = 0) -> Any:
-    """A value for `schema`: often right, often of the wrong type, shape or size."""
-    if depth > 5 or not isinstance(schema, dict) or rng.random() < 0.15:
-        return rng.choice(ODD_VALUES)
-    for union in ("anyOf", "oneOf"):
-        if isinstance(schema.get(union), list) and schema[union]:
-            return mutate(rng.choice(schema[union]), rng, depth + 1)
-    kind = schema.get("type")
-    if kind == "object" or "properties" in schema:
-        properties = schema.get("properties", {})
-        names = list(properties)
-        chosen = rng.sample(names, k=min(len(names), rng.randint(0, 6)))
-        value = {name: mutate(properties[name], rng, depth + 1) for name in chosen}
-        if rng.random() < 0.1:
-            value[rng.choice(["extra", "", "a/b", "\u00e9"])] = rng.choice(ODD_VALUES)
-        return value
-    if kind == "array":
-        count = rng.choice([0, 1, 3, 300]) if rng.random() < 0.9 else 2_000
-        item = mutate(schema.get("items"), rng, depth + 1)
-        return [item] * count
-    if isinstance(schema.get("enum"), list) and schema["enum"] and rng.random() < 0.7:
-        return rng.choice(schema["enum"])
-    return {"string": "text", "integer": rng.randint(-3, 3), "number": 0.5, "boolean": False}.get(
-        kind if isinstance(kind, str) else "", "text"
-    )
 
 
 def malformed(name: str, rng: random.Random) -> tuple[str, Any]:
