@@ -221,3 +221,23 @@ def test_the_explained_problems_are_those_the_validator_reports_for_the_example_
             assert now == whole, (tool.name, arguments)
             compared += 1
     assert compared > 200
+
+
+@pytest.mark.parametrize("bad", [None, (0, 0), (3, 299), (4, 1), (9, 0)])
+def test_heavy_and_light_items_of_a_large_array_are_checked_in_runs_with_the_validators_answer(
+    bad: tuple[int, int] | None,
+) -> None:
+    import jsonschema_rs
+
+    schema = {
+        "type": "object",
+        "properties": {"rows": {"type": "array", "items": {"type": "array", "items": {"type": "integer"}}}},
+    }
+    rows: list[list[Any]] = [[1] * (300 if index % 3 == 0 else 2) for index in range(10)] * 40
+    rows = [list(row) for row in rows]
+    if bad is not None:
+        rows[bad[0]][bad[1]] = "x"
+    value = {"rows": rows}
+    assert jsonschema_rs.Draft202012Validator(shape(schema)).is_valid(value) == (bad is None)
+    expected = [] if bad is None else [f"rows[{bad[0]}][{bad[1]}]: must be an integer"]
+    assert _problems(schema, value) == expected

@@ -42,6 +42,7 @@ class Explainer:
         self._whole: dict[int, Any] = {id(shaped): root}
         self._local: dict[int, Any] = {}
         self._union: dict[int, Any] = {}  # keyed by the id of a node in `shaped`, which outlives them
+        self._run: dict[int, Any] = {}
 
     def is_valid(self, instance: Json) -> bool:
         """Whether `instance` fits, asked of the validator in slices of at most SLICE values each."""
@@ -54,7 +55,7 @@ class Explainer:
         return walk.found, stopped
 
     def compiled(self, cache: str, key: Json, schema: Json) -> Any:
-        table = {"whole": self._whole, "local": self._local, "union": self._union}[cache]
+        table = {"whole": self._whole, "local": self._local, "union": self._union, "run": self._run}[cache]
         validator = table.get(id(key))
         if validator is None:
             validator = jsonschema_rs.Draft202012Validator(schema, validate_formats=True)
@@ -91,9 +92,34 @@ class _Walk:
             return False
         if isinstance(node.get("anyOf"), list) and not self.union_fits(node, value):
             return False
-        return all(self.valid(branch, value) for branch in _list(node.get("allOf"))) and all(
-            self.valid(child, item) for child, item, _ in _children(node, value, ())
-        )
+        if not all(self.valid(branch, value) for branch in _list(node.get("allOf"))):
+            return False
+        if isinstance(value, list) and isinstance(node.get("items"), dict):
+            return self.items_valid(node, value)
+        return all(self.valid(child, item) for child, item, _ in _children(node, value, ()))
+
+    def items_valid(self, node: Json, value: list[Json]) -> bool:
+        """The items of a large array, in runs of at most SLICE values given to the validator at once
+        (one call per item would cost more in Python than the check itself); a heavier item alone."""
+        prefix = _list(node.get("prefixItems"))
+        if not all(self.valid(child, item) for child, item in zip(prefix, value, strict=False)):
+            return False
+        items = node["items"]
+        run = self.explainer.compiled("run", items, {"items": items})
+        start, weight = len(prefix), 0
+        for index in range(len(prefix), len(value)):
+            item_weight = self.weights.get(id(value[index]), 1)
+            if item_weight > SLICE:  # a heavy item: the run before it, then the item on its own
+                if not _run_fits(run, value, start, index) or not self.valid(items, value[index]):
+                    return False
+                start, weight = index + 1, 0
+            elif weight + item_weight > SLICE:  # the run is full: check it, start the next one here
+                if not _run_fits(run, value, start, index):
+                    return False
+                start, weight = index, item_weight
+            else:
+                weight += item_weight
+        return _run_fits(run, value, start, len(value))
 
     def visit(self, node: Json, value: Json, path: Path, cap: int) -> bool:
         """Add the problems of `value` at `path`; True once `cap` is reached."""
@@ -130,6 +156,10 @@ def _weigh(value: Json, weights: dict[int, int]) -> int:
         return 1
     weights[id(value)] = total
     return total
+
+
+def _run_fits(run: Any, value: list[Json], start: int, end: int) -> bool:
+    return start >= end or bool(run.is_valid(value[start:end]))
 
 
 def _list(value: Json) -> list[Json]:
