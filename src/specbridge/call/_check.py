@@ -126,9 +126,10 @@ class Checker:
             raise ArgumentError(problems)
         if self._explainer is None:
             self._explainer = Explainer(self._shaped, self._validator)
-        if self._explainer.is_valid(arguments):
+        explained = self._explainer.explain(arguments, MAX_PROBLEMS)
+        if explained is None:
             return
-        found, more = self._explainer.problems(arguments, MAX_PROBLEMS)
+        found, more = explained
         problems = sorted(found) or ["arguments: are not valid for this tool"]
         if more:
             problems.append(f"(the first {MAX_PROBLEMS} problems; there may be more)")

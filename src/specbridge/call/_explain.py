@@ -21,7 +21,7 @@ Validators for subschemas are compiled when first needed and kept with the check
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import jsonschema_rs
@@ -44,13 +44,12 @@ class Explainer:
         self._union: dict[int, Any] = {}  # keyed by the id of a node in `shaped`, which outlives them
         self._run: dict[int, Any] = {}
 
-    def is_valid(self, instance: Json) -> bool:
-        """Whether `instance` fits, asked of the validator in slices of at most SLICE values each."""
-        return _Walk(self, instance).valid(self._shaped, instance)
-
-    def problems(self, instance: Json, cap: int) -> tuple[list[str], bool]:
-        """Up to `cap` messages, and whether the walk stopped at the cap (there may be more)."""
+    def explain(self, instance: Json, cap: int) -> tuple[list[str], bool] | None:
+        """None when `instance` fits (asked of the validator in slices of at most SLICE values each);
+        else up to `cap` messages, and whether the walk stopped at the cap (there may be more)."""
         walk = _Walk(self, instance)
+        if walk.valid(self._shaped, instance):
+            return None
         stopped = walk.visit(self._shaped, instance, (), cap)
         return walk.found, stopped
 
@@ -183,27 +182,25 @@ def _local(node: Mapping[str, Json]) -> dict[str, Json]:
     return out
 
 
-def _children(node: Mapping[str, Json], value: Json, path: Path) -> list[tuple[Json, Json, Path]]:
-    """(schema, value, path) of each child value the node describes."""
-    out: list[tuple[Json, Json, Path]] = []
+def _children(node: Mapping[str, Json], value: Json, path: Path) -> Iterator[tuple[Json, Json, Path]]:
+    """(schema, value, path) of each child value the node describes, lazily (a walk stops early)."""
     if isinstance(value, dict):
         found = node.get("properties")
         properties: dict[str, Json] = found if isinstance(found, dict) else {}
         extra = node.get("additionalProperties")
         for key, item in value.items():
             if key in properties:
-                out.append((properties[key], item, (*path, key)))  # a `false` one is visited too
+                yield properties[key], item, (*path, key)  # a `false` one is visited too
             elif isinstance(extra, dict):
-                out.append((extra, item, (*path, key)))
+                yield extra, item, (*path, key)
     elif isinstance(value, list):
         prefix = _list(node.get("prefixItems"))
         items = node.get("items")
         for index, item in enumerate(value):
             if index < len(prefix):
-                out.append((prefix[index], item, (*path, index)))
+                yield prefix[index], item, (*path, index)
             elif isinstance(items, dict) or items is False:
-                out.append((items, item, (*path, index)))
-    return out
+                yield items, item, (*path, index)
 
 
 def describe(error: Any, prefix: Path = ()) -> str:

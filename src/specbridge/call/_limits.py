@@ -56,11 +56,16 @@ def _where(path: tuple[str | int, ...]) -> str:
 
 def enforce_limits(arguments: Mapping[str, Any], limits: CallLimits = DEFAULT_LIMITS) -> int:
     """Raise CallError (one of the `arguments-too-*` codes) for the first limit passed; else return the
-    number of values counted (callers use it to decide whether the check is worth a worker thread)."""
+    number of values counted. No path is built on the way (a tuple per value was most of the cost); the
+    offending value's path is looked up only for the message."""
     nodes, size = 0, 0
-    stack: list[tuple[Any, tuple[str | int, ...]]] = [(arguments, ())]
+    stack: list[tuple[Any, int]] = [(arguments, 0)]
+
+    def refuse(code: ErrorCode, value: Any, what: str, limit: str) -> CallError:
+        return _refuse(code, _where(_path_to(arguments, value)), what, limit, getattr(limits, limit))
+
     while stack:
-        value, path = stack.pop()
+        value, depth = stack.pop()
         nodes += 1
         if nodes > limits.max_nodes:
             raise _refuse(
@@ -72,47 +77,25 @@ def enforce_limits(arguments: Mapping[str, Any], limits: CallLimits = DEFAULT_LI
             )
         if isinstance(value, str):
             if len(value) > limits.max_string:
-                raise _refuse(
-                    ErrorCode.ARGUMENT_STRING_TOO_LONG,
-                    _where(path),
-                    "is a longer string",
-                    "max_string",
-                    limits.max_string,
-                )
+                raise refuse(ErrorCode.ARGUMENT_STRING_TOO_LONG, value, "is a longer string", "max_string")
             size += len(value) + _OVERHEAD
-        elif isinstance(value, Mapping | list | tuple):
-            if len(path) >= limits.max_depth:
-                raise _refuse(
-                    ErrorCode.ARGUMENTS_TOO_DEEP,
-                    _where(path),
-                    "is nested deeper",
-                    "max_depth",
-                    limits.max_depth,
-                )
+        elif isinstance(value, (dict, list, tuple, Mapping)):  # dict first: an ABC check is slow
+            if depth >= limits.max_depth:
+                raise refuse(ErrorCode.ARGUMENTS_TOO_DEEP, value, "is nested deeper", "max_depth")
             if len(value) > limits.max_items:
-                raise _refuse(
-                    ErrorCode.ARGUMENTS_TOO_MANY_ITEMS,
-                    _where(path),
-                    "holds more items",
-                    "max_items",
-                    limits.max_items,
-                )
+                raise refuse(ErrorCode.ARGUMENTS_TOO_MANY_ITEMS, value, "holds more items", "max_items")
             size += _OVERHEAD
-            if isinstance(value, Mapping):
+            if isinstance(value, list | tuple):
+                stack.extend((item, depth + 1) for item in value)
+            else:
                 for key, item in value.items():
                     if isinstance(key, str):
                         if len(key) > limits.max_string:
-                            raise _refuse(
-                                ErrorCode.ARGUMENT_STRING_TOO_LONG,
-                                _where(path),
-                                "has a longer key",
-                                "max_string",
-                                limits.max_string,
+                            raise refuse(
+                                ErrorCode.ARGUMENT_STRING_TOO_LONG, value, "has a longer key", "max_string"
                             )
                         size += len(key) + _OVERHEAD
-                    stack.append((item, (*path, key if isinstance(key, str) else str(key))))
-            else:
-                stack.extend((item, (*path, index)) for index, item in enumerate(value))
+                    stack.append((item, depth + 1))
         else:
             size += _SCALAR
         if size > limits.max_bytes:
@@ -124,3 +107,17 @@ def enforce_limits(arguments: Mapping[str, Any], limits: CallLimits = DEFAULT_LI
                 limits.max_bytes,
             )
     return nodes
+
+
+def _path_to(root: Any, target: Any) -> tuple[str | int, ...]:
+    """The path of the first value that is `target` (by identity), depth first."""
+    stack: list[tuple[Any, tuple[str | int, ...]]] = [(root, ())]
+    while stack:
+        value, path = stack.pop()
+        if value is target:
+            return path
+        if isinstance(value, Mapping):
+            stack.extend((item, (*path, str(key))) for key, item in reversed(list(value.items())))
+        elif isinstance(value, list | tuple):
+            stack.extend((item, (*path, index)) for index, item in reversed(list(enumerate(value))))
+    return ()
