@@ -83,6 +83,14 @@ class ErrorCode(StrEnum):
     CSRF_INVALID = "csrf-invalid"
     REQUEST_INVALID = "request-invalid"
     WEBHOOK_FAILED = "webhook-failed"
+    # What one call may carry (call/_limits.py), malformed requests, sessions
+    ARGUMENTS_TOO_LARGE = "arguments-too-large"
+    ARGUMENTS_TOO_MANY_ITEMS = "arguments-too-many-items"
+    ARGUMENTS_TOO_MANY_VALUES = "arguments-too-many-values"
+    ARGUMENT_STRING_TOO_LONG = "argument-string-too-long"
+    ARGUMENTS_TOO_DEEP = "arguments-too-deep"
+    PARAMS_INVALID = "params-invalid"
+    SESSION_LIMIT = "session-limit"
 
 
 class SpecbridgeError(Exception):

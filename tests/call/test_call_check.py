@@ -122,3 +122,122 @@ def test_each_checked_keyword_has_a_value_free_message(
     schema: dict[str, Any], value: Any, message: str
 ) -> None:
     assert _problems({"type": "object", "properties": {"v": schema}}, {"v": value}) == [message]
+
+
+# -- a failed check is explained in time linear in the arguments ----------------------------------
+
+SHAPES = [
+    {"type": "object", "required": [f"k{i}"], "properties": {f"k{i}": {"type": "string"}}} for i in range(30)
+]
+UNION_LIST = {"type": "object", "properties": {"xs": {"type": "array", "items": {"oneOf": SHAPES}}}}
+
+
+def test_a_long_array_that_fits_no_branch_of_a_union_names_the_first_problems_and_says_there_may_be_more() -> (
+    None
+):
+    problems = _problems(UNION_LIST, {"xs": [{}] * 10_000})
+    assert problems[-1] == "(the first 20 problems; there may be more)"
+    assert len(problems) == 21
+    assert all(p.endswith(": matches none of the allowed shapes") for p in problems[:-1])
+    assert "xs[0]: matches none of the allowed shapes" in problems
+
+
+def test_one_wrong_item_among_many_right_ones_is_named_alone() -> None:
+    items = [{"k3": "fine"}] * 5_000 + [{"k3": 7}] + [{"k7": "fine"}] * 10
+    assert _problems(UNION_LIST, {"xs": items}) == ["xs[5000]: matches none of the allowed shapes"]
+
+
+def test_problems_below_all_of_additional_properties_and_prefix_items_are_named() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "both": {"allOf": [{"required": ["a"]}, {"properties": {"b": {"type": "integer"}}}]},
+            "map": {"type": "object", "additionalProperties": {"type": "integer"}},
+            "pair": {"type": "array", "prefixItems": [{"type": "string"}], "items": False},
+        },
+    }
+    value = {"both": {"b": "x"}, "map": {"ok": 1, "bad": "x"}, "pair": [1, 2]}
+    assert _problems(schema, value) == [
+        "both.a: is required",
+        "both.b: must be an integer",
+        "map.bad: must be an integer",
+        "pair[0]: must be a string",
+        "pair[1]: is not allowed here",
+    ]
+
+
+def test_a_value_of_the_wrong_type_is_one_problem_not_one_per_missing_property() -> None:
+    schema = {"type": "object", "properties": {"o": {"type": "object", "required": ["a", "b"]}}}
+    assert _problems(schema, {"o": "text"}) == ["o: must be an object"]
+
+
+@pytest.mark.parametrize("bad_at", [None, 0, 700, 1_499])
+def test_large_arguments_checked_in_slices_get_the_validators_own_answer(bad_at: int | None) -> None:
+    import jsonschema_rs
+
+    nested = {
+        "type": "object",
+        "properties": {"outer": {"type": "object", "properties": {"xs": UNION_LIST["properties"]["xs"]}}},
+    }
+    items: list[Any] = [{f"k{i % 30}": "v"} for i in range(1_500)]
+    if bad_at is not None:
+        items[bad_at] = {"k1": 5}
+    value = {"outer": {"xs": items}}
+    whole = jsonschema_rs.Draft202012Validator(shape(nested)).is_valid(value)
+    problems = _problems(nested, value)
+    assert whole == (bad_at is None)
+    assert problems == ([] if bad_at is None else [f"outer.xs[{bad_at}]: matches none of the allowed shapes"])
+
+
+def test_the_explained_problems_are_those_the_validator_reports_for_the_example_shop() -> None:
+    """Differential: below 20 problems, the walk names exactly what jsonschema-rs's own iter_errors
+    (the old way, which expands every union) does, turned into our messages."""
+    import random
+    from pathlib import Path
+
+    from specbridge import examples
+    from specbridge.call._explain import describe
+    from specbridge.document import load_document
+    from specbridge.tools import convert
+    from tests.support.mutate import mutate
+
+    rng = random.Random(5)
+    toolset = convert(load_document(str(Path(examples.__file__).parent / "shop.openapi.yaml")))
+    compared = 0
+    for _ in range(40):
+        for tool in toolset.tools:
+            checker = Checker(tool.input_schema)
+            arguments = mutate(tool.input_schema, rng)
+            if not isinstance(arguments, dict):
+                continue
+            try:
+                checker.check(arguments)
+                now: list[str] = []
+            except ArgumentError as error:
+                now = error.problems
+            if any("too large to send" in problem or "there may be more" in problem for problem in now):
+                continue
+            whole = sorted({describe(error) for error in checker._validator.iter_errors(arguments)})
+            assert now == whole, (tool.name, arguments)
+            compared += 1
+    assert compared > 200
+
+
+@pytest.mark.parametrize("bad", [None, (0, 0), (3, 299), (4, 1), (9, 0)])
+def test_heavy_and_light_items_of_a_large_array_are_checked_in_runs_with_the_validators_answer(
+    bad: tuple[int, int] | None,
+) -> None:
+    import jsonschema_rs
+
+    schema = {
+        "type": "object",
+        "properties": {"rows": {"type": "array", "items": {"type": "array", "items": {"type": "integer"}}}},
+    }
+    rows: list[list[Any]] = [[1] * (300 if index % 3 == 0 else 2) for index in range(10)] * 40
+    rows = [list(row) for row in rows]
+    if bad is not None:
+        rows[bad[0]][bad[1]] = "x"
+    value = {"rows": rows}
+    assert jsonschema_rs.Draft202012Validator(shape(schema)).is_valid(value) == (bad is None)
+    expected = [] if bad is None else [f"rows[{bad[0]}][{bad[1]}]: must be an integer"]
+    assert _problems(schema, value) == expected

@@ -13,19 +13,25 @@ from ._caller import Caller as Caller
 from ._check import Checker as Checker
 from ._egress import EgressPolicy as EgressPolicy
 from ._egress import check_base_url as check_base_url
+from ._limits import DEFAULT_LIMITS as DEFAULT_LIMITS
+from ._limits import CallLimits as CallLimits
+from ._lru import Lru as Lru
 from ._result import CallResult as CallResult
 from ._result import ImageContent as ImageContent
 from ._transport import EgressTransport as EgressTransport
 
 __all__ = [
+    "DEFAULT_LIMITS",
     "Attachment",
     "BuiltRequest",
+    "CallLimits",
     "CallResult",
     "Caller",
     "Checker",
     "EgressPolicy",
     "EgressTransport",
     "ImageContent",
+    "Lru",
     "build_request",
     "check_base_url",
 ]

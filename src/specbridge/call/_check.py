@@ -15,12 +15,15 @@ import jsonschema_rs
 
 from .._errors import ArgumentError
 from ..document.pointer import unescape_token
+from ._explain import Explainer
+from ._paths import format_path as format_path
 
 Json = Any
 MAX_DEPTH = 8  # values nested deeper than this are left to the API
 MAX_NESTING = 64  # ... but nothing nested deeper than this is sent at all
 MAX_INTEGER = 2**64 - 1  # what a JSON number can carry between common implementations (uint64)
 MIN_INTEGER = -(2**63)
+MAX_PROBLEMS = 20  # a failed check names at most this many problems (finding them all costs more)
 FORMATS = frozenset({"date-time", "date", "email", "uuid"})
 _KEPT = frozenset(
     {
@@ -113,6 +116,7 @@ class Checker:
         shaped = shape(schema, defs)
         self._shaped = shaped
         self._validator = jsonschema_rs.Draft202012Validator(shaped, validate_formats=True)
+        self._explainer: Explainer | None = None  # made on the first check
 
     def drop_nulls(self, arguments: Mapping[str, Json]) -> dict[str, Json]:
         """Without the `null`s OpenAI strict mode sends for optional properties it leaves out (at any
@@ -125,13 +129,16 @@ class Checker:
         problems = _plain_json_problems(arguments)
         if problems:
             raise ArgumentError(problems)
-        found: list[str] = []
-        for error in self._validator.iter_errors(arguments):
-            message = _describe(error)
-            if message not in found:
-                found.append(message)
-        if found:
-            raise ArgumentError(sorted(found))
+        if self._explainer is None:
+            self._explainer = Explainer(self._shaped, self._validator)
+        explained = self._explainer.explain(arguments, MAX_PROBLEMS)
+        if explained is None:
+            return
+        found, more = explained
+        problems = sorted(found) or ["arguments: are not valid for this tool"]
+        if more:
+            problems.append(f"(the first {MAX_PROBLEMS} problems; there may be more)")
+        raise ArgumentError(problems)
 
 
 def _drop_nulls(value: Json, schema: Json, depth: int) -> Json:
@@ -240,72 +247,3 @@ def _is_text(value: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
-
-
-def format_path(path: tuple[str | int, ...] | list[str | int]) -> str:
-    """`("body", "items", 2, "qty")` -> `body.items[2].qty`; odd keys are quoted and cut."""
-    if not path:
-        return "arguments"
-    out = ""
-    for part in path:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        else:
-            name = _safe_key(part)
-            out += f".{name}" if out else name
-    return out
-
-
-def _safe_key(key: str) -> str:
-    if key and len(key) <= 64 and key.replace("_", "").replace("-", "").isalnum() and key.isascii():
-        return key
-    shown = key[:40].encode("unicode_escape").decode("ascii").replace('"', '\\"')
-    return f'["{shown}{"…" if len(key) > 40 else ""}"]'
-
-
-def _describe(error: Any) -> str:
-    kind = error.kind
-    name = type(kind).__name__
-    where = format_path(list(error.instance_path))
-    if name == "Required":
-        prop = _safe_key(str(kind.property))
-        return f"{where + '.' if error.instance_path else ''}{prop}: is required"
-    if name == "AdditionalProperties":
-        extras = ", ".join(_safe_key(str(item)) for item in list(kind.unexpected)[:5])
-        return f"{where}: has properties the tool does not take ({extras})"
-    if name == "Type":
-        types = [str(item) for item in kind.types] if hasattr(kind, "types") else []
-        return f"{where}: must be {_a(types)}" if types else f"{where}: has the wrong type"
-    if name == "Format":
-        return f"{where}: must be a valid {kind.format}"
-    return f"{where}: {_MESSAGES.get(name, 'is not valid for this tool')}"
-
-
-def _a(types: list[str]) -> str:
-    words = {
-        "integer": "an integer",
-        "object": "an object",
-        "array": "an array",
-        "string": "a string",
-        "number": "a number",
-        "boolean": "true or false",
-        "null": "null",
-    }
-    return " or ".join(words.get(kind, kind) for kind in types)
-
-
-_MESSAGES = {
-    "Enum": "must be one of the listed values",
-    "Constant": "must be the one fixed value",
-    "MinLength": "is too short",
-    "MaxLength": "is too long",
-    "MinItems": "has too few items",
-    "MaxItems": "has too many items",
-    "Minimum": "is below the minimum",
-    "Maximum": "is above the maximum",
-    "ExclusiveMinimum": "is not above the minimum",
-    "ExclusiveMaximum": "is not below the maximum",
-    "AnyOf": "matches none of the allowed shapes",
-    "FalseSchema": "is not allowed here",
-    "AdditionalItems": "has more items than allowed",
-}

@@ -5,7 +5,8 @@ In front of the SDK's session manager sit two checks, in this order:
   2. the client key (when the config has clients): 401 without or with a wrong key, 403 for an API the
      client may not use. The client rides along in the ASGI scope so handlers apply its bindings and
      secret, and as the SDK's authenticated user so a session only answers the key that opened it.
-The key itself is never stored past this check, and never sent upstream.
+The key itself is never stored past this check, and never sent upstream. Then a cap on the sessions one
+client holds open per API (429 `session-limit`, see _sessions.py).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from ._gateway import Gateway
 from ._local import LOCAL_HOSTS, is_loopback
 from ._logging import log_event
 from ._server import CLIENT_SCOPE_KEY, SNAPSHOT_SCOPE_KEY, ApiServer
+from ._sessions import DEFAULT_MAX_SESSIONS_PER_CLIENT, SESSION_HEADER, SessionTable
 
 SESSION_IDLE_TIMEOUT = 1800.0
 
@@ -60,10 +62,13 @@ def _refuse(status: int, code: ErrorCode, message: str) -> Response:
 class McpEndpoint:
     """ASGI app for one API's MCP endpoint: the Origin check, the key check, then the SDK."""
 
-    def __init__(self, gateway: Gateway, api: str, manager: StreamableHTTPSessionManager) -> None:
+    def __init__(
+        self, gateway: Gateway, api: str, manager: StreamableHTTPSessionManager, sessions: SessionTable
+    ) -> None:
         self.gateway = gateway
         self.api = api
         self.manager = manager
+        self.sessions = sessions
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = Headers(scope=scope)
@@ -83,7 +88,22 @@ class McpEndpoint:
         if outcome is not None:
             scope[CLIENT_SCOPE_KEY] = outcome
             scope["user"] = AuthenticatedUser(AccessToken(token="", client_id=outcome.id, scopes=[]))
-        await self.manager.handle_request(scope, receive, send)
+        client = outcome.id if outcome is not None else None
+        session = headers.get(SESSION_HEADER)
+        if session is None and scope.get("method") == "POST" and self.sessions.full(client):
+            log_event("session limit", api=self.api, client=client, status=429)
+            refusal = _refuse(
+                429,
+                ErrorCode.SESSION_LIMIT,
+                f"this client already has {self.sessions.cap} open sessions here; reuse one, or end one "
+                "with DELETE (idle sessions end after 30 minutes)",
+            )
+            refusal.headers["Retry-After"] = "60"
+            await refusal(scope, receive, send)
+            return
+        await self.manager.handle_request(scope, receive, self.sessions.watch(send, client, session))
+        if session is not None and scope.get("method") == "DELETE":
+            self.sessions.closed(session)
 
 
 def security_settings(host: str) -> TransportSecuritySettings | None:
@@ -151,9 +171,14 @@ class LiveAdmins(Mapping[str, AdminConfig]):
         return len(self._gateway.config.admins)
 
 
-def http_app(gateway: Gateway, *, host: str = "127.0.0.1") -> Starlette:
+def http_app(
+    gateway: Gateway,
+    *,
+    host: str = "127.0.0.1",
+    max_sessions_per_client: int = DEFAULT_MAX_SESSIONS_PER_CLIENT,
+) -> Starlette:
     """The gateway's ASGI app. Its lifespan loads the APIs (unless started), watches for changes, and
-    runs each API's session manager."""
+    runs each API's session manager. Each client may hold `max_sessions_per_client` sessions per API."""
     servers = {name: ApiServer(gateway, name) for name in gateway.api_names}
     managers = {
         name: StreamableHTTPSessionManager(
@@ -169,12 +194,14 @@ def http_app(gateway: Gateway, *, host: str = "127.0.0.1") -> Starlette:
         )
         for name, server in servers.items()
     }
+    tables = {name: SessionTable(max_sessions_per_client, SESSION_IDLE_TIMEOUT) for name in managers}
     routes: list[BaseRoute] = [
-        Route(f"/{name}/mcp", endpoint=McpEndpoint(gateway, name, managers[name])) for name in managers
+        Route(f"/{name}/mcp", endpoint=McpEndpoint(gateway, name, managers[name], tables[name]))
+        for name in managers
     ]
     if len(managers) == 1:
         (only,) = managers
-        routes.append(Route("/mcp", endpoint=McpEndpoint(gateway, only, managers[only])))
+        routes.append(Route("/mcp", endpoint=McpEndpoint(gateway, only, managers[only], tables[only])))
 
     async def healthz(request: Request) -> Response:
         return JSONResponse(
@@ -259,13 +286,14 @@ async def serve_http(
     *,
     on_ready: Callable[[str], None] | None = None,
     stop: anyio.Event | None = None,
+    max_sessions_per_client: int = DEFAULT_MAX_SESSIONS_PER_CLIENT,
 ) -> None:
     """Serve the gateway's app on `sock` with uvicorn until Ctrl-C or `stop` is set."""
     host = sock.getsockname()[0]
     if gateway.host is None:
         gateway.host = host  # so that reloads keep the bind rule (`Gateway.unsafe`)
     config = uvicorn.Config(
-        http_app(gateway, host=host),
+        http_app(gateway, host=host, max_sessions_per_client=max_sessions_per_client),
         log_config=None,
         access_log=False,
         lifespan="on",

@@ -4,6 +4,7 @@ Error mapping (PRODUCT §5, docs/gateway.md):
 
     unknown tool                       JSON-RPC -32602  (data.code "tool-unknown")
     a cursor we did not hand out       JSON-RPC -32602  (data.code "cursor-invalid")
+    params not of the shape MCP says   JSON-RPC -32602  (data.code "params-invalid")
     bad arguments, API failures        result with isError: true, text "[<code>] <message>"
     the gateway's deadline             JSON-RPC -32003 "timeout" (data.code "gateway-timeout")
     anything else                      JSON-RPC -32603 "internal error", nothing else said
@@ -28,6 +29,7 @@ from mcp.server.models import InitializationOptions
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import ValidationError
 
 from .. import __version__
 from .._errors import CallError, ErrorCode
@@ -38,6 +40,7 @@ from ..tools import Tool, mcp_tool
 from ._approving import bound_values, needs_approval
 from ._gateway import ApiState, Gateway, Snapshot
 from ._logging import log_event, monotonic
+from ._params import about_params, invalid_params
 from ._search import (
     CALL_TOOL,
     CALL_TOOL_SCHEMA,
@@ -172,18 +175,29 @@ class ApiServer:
             return await call_next(ctx)
         except (MCPError, anyio.get_cancelled_exc_class()):
             raise
+        except ValidationError as error:
+            if not about_params(error):
+                raise self._internal(ctx) from None
+            # the SDK's own check of the params, before our handler ran
+            self.gateway.metrics.error(self.api, str(ErrorCode.PARAMS_INVALID))
+            log_event("request params invalid", api=self.api, method=ctx.method)
+            raise invalid_params(error) from None
         except Exception:
-            self.gateway.metrics.error(self.api, str(ErrorCode.GATEWAY_INTERNAL))
-            log_event(
-                "request failed inside the gateway",
-                level=logging.ERROR,
-                exc_info=True,
-                api=self.api,
-                method=ctx.method,
-            )
-            raise MCPError(
-                types.INTERNAL_ERROR, "internal error", data={"code": str(ErrorCode.GATEWAY_INTERNAL)}
-            ) from None
+            raise self._internal(ctx) from None
+
+    def _internal(self, ctx: ServerRequestContext[Any, Any]) -> MCPError:
+        """Log the fault being handled (with its traceback, to the log only); what the client gets."""
+        self.gateway.metrics.error(self.api, str(ErrorCode.GATEWAY_INTERNAL))
+        log_event(
+            "request failed inside the gateway",
+            level=logging.ERROR,
+            exc_info=True,
+            api=self.api,
+            method=ctx.method,
+        )
+        return MCPError(
+            types.INTERNAL_ERROR, "internal error", data={"code": str(ErrorCode.GATEWAY_INTERNAL)}
+        )
 
     async def _changed(self, api: str) -> None:
         if api != self.api:
@@ -404,7 +418,7 @@ class ApiServer:
                 validator = jsonschema_rs.validator_for(schema)
             except Exception:  # a schema the validator cannot compile: do not second-guess the answer
                 validator = _ACCEPT_ALL
-            state.validators[name] = validator
+            state.validators.put(name, validator)
         if result.structured is not None and validator.is_valid(result.structured):
             return result
         return CallResult(
