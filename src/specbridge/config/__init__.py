@@ -31,6 +31,7 @@ from ._model import AuthType as AuthType
 from ._model import ClientConfig as ClientConfig
 from ._model import Config as Config
 from ._model import EgressConfig as EgressConfig
+from ._model import LimitsConfig as LimitsConfig
 from ._model import LintConfig as LintConfig
 from ._model import LintIgnore as LintIgnore
 from ._model import SearchIndexConfig as SearchIndexConfig
@@ -65,6 +66,7 @@ __all__ = [
     "ClientConfig",
     "Config",
     "EgressConfig",
+    "LimitsConfig",
     "LintConfig",
     "LintIgnore",
     "SearchIndexConfig",

@@ -161,6 +161,19 @@ class LintConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class LimitsConfig:
+    """`limits:` at the top level: what one call's arguments may carry (checked before any schema work;
+    call.CallLimits has the same fields and defaults) and how many sessions one client may hold per API."""
+
+    max_bytes: int = 4 * 1024 * 1024
+    max_items: int = 10_000
+    max_nodes: int = 100_000
+    max_string: int = 1024 * 1024
+    max_depth: int = 64
+    sessions_per_client: int = 64
+
+
+@dataclass(frozen=True, slots=True)
 class SearchIndexConfig:
     """`search:` at the top level: how search mode ranks (see specbridge.search.SearchSettings)."""
 
@@ -179,6 +192,7 @@ class Config:
     admins: Mapping[str, AdminConfig] = field(default_factory=dict)
     approvals: ApprovalsConfig = field(default_factory=ApprovalsConfig)
     search: SearchIndexConfig = field(default_factory=SearchIndexConfig)
+    limits: LimitsConfig = field(default_factory=LimitsConfig)
 
     def approvals_for(self, api: str | None = None) -> ApprovalsConfig:
         """The approval settings of an API (its `approvals:` over the top level's), or the top level's."""

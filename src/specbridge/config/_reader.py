@@ -24,6 +24,7 @@ from ._model import (
     ClientConfig,
     Config,
     EgressConfig,
+    LimitsConfig,
     LintConfig,
     LintIgnore,
     SearchIndexConfig,
@@ -114,6 +115,7 @@ class _Builder:
             admins=admins,
             approvals=approvals,
             search=self.search(top.get("search") or {}),
+            limits=LimitsConfig(**(top.get("limits") or {})),
         )
 
     def search(self, raw: Mapping[str, Any]) -> SearchIndexConfig:

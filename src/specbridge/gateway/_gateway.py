@@ -24,8 +24,7 @@ import anyio
 import httpx
 
 from .._errors import DocumentError, ErrorCode, SpecbridgeError
-from ..call import Caller
-from ..call import DEFAULT_LIMITS, CallLimits, Lru
+from ..call import Caller, CallLimits, Lru
 from ..config import ApiConfig, ClientConfig, Config, SearchIndexConfig, check_tool_names, load_config
 from ..document import load_document
 from ..search import SearchIndex
@@ -101,6 +100,17 @@ class Snapshot:
         return self.states[api]
 
 
+def call_limits(config: Config) -> CallLimits:
+    limits = config.limits
+    return CallLimits(
+        max_bytes=limits.max_bytes,
+        max_items=limits.max_items,
+        max_nodes=limits.max_nodes,
+        max_string=limits.max_string,
+        max_depth=limits.max_depth,
+    )
+
+
 def _freeze_heap() -> None:
     """Take what is alive now (the loaded documents, tools and schemas: most of the heap) out of the
     cyclic garbage collector's way. A full collection otherwise walks all of it, about 80 ms for five
@@ -125,13 +135,14 @@ class Gateway:
         stdio_client: str | None = None,
         metrics: Metrics | None = None,
         host: str | None = None,
-        limits: CallLimits = DEFAULT_LIMITS,
+        limits: CallLimits | None = None,
     ) -> None:
         """`host`: the address the HTTP listener is bound to (None for stdio); a reload may not leave a
         gateway bound elsewhere than loopback without client keys."""
         self.snapshot = Snapshot(config, MappingProxyType({}))
         self.host = host
-        self.limits = limits  # what one call's arguments may carry (config key `limits:`)
+        # What one call's arguments may carry: the config's `limits:` at start (a reload keeps them).
+        self.limits = limits or call_limits(config)
         self.config_path = config_path
         self.transport = transport
         self.resolve = resolve

@@ -39,7 +39,7 @@ from ._gateway import Gateway
 from ._local import LOCAL_HOSTS, is_loopback
 from ._logging import log_event
 from ._server import CLIENT_SCOPE_KEY, SNAPSHOT_SCOPE_KEY, ApiServer
-from ._sessions import DEFAULT_MAX_SESSIONS_PER_CLIENT, SESSION_HEADER, SessionTable
+from ._sessions import SESSION_HEADER, SessionTable
 
 SESSION_IDLE_TIMEOUT = 1800.0
 
@@ -175,7 +175,7 @@ def http_app(
     gateway: Gateway,
     *,
     host: str = "127.0.0.1",
-    max_sessions_per_client: int = DEFAULT_MAX_SESSIONS_PER_CLIENT,
+    max_sessions_per_client: int | None = None,
 ) -> Starlette:
     """The gateway's ASGI app. Its lifespan loads the APIs (unless started), watches for changes, and
     runs each API's session manager. Each client may hold `max_sessions_per_client` sessions per API."""
@@ -194,7 +194,8 @@ def http_app(
         )
         for name, server in servers.items()
     }
-    tables = {name: SessionTable(max_sessions_per_client, SESSION_IDLE_TIMEOUT) for name in managers}
+    cap = max_sessions_per_client or gateway.config.limits.sessions_per_client  # `limits:` at start
+    tables = {name: SessionTable(cap, SESSION_IDLE_TIMEOUT) for name in managers}
     routes: list[BaseRoute] = [
         Route(f"/{name}/mcp", endpoint=McpEndpoint(gateway, name, managers[name], tables[name]))
         for name in managers
@@ -286,7 +287,7 @@ async def serve_http(
     *,
     on_ready: Callable[[str], None] | None = None,
     stop: anyio.Event | None = None,
-    max_sessions_per_client: int = DEFAULT_MAX_SESSIONS_PER_CLIENT,
+    max_sessions_per_client: int | None = None,
 ) -> None:
     """Serve the gateway's app on `sock` with uvicorn until Ctrl-C or `stop` is set."""
     host = sock.getsockname()[0]
