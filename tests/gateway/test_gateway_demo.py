@@ -16,6 +16,14 @@ def test_the_demo_serves_the_example_shop_and_makes_one_real_call() -> None:
     assert "Fountain pen" in result.output  # the answer of the real listProducts call
 
 
+def test_the_demo_shows_a_refund_waiting_for_approval_then_sent_once_approved() -> None:
+    result = CliRunner().invoke(app, ["demo", "--once", "--port", "0"])
+    assert result.exit_code == 0, result.output
+    waiting, _, after = result.output.partition("tools/call refundOrder again:")
+    assert "[approval-pending]" in waiting and "store sqlite:///" in waiting
+    assert '"status":"refunded"' in after
+
+
 def test_the_example_shop_answers_its_operations_and_checks_the_token() -> None:
     from starlette.testclient import TestClient
 

@@ -6,7 +6,9 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import shutil
 import sys
+import tempfile
 from collections.abc import Iterator
 from importlib import resources
 from typing import Any
@@ -21,6 +23,7 @@ from ._app import app, friendly_errors
 from ._serve import listen
 
 DEMO_PORT = 8765
+DEMO_ORDER = "7c9e6679-7425-40de-944b-e07fc1f90ae7"  # an order the example shop starts with
 Json = Any
 TOKEN_ENV = "SPECBRIDGE_DEMO_TOKEN"
 
@@ -101,7 +104,7 @@ async def _demo(once: bool, port: int) -> None:
     import uvicorn
     from mcp import Client
 
-    from ..config import ApiConfig, AuthConfig, Config, EgressConfig, Secret
+    from ..config import ApiConfig, ApprovalsConfig, AuthConfig, Config, EgressConfig, Secret, ToolConfig
     from ..examples.shop_api import shop_app
     from ..gateway import Gateway, bind, configure_logging, endpoint_urls, serve_http
 
@@ -128,8 +131,12 @@ async def _demo(once: bool, port: int) -> None:
         base_url=f"http://{shop_host}:{shop_port}/v1",
         auth=AuthConfig(type="bearer", secret=Secret(f"env:{TOKEN_ENV}")),
         egress=EgressConfig(allow=(f"{shop_host}:{shop_port}",)),
+        tools={"refundOrder": ToolConfig(requires_approval=True)},  # a person says yes to each refund
+        approvals=ApprovalsConfig(wait=0),
     )
-    gateway = Gateway(Config(source="<demo>", apis={"shop": api}))
+    state_dir = tempfile.mkdtemp(prefix="specbridge-demo-")  # the demo's SQLite store, removed at the end
+    store = f"sqlite:///{os.path.join(state_dir, 'state.db')}"
+    gateway = Gateway(Config(source="<demo>", apis={"shop": api}, store=store))
     await gateway.start()
     shop = QuietServer(
         uvicorn.Config(shop_app(os.environ[TOKEN_ENV]), log_config=None, access_log=False, lifespan="off")
@@ -167,6 +174,7 @@ async def _demo(once: bool, port: int) -> None:
                 click.echo('tools/call listProducts {"limit": 2}:')
                 result = await client.call_tool("listProducts", {"limit": 2})
                 click.echo(("  error: " if result.is_error else "  ") + describe(result))
+                await show_approval(client, gateway, url, store)
             if once:
                 stop.set()
             else:
@@ -176,6 +184,24 @@ async def _demo(once: bool, port: int) -> None:
     finally:
         shop_sock.close()
         gateway_sock.close()
+        shutil.rmtree(state_dir, ignore_errors=True)
+
+
+async def show_approval(client: Any, gateway: Any, url: str, store: str) -> None:
+    """refundOrder needs a person's approval: the call waits, a person approves, the call goes through."""
+    refund = {"orderId": DEMO_ORDER, "reason": "The mugs arrived broken"}
+    click.echo(f"\ntools/call refundOrder {dumps(refund)}   (requires_approval; store {store}):")
+    pending = await client.call_tool("refundOrder", refund)
+    click.echo("  " + describe(pending))
+    approval = (await gateway.approvals.desk.list())[0]
+    click.echo(
+        f"a person approves it: specbridge approvals approve {approval.id}  "
+        f"(or the page {url.rsplit('/', 1)[0]}/admin/)"
+    )
+    await gateway.approvals.desk.approve(approval.id, "demo")
+    click.echo("tools/call refundOrder again:")
+    done = await client.call_tool("refundOrder", refund)
+    click.echo(("  error: " if done.is_error else "  ") + describe(done))
 
 
 def describe(result: types.CallToolResult) -> str:
