@@ -55,6 +55,7 @@ class ErrorCode(StrEnum):
     ORIGIN_REFUSED = "origin-refused"
     SERVE_UNSAFE_BIND = "serve-unsafe-bind"
     RESPONSE_UNEXPECTED = "response-unexpected"
+    BODY_NOT_BASE64 = "body-not-base64"
 
 
 class SpecbridgeError(Exception):
