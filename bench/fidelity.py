@@ -3,7 +3,7 @@ operation of every OpenAPI 3.x document of ../shared/corpus, two passes (require
 argument down to depth 5); each request the recording upstream receives is validated by openapi-core
 against the original document. Prints the share per pass and the failures by kind.
 
-.venv/bin/python bench/fidelity.py [--max-bytes N] [--sample N] [--only NAME ...] [--examples N]
+.venv/bin/python bench/fidelity.py [--max-bytes N] [--sample N] [--only NAME ...] [--examples N] [--peer]
 """
 
 from __future__ import annotations
@@ -17,7 +17,11 @@ import anyio
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.support.fidelity import PASSES, documents, measure
+from tests.support.fidelity import PASSES, Api, documents, measure
+
+
+def _progress(api: Api) -> None:
+    print(f"  done: {api.path.name}", file=sys.stderr, flush=True)
 
 
 def main() -> None:
@@ -29,6 +33,7 @@ def main() -> None:
     )
     parser.add_argument("--examples", type=int, default=3)
     parser.add_argument("--concurrency", type=int, default=2)
+    parser.add_argument("--peer", action="store_true", help="FastMCP from_openapi instead (bench/.venv-peer)")
     options = parser.parse_args()
     paths = documents(options.max_bytes)
     if options.only:

@@ -23,7 +23,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,7 +31,14 @@ from typing import Any
 import anyio
 import yaml
 
-from tests.support.fidelity_validator import ValidatorRequest, detail_of, install, kind_of
+from tests.support.fidelity_validator import (
+    ValidatorRequest,
+    detail_of,
+    kind_of,
+    lenient,
+    parameters_without_read_only,
+    without_discriminators,
+)
 from tests.support.fidelity_values import Generator
 from tests.support.upstream import RecordedRequest, Upstream, json_response
 
@@ -81,7 +88,7 @@ def api_name(path: Path) -> str:
     return re.sub(r"[^a-z0-9]+", "-", path.stem.lower()).strip("-")[:48]
 
 
-def _auth(data: dict[str, Any]) -> dict[str, str]:
+def auth_for(data: dict[str, Any]) -> dict[str, str]:
     """The credential where the document's first security requirement puts it."""
     schemes = ((data.get("components") or {}).get("securitySchemes")) or {}
     requirements = data.get("security") or []
@@ -113,7 +120,7 @@ class Api:
     problem: str = ""
 
 
-def _document_data(path: Path) -> dict[str, Any]:
+def document_data(path: Path) -> dict[str, Any]:
     """The document as data, read by YAML 1.2 rules (PyYAML reads 1.1 and trips on some documents)."""
     from specbridge.spec import load_document
 
@@ -138,19 +145,19 @@ def _validator(data: dict[str, Any], base: str) -> Any:
         else item
         for key, item in (data.get("paths") or {}).items()
     }
-    return OpenAPI.from_dict(
-        {**data, "servers": [{"url": base}], "paths": paths}, config=Config(spec_validator_cls=None)
-    )
+    document = parameters_without_read_only({**data, "servers": [{"url": base}], "paths": paths})
+    document = without_discriminators(document)
+    return OpenAPI.from_dict(document, config=Config(spec_validator_cls=None))
 
 
-def _write_config(directory: Path, apis: list[Path], upstream: Upstream) -> tuple[Path, list[Api]]:
+def write_config(directory: Path, apis: list[Path], upstream: Upstream) -> tuple[Path, list[Api]]:
     config: dict[str, Any] = {"apis": {}}
     loaded: list[Api] = []
     for path in apis:
         name = api_name(path)
         base = f"{upstream.url}/{name}"
         try:
-            data = _document_data(path)
+            data = document_data(path)
             validator = _validator(data, base)
         except Exception as error:  # a document openapi-core cannot read is not our fidelity
             loaded.append(Api(name, path, None, f"{type(error).__name__}"))
@@ -158,7 +165,7 @@ def _write_config(directory: Path, apis: list[Path], upstream: Upstream) -> tupl
         config["apis"][name] = {
             "spec": str(path),
             "base_url": base,
-            "auth": _auth(data),
+            "auth": auth_for(data),
             "egress": {"allow": [upstream.address]},
             "search": "off",  # every operation as a tool of its own
             "timeout": 60,
@@ -169,7 +176,7 @@ def _write_config(directory: Path, apis: list[Path], upstream: Upstream) -> tupl
     return target, loaded
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
@@ -178,7 +185,7 @@ def _free_port() -> int:
 @contextlib.contextmanager
 def _serving(config: Path, command: list[str] | None = None) -> Iterator[str]:
     """`specbridge serve` over Streamable HTTP in its own process; yields its base URL."""
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "FIDELITY_SECRET": SECRET, "FIDELITY_BASIC": f"user:{SECRET}"}
     argv = command or [sys.executable, "-m", "specbridge"]
     process = subprocess.Popen(
@@ -238,7 +245,7 @@ def _text(result: Any) -> str:
     return " ".join(getattr(item, "text", "") for item in result.content)[:300]
 
 
-class _Recorder:
+class Recorder:
     """The upstream's fallback: answers `{}` and files each request under (API, tool name)."""
 
     def __init__(self) -> None:
@@ -250,18 +257,20 @@ class _Recorder:
         return json_response({})
 
     def take(self, api: str, tool: str) -> list[RecordedRequest]:
-        return self.seen.pop((api, tool), [])
+        """What arrived for this tool (a server that names no operation: whatever came for the API)."""
+        return self.seen.pop((api, tool), []) or self.seen.pop((api, ""), [])
 
 
-async def _measure_api(
-    url: str,
+async def measure_api(
+    mcp_url: str,
     api: Api,
     upstream: Upstream,
-    recorder: _Recorder,
+    recorder: Recorder,
     stats: dict[str, Fidelity],
     sample: int | None,
 ) -> None:
-    async with _session(f"{url}/{api.name}/mcp") as client:
+    """Every tool (or about `sample` of them) of the MCP server at `mcp_url`, both passes."""
+    async with _session(mcp_url) as client:
         tools = await _tools(client)
         if sample is not None:
             tools = tools[:: max(1, len(tools) // sample)][:sample]
@@ -294,26 +303,31 @@ async def _measure_api(
 
 
 async def measure(
-    paths: list[Path], *, sample: int | None = None, command: list[str] | None = None, concurrency: int = 2
+    paths: list[Path],
+    *,
+    sample: int | None = None,
+    command: list[str] | None = None,
+    concurrency: int = 2,
+    progress: Callable[[Api], None] = lambda api: None,
 ) -> dict[str, Fidelity]:
     """Both passes over `paths` (every tool, or about `sample` per document)."""
-    install()
     stats = {mode: Fidelity() for mode in PASSES}
     started = time.perf_counter()
-    recorder = _Recorder()
+    recorder = Recorder()
     with Upstream(fallback=recorder) as upstream, tempfile.TemporaryDirectory() as directory:
-        config, apis = _write_config(Path(directory), paths, upstream)
+        config, apis = write_config(Path(directory), paths, upstream)
         for api in apis:
             if api.validator is None:
                 for mode in PASSES:
                     stats[mode].skipped[f"document openapi-core cannot read ({api.problem})"] += 1
         usable = [api for api in apis if api.validator is not None]
-        with _serving(config, command) as url:
+        with _serving(config, command) as url, lenient():
             limit = anyio.Semaphore(concurrency)
 
             async def one(api: Api) -> None:
                 async with limit:
-                    await _measure_api(url, api, upstream, recorder, stats, sample)
+                    await measure_api(f"{url}/{api.name}/mcp", api, upstream, recorder, stats, sample)
+                    progress(api)
 
             async with anyio.create_task_group() as tasks:
                 for api in usable:

@@ -12,22 +12,40 @@ tests/call/test_call_fidelity.py shows each one is needed):
   `+json` media type (`application/merge-patch+json`, …) is JSON (RFC 6839).
 - `binary`: the bytes of a binary part or body are handed to the schema check as text, since
   openapi-core's OpenAPI 3.1 check says raw bytes are not a `string`.
+- `parameter-readOnly`: `readOnly` means something only for an object's properties (OpenAPI 3.0
+  "Relevant only for Schema properties definitions"); openapi-core also applies it to a parameter's own
+  schema and refuses a required path parameter whose schema (shared with a property) is `readOnly`.
+  The validator's copy of the document drops `readOnly` at the top of parameter schemas.
+- `discriminator`: openapi-core resolves a discriminator value without a `mapping` entry as
+  `#/components/schemas/<value>`, so `role: developer` fails where the document's branches are named
+  otherwise (OpenAI); the validator's copy drops `discriminator` (a hint, "MAY be used") and checks
+  `oneOf`/`anyOf` as JSON Schema does, which is stricter.
 - `multipart-text`: a multipart text part is cast to its property's scalar type (`integer`, `number`,
   `boolean`) as a server reads it; openapi-core validates the text as it came.
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
+from collections.abc import Iterator
 from http.cookies import SimpleCookie
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from tests.support.upstream import RecordedRequest
 
-LENIENCIES = ("servers", "document", "path", "deepObject", "+json", "binary", "multipart-text")
+LENIENCIES = (
+    "servers",
+    "document",
+    "path",
+    "deepObject",
+    "+json",
+    "binary",
+    "parameter-readOnly",
+    "multipart-text",
+)
 _BRACKETS = re.compile(r"\[([^\[\]]*)\]")
-_installed = False
 
 
 def _finish(node: Any) -> Any:
@@ -67,25 +85,22 @@ def deep_object_loads(explode: bool, name: str, schema_type: str, location: Any)
     return _finish(root)
 
 
-def install() -> None:
-    """Patch openapi-core once (the measuring process only ever validates)."""
-    global _installed
-    if _installed:
-        return
-    _installed = True
+@contextlib.contextmanager
+def lenient() -> Iterator[None]:
+    """openapi-core with the leniencies above, restored on exit."""
     from openapi_core.deserializing.media_types import deserializers as media
     from openapi_core.deserializing.media_types.util import json_loads
     from openapi_core.deserializing.styles import style_deserializers
 
-    style_deserializers["deepObject"] = deep_object_loads
-
-    original = media.MediaTypesDeserializer.get_deserializer_callable
+    original_deep = style_deserializers["deepObject"]
+    original_callable = media.MediaTypesDeserializer.get_deserializer_callable
+    original_decode = media.MediaTypeDeserializer.decode_property_content_type
 
     def get_deserializer_callable(self: Any, mimetype: str) -> Any:
         kind = mimetype.lower()
         if kind.endswith("+json"):
             return json_loads
-        found = original(self, mimetype)
+        found = original_callable(self, mimetype)
         if kind == "multipart/form-data" or kind.startswith("text/") or found is json_loads:
             return found
 
@@ -95,50 +110,116 @@ def install() -> None:
 
         return as_text
 
-    media.MediaTypesDeserializer.get_deserializer_callable = get_deserializer_callable  # type: ignore[method-assign]
-
-    decode_property = media.MediaTypeDeserializer.decode_property_content_type
-
-    def decode_property_content_type(
-        self: Any, prop_name: str, prop_schema: Any, location: Any, *rest: Any
-    ) -> Any:
-        value = decode_property(self, prop_name, prop_schema, location, *rest)
+    def decode_property_content_type(self: Any, name: str, schema: Any, location: Any, *rest: Any) -> Any:
+        value = original_decode(self, name, schema, location, *rest)
         if not self.mimetype.startswith("multipart"):
             return value
-        kind = (prop_schema / "type").read_str("") if "type" in prop_schema else ""
-        items = prop_schema / "items" if "items" in prop_schema else None
-        if kind == "array" and items is not None and isinstance(value, list):
-            item_kind = (items / "type").read_str("") if "type" in items else ""
-            return [_cast(item, item_kind) for item in value]
-        return _cast(value, kind)
+        with schema.resolve() as resolved:
+            contents = resolved.contents
+        kinds = _kinds(contents)
+        if "array" in kinds and isinstance(value, list):
+            items = contents.get("items") if isinstance(contents, dict) else None
+            return [_cast(item, _kinds(items)) for item in value]
+        return _cast(value, kinds)
 
-    media.MediaTypeDeserializer.decode_property_content_type = decode_property_content_type  # type: ignore[method-assign]
-
-
-def _cast(value: Any, kind: str) -> Any:
-    if not isinstance(value, str):
-        return value
+    style_deserializers["deepObject"] = deep_object_loads
+    media.MediaTypesDeserializer.get_deserializer_callable = get_deserializer_callable  # type: ignore[method-assign]
+    media.MediaTypeDeserializer.decode_property_content_type = decode_property_content_type  # type: ignore[method-assign,assignment]
     try:
-        if kind == "integer":
-            return int(value)
-        if kind == "number":
-            return float(value)
-    except ValueError:
+        yield
+    finally:
+        style_deserializers["deepObject"] = original_deep
+        media.MediaTypesDeserializer.get_deserializer_callable = original_callable  # type: ignore[method-assign]
+        media.MediaTypeDeserializer.decode_property_content_type = original_decode  # type: ignore[method-assign]
+
+
+def parameters_without_read_only(document: dict[str, Any]) -> dict[str, Any]:
+    """A copy of `document` whose parameter schemas carry no top-level `readOnly` (a `$ref`'d schema
+    is copied in without it); everything else is shared, unchanged."""
+    schemas = (document.get("components") or {}).get("schemas") or {}
+
+    def fixed(parameter: Any) -> Any:
+        if not isinstance(parameter, dict) or not isinstance(parameter.get("schema"), dict):
+            return parameter
+        schema = parameter["schema"]
+        ref = schema.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/components/schemas/"):
+            target = schemas.get(ref.rsplit("/", 1)[1])
+            if isinstance(target, dict) and target.get("readOnly") is True:
+                schema = {**target, **{k: v for k, v in schema.items() if k != "$ref"}}
+        if schema.get("readOnly") is not True:
+            return parameter
+        return {**parameter, "schema": {k: v for k, v in schema.items() if k != "readOnly"}}
+
+    def fixed_list(value: Any) -> Any:
+        return [fixed(item) for item in value] if isinstance(value, list) else value
+
+    paths = {}
+    for key, item in (document.get("paths") or {}).items():
+        if not isinstance(item, dict):
+            paths[key] = item
+            continue
+        paths[key] = {
+            name: (
+                {**op, "parameters": fixed_list(op.get("parameters"))}
+                if isinstance(op, dict) and "parameters" in op
+                else op
+            )
+            if name != "parameters"
+            else fixed_list(op)
+            for name, op in item.items()
+        }
+    components = dict(document.get("components") or {})
+    if isinstance(components.get("parameters"), dict):
+        components["parameters"] = {name: fixed(p) for name, p in components["parameters"].items()}
+    return {**document, "paths": paths, "components": components}
+
+
+def _kinds(schema: Any) -> list[str]:
+    """The scalar types a property schema allows, through `type` lists and `anyOf`/`oneOf` branches."""
+    kinds: list[str] = []
+    kind = schema.get("type") if isinstance(schema, dict) else None
+    kinds += [kind] if isinstance(kind, str) else [k for k in kind or [] if isinstance(k, str)]
+    for key in ("anyOf", "oneOf"):
+        for branch in (schema.get(key) or []) if isinstance(schema, dict) else []:
+            kinds += _kinds(branch)
+    return kinds
+
+
+def _cast(value: Any, kinds: list[str]) -> Any:
+    if not isinstance(value, str) or "string" in kinds:
         return value
-    if kind == "boolean" and value in ("true", "false"):
-        return value == "true"
+    for kind in kinds:
+        try:
+            if kind == "integer":
+                return int(value)
+            if kind == "number":
+                return float(value)
+        except ValueError:
+            continue
+        if kind == "boolean" and value in ("true", "false"):
+            return value == "true"
     return value
+
+
+def without_discriminators(node: Any) -> Any:
+    """A copy without `discriminator` anywhere: `oneOf`/`anyOf` are then checked as JSON Schema says."""
+    if isinstance(node, dict):
+        return {key: without_discriminators(value) for key, value in node.items() if key != "discriminator"}
+    if isinstance(node, list):
+        return [without_discriminators(item) for item in node]
+    return node
 
 
 class ValidatorRequest:
     """openapi-core's request protocol over what the upstream recorded."""
 
-    def __init__(self, host_url: str, recorded: RecordedRequest) -> None:
+    def __init__(self, host_url: str, recorded: RecordedRequest, *, decode_path: bool = True) -> None:
         from openapi_core.datatypes import RequestParameters
         from werkzeug.datastructures import Headers, ImmutableMultiDict
 
         parts = urlsplit(recorded.target)
-        path = unquote(re.sub("%2[Ff]", "%252F", parts.path))
+        path = unquote(re.sub("%2[Ff]", "%252F", parts.path)) if decode_path else parts.path
         self.host_url = host_url
         self.path = path
         self.full_url_pattern = host_url + path
@@ -166,12 +247,23 @@ def kind_of(error: Exception) -> str:
     return name
 
 
+def _message(item: Any) -> str:
+    """A schema error's own words, its deepest cause's, and where in the body it is."""
+    where = "/".join(str(part) for part in getattr(item, "absolute_path", ()))
+    context = getattr(item, "context", None) or []
+    deepest = min(context, key=lambda e: len(list(e.absolute_path)) * -1) if context else None
+    text = str(getattr(item, "message", item))[:120]
+    if deepest is not None:
+        text += f" [{'/'.join(str(p) for p in deepest.absolute_path)}: {str(deepest.message)[:160]}]"
+    return f"at /{where}: {text}"
+
+
 def detail_of(error: Exception) -> str:
     cause = error.__cause__ or error.__context__
     schema_errors = getattr(cause, "schema_errors", None) or ()
-    text = str(error)
+    text = str(error)[:80]
     if schema_errors:
-        text += ": " + "; ".join(str(getattr(item, "message", item))[:160] for item in schema_errors[:2])
+        text += ": " + "; ".join(_message(item) for item in schema_errors[:2])
     elif cause is not None:
         text += f": {str(cause)[:200]}"
-    return text[:400]
+    return text[:600]

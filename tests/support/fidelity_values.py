@@ -16,7 +16,7 @@ MAX_DEPTH = 5
 _FORMATS = {
     "date": "2024-01-02",
     "date-time": "2024-01-02T03:04:05Z",
-    "time": "03:04:05Z",
+    "time": "03:04:05",  # openapi-core's `time` check refuses an offset
     "email": "a@example.com",
     "idn-email": "a@example.com",
     "uuid": "123e4567-e89b-12d3-a456-426614174000",
@@ -46,6 +46,11 @@ def _from_pattern(pattern: str) -> str | None:
         return str(find(st.from_regex(pattern, fullmatch=True), lambda _: True, settings=quiet))
     except Exception:
         return None
+
+
+def _required(schema: Json) -> list[str]:
+    found = schema.get("required") if isinstance(schema, dict) else None
+    return [name for name in found if isinstance(name, str)] if isinstance(found, list) else []
 
 
 class Generator:
@@ -80,6 +85,10 @@ class Generator:
                 continue
             if key != "allOf":
                 chosen = [p for p in parts if self._resolve(p) not in ({"type": "null"},)]
+                if key == "oneOf" and chosen:  # a property only other branches require stays out
+                    own = set(_required(self._resolve(chosen[0])))
+                    others = {n for p in chosen[1:] for n in _required(self._resolve(p))}
+                    schema["\0exclude"] = sorted(others - own)
                 parts = chosen[:1] or parts[:1]
             for part in parts:
                 part = self._merged(self._resolve(part)) if isinstance(self._resolve(part), dict) else {}
@@ -100,7 +109,7 @@ class Generator:
         if "const" in schema:
             return schema["const"]
         if isinstance(schema.get("enum"), list) and schema["enum"]:
-            return next((v for v in schema["enum"] if v is not None), schema["enum"][0])
+            return next((v for v in schema["enum"] if v not in (None, "")), schema["enum"][0])
         kind = schema.get("type")
         if isinstance(kind, list):
             kind = next((k for k in kind if k != "null"), "null")
@@ -124,8 +133,10 @@ class Generator:
         return self._string(schema)
 
     def _object(self, schema: dict[str, Json], depth: int, guard: int) -> dict[str, Json]:
-        properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
-        required = [n for n in schema.get("required", []) if isinstance(n, str)]
+        found = schema.get("properties")
+        properties: dict[str, Json] = found if isinstance(found, dict) else {}
+        listed = schema.get("required")
+        required = [n for n in listed if isinstance(n, str)] if isinstance(listed, list) else []
         every = self.mode == "all" and depth < MAX_DEPTH
         names = list(properties) if every else [n for n in properties if n in required]
         out: dict[str, Json] = {}
@@ -134,6 +145,15 @@ class Generator:
         for name in required:  # required but undeclared
             if name not in out:
                 out[name] = "a"
+        excluded = schema.get("not")
+        if isinstance(excluded, dict) and isinstance(excluded.get("required"), list):
+            names = excluded["required"]
+            optional = [name for name in names if name not in required]
+            if names and all(name in out for name in names) and optional:
+                del out[optional[-1]]  # `not: {required: [a, b]}`: never both
+        for name in schema.get("\0exclude", ()):
+            if name not in required:
+                out.pop(name, None)
         return out
 
     def _array(self, schema: dict[str, Json], depth: int, guard: int) -> list[Json]:
