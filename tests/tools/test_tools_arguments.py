@@ -211,7 +211,10 @@ def test_a_binary_body_is_one_base64_string_body_argument_with_its_media_type() 
 
 def test_a_text_body_described_by_an_object_schema_stays_text() -> None:
     tool = _body_tool("{type: object, properties: {sub: {type: string}}}", "application/jwt")
-    assert tool.input_schema["properties"]["body"] == {"type": "string", "contentMediaType": "application/jwt"}
+    assert tool.input_schema["properties"]["body"] == {
+        "type": "string",
+        "contentMediaType": "application/jwt",
+    }
 
 
 def test_a_body_property_that_is_required_but_never_described_is_an_argument_taking_any_value() -> None:
