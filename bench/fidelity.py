@@ -43,12 +43,17 @@ def main() -> None:
         stats = anyio.run(lambda: measure(paths, sample=options.sample, concurrency=options.concurrency))
     for mode in PASSES:
         result = stats[mode]
+        judged = result.operations - sum(result.unverifiable.values())
         print(
-            f"{mode}: {result.operations} operations, {result.accepted} accepted ({result.share:.2%}), "
-            f"{result.seconds:.0f} s"
+            f"{mode}: {result.operations} operations, {judged} judged, {result.accepted} accepted "
+            f"({result.share:.2%} of judged, {result.raw_share:.2%} of all), {result.seconds:.0f} s"
         )
         for kind, count in result.skipped.most_common():
             print(f"  skipped {count:4d}  {kind}")
+        for kind, count in result.unverifiable.most_common():
+            print(f"  {count:4d}  {kind}")
+            for example in result.examples[kind][: options.examples]:
+                print(f"            {example}")
         for kind, count in result.failures.most_common():
             print(f"  failed  {count:4d}  {kind}")
             for example in result.examples[kind][: options.examples]:

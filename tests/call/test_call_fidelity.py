@@ -16,8 +16,8 @@ from tests.support.upstream import RecordedRequest
 
 pytest.importorskip("openapi_core", reason="openapi-core is a dev extra (pip install -e .[dev])")
 
-SAMPLE_MAX_BYTES = 300_000
-SAMPLE_PER_DOCUMENT = 12
+SAMPLE_MAX_BYTES = 800_000
+SAMPLE_PER_DOCUMENT = 40
 
 
 @pytest.mark.skipif(not documents(SAMPLE_MAX_BYTES), reason="the corpus (../shared/corpus) is absent")
@@ -27,7 +27,9 @@ async def test_a_corpus_sample_called_through_serve_is_accepted_by_openapi_core_
         stats = await measure(documents(SAMPLE_MAX_BYTES), sample=SAMPLE_PER_DOCUMENT)
     for mode in PASSES:
         result = stats[mode]
-        assert result.operations >= 150, mode
+        assert result.operations >= 300, mode
+        # Not judged (no request could satisfy the document, or openapi-core cannot read it) stays rare.
+        assert sum(result.unverifiable.values()) <= 0.02 * result.operations, (mode, result.unverifiable)
         assert result.share >= 0.99, (mode, result.failures, result.examples)
 
 
@@ -117,3 +119,59 @@ def test_leniency_multipart_text_parts_are_cast_to_their_property_s_type() -> No
     document = _post("multipart/form-data", {"type": "object", "properties": {"n": {"type": "integer"}}})
     body = b'--b\r\nContent-Disposition: form-data; name="n"\r\n\r\n7\r\n--b--\r\n'
     _without_and_with(lambda: _validate(document, _request("/a", body, "multipart/form-data; boundary=b")))
+
+
+def test_leniency_parameter_read_only_a_parameter_schema_shared_with_a_read_only_property_is_sendable() -> (
+    None
+):
+    from tests.support.fidelity_validator import parameters_without_read_only
+
+    document = {
+        "openapi": "3.0.3",
+        "paths": {
+            "/alerts/{n}": {
+                "get": {
+                    "parameters": [
+                        {
+                            "name": "n",
+                            "in": "path",
+                            "required": True,
+                            "schema": {"$ref": "#/components/schemas/N"},
+                        }
+                    ],
+                    "responses": {"200": {"description": "ok"}},
+                }
+            }
+        },
+        "components": {"schemas": {"N": {"type": "integer", "readOnly": True}}},
+    }
+    request = _request("/alerts/7", method="GET")
+    with pytest.raises(Exception):  # noqa: B017
+        _validate(document, request)
+    _validate(parameters_without_read_only(document), request)
+
+
+def test_leniency_discriminator_a_value_without_a_mapping_entry_is_checked_by_one_of_alone() -> None:
+    from tests.support.fidelity_validator import without_discriminators
+
+    message = {
+        "type": "object",
+        "required": ["role"],
+        "properties": {"role": {"enum": ["developer"]}, "content": {"type": "string"}},
+    }
+    other = {"type": "object", "required": ["role"], "properties": {"role": {"enum": ["user"]}}}
+    schema = {
+        "oneOf": [
+            {"$ref": "#/components/schemas/DeveloperMessage"},
+            {"$ref": "#/components/schemas/UserMessage"},
+        ],
+        "discriminator": {"propertyName": "role"},
+    }
+    document = {
+        **_post("application/json", schema),
+        "components": {"schemas": {"DeveloperMessage": message, "UserMessage": other}},
+    }
+    request = _request("/a", b'{"role": "developer", "content": "hi"}', "application/json")
+    with pytest.raises(Exception):  # noqa: B017
+        _validate(document, request)
+    _validate(without_discriminators(document), request)

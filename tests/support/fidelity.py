@@ -37,6 +37,7 @@ from tests.support.fidelity_validator import (
     kind_of,
     lenient,
     parameters_without_read_only,
+    unverifiable_cause,
     without_discriminators,
 )
 from tests.support.fidelity_values import Generator
@@ -56,14 +57,26 @@ class Fidelity:
     failures: Counter[str] = field(default_factory=Counter)
     examples: dict[str, list[str]] = field(default_factory=dict)
     skipped: Counter[str] = field(default_factory=Counter)
+    # Requests sent but not judged: no request could satisfy the document, or openapi-core cannot read it
+    # (`unverifiable_cause`); counted, listed, and left out of `share` (`raw_share` keeps them as failures).
+    unverifiable: Counter[str] = field(default_factory=Counter)
     seconds: float = 0.0
 
     @property
     def share(self) -> float:
+        judged = self.operations - sum(self.unverifiable.values())
+        return self.accepted / judged if judged else 0.0
+
+    @property
+    def raw_share(self) -> float:
         return self.accepted / self.operations if self.operations else 0.0
 
     def fail(self, kind: str, where: str) -> None:
         self.failures[kind] += 1
+        self.examples.setdefault(kind, []).append(where)
+
+    def not_judged(self, kind: str, where: str) -> None:
+        self.unverifiable[kind] += 1
         self.examples.setdefault(kind, []).append(where)
 
 
@@ -88,19 +101,25 @@ def api_name(path: Path) -> str:
     return re.sub(r"[^a-z0-9]+", "-", path.stem.lower()).strip("-")[:48]
 
 
-def auth_for(data: dict[str, Any]) -> dict[str, str]:
-    """The credential where the document's first security requirement puts it."""
+def scheme_for(data: dict[str, Any]) -> str:
+    """The security scheme the API's one credential stands for ("" for none)."""
     schemes = ((data.get("components") or {}).get("securitySchemes")) or {}
     requirements = data.get("security") or []
     names = [name for item in requirements if isinstance(item, dict) for name in item]
-    if not names:  # no document default: the first scheme any operation asks for
+    if not names:
         for item in (data.get("paths") or {}).values():
             for operation in item.values() if isinstance(item, dict) else ():
                 if isinstance(operation, dict) and isinstance(operation.get("security"), list):
                     names += [n for entry in operation["security"] if isinstance(entry, dict) for n in entry]
-    scheme = next((schemes[name] for name in names if isinstance(schemes.get(name), dict)), None)
-    if scheme is None:
+    return next((name for name in names if isinstance(schemes.get(name), dict)), "")
+
+
+def auth_for(data: dict[str, Any]) -> dict[str, str]:
+    """The credential where the document's first security requirement puts it."""
+    chosen = scheme_for(data)
+    if not chosen:
         return {"type": "none"}
+    scheme = data["components"]["securitySchemes"][chosen]
     if scheme.get("type") == "apiKey" and scheme.get("in") in ("header", "query", "cookie"):
         return {
             "type": str(scheme["in"]),
@@ -118,6 +137,7 @@ class Api:
     path: Path
     validator: Any  # openapi_core.OpenAPI, or None when it cannot read the document
     problem: str = ""
+    scheme: str = ""  # the security scheme the API's credential stands for
 
 
 def document_data(path: Path) -> dict[str, Any]:
@@ -170,7 +190,7 @@ def write_config(directory: Path, apis: list[Path], upstream: Upstream) -> tuple
             "search": "off",  # every operation as a tool of its own
             "timeout": 60,
         }
-        loaded.append(Api(name, path, validator))
+        loaded.append(Api(name, path, validator, scheme=scheme_for(data)))
     target = directory / "specbridge.yaml"
     target.write_text(yaml.safe_dump(config), encoding="utf-8")
     return target, loaded
@@ -297,7 +317,11 @@ async def measure_api(
                         ValidatorRequest(upstream.url + f"/{api.name}", recorded[0])
                     )
                 except Exception as error:
-                    pass_stats.fail(kind_of(error), f"{where}: {detail_of(error)}")
+                    cause = unverifiable_cause(error, api.scheme, recorded[0])
+                    if cause:
+                        pass_stats.not_judged(cause, f"{where}: {detail_of(error)}")
+                    else:
+                        pass_stats.fail(kind_of(error), f"{where}: {detail_of(error)}")
                 else:
                     pass_stats.accepted += 1
 

@@ -247,6 +247,42 @@ def kind_of(error: Exception) -> str:
     return name
 
 
+# Media types openapi-core decodes; a body of any other type reaches its schema check as raw bytes.
+_DECODED = (
+    "application/json",
+    "application/x-www-form-urlencoded",
+    "multipart/form-data",
+    "text/",
+    "+json",
+    "xml",
+)
+
+
+def unverifiable_cause(error: Exception, scheme: str, recorded: RecordedRequest) -> str:
+    """Why no request could pass this check, when that is so; "" when the failure is the request's.
+
+    - the operation accepts only security schemes other than the one the API's single credential
+      stands for (a gateway API holds one credential);
+    - a path parameter is missing: the gateway fills every placeholder of the path template or sends
+      nothing, so the document declares a path parameter its template lacks;
+    - the body's media type is one openapi-core cannot decode (`application/jwt`, …) and its schema
+      is not a string: the check compares raw bytes with an object schema.
+    """
+    name = type(error).__name__
+    text = str(error)
+    if name == "SecurityValidationError" and scheme and f"'{scheme}'" not in text:
+        return "not judged: the operation accepts only another credential than the API's one"
+    if name == "MissingRequiredParameter" and text.startswith("Missing required path parameter"):
+        return "not judged: the document declares a path parameter its path template lacks"
+    kind = recorded.headers.get("content-type", "").split(";")[0].strip().lower()
+    if name == "InvalidRequestBody" and kind and not any(part in kind for part in _DECODED):
+        cause = error.__cause__ or error.__context__
+        errors = getattr(cause, "schema_errors", None) or ()
+        if errors and all(getattr(item, "validator", "") == "type" for item in errors):
+            return f"not judged: openapi-core cannot decode a {kind} body for its schema"
+    return ""
+
+
 def _message(item: Any) -> str:
     """A schema error's own words, its deepest cause's, and where in the body it is."""
     where = "/".join(str(part) for part in getattr(item, "absolute_path", ()))
