@@ -303,3 +303,18 @@ def test_a_parameter_description_is_carried_into_its_schema() -> None:
         "schema: {type: string}}]\n      responses: {'200': {description: ok}}\n"
     )
     assert tool.input_schema["properties"]["q"] == {"type": "string", "description": "What to find."}
+
+
+def test_a_fixed_header_value_with_cr_lf_or_nul_is_never_recorded() -> None:
+    tool = only_tool(
+        """
+        paths:
+          /a:
+            get:
+              parameters:
+                - {name: Accept, in: header, schema: {const: "a/b\\r\\nX-Evil: 1"}}
+                - {name: Content-Type, in: header, schema: {const: "a/b\\u0000"}}
+              responses: {'200': {description: ok}}
+        """
+    )
+    assert tool.fixed_headers == ()
