@@ -175,3 +175,26 @@ def test_leniency_discriminator_a_value_without_a_mapping_entry_is_checked_by_on
     with pytest.raises(Exception):  # noqa: B017
         _validate(document, request)
     _validate(without_discriminators(document), request)
+
+
+def test_a_form_field_openapi_core_never_reads_is_a_failure_not_a_pass() -> None:
+    from tests.support.fidelity_validator import FieldNotRead, judge
+
+    schema = {
+        "type": "object",
+        "properties": {"c": {"type": "object", "properties": {"o": {"type": "string"}}}},
+    }
+    document = _post("application/x-www-form-urlencoded", schema, encoding={"c": {"style": "deepObject"}})
+    spec = {"openapi": "3.1.0", "info": {"title": "t", "version": "1"}, "servers": [{"url": "http://h"}]}
+    from openapi_core import OpenAPI
+
+    openapi = OpenAPI.from_dict({**spec, **document})
+    undeclared = _request("/a", b"c%5Bo%5D=x&extra=1", "application/x-www-form-urlencoded")
+    with lenient():
+        openapi.validate_request(ValidatorRequest("http://h", undeclared))  # openapi-core alone lets it pass
+        with pytest.raises(FieldNotRead):
+            judge(openapi, ValidatorRequest("http://h", undeclared))
+        judge(
+            openapi,
+            ValidatorRequest("http://h", _request("/a", b"c%5Bo%5D=x", "application/x-www-form-urlencoded")),
+        )

@@ -7,7 +7,8 @@ tests/call/test_call_fidelity.py shows each one is needed):
 - `path`: the path is percent-decoded before openapi-core reads it (`%2F` excepted), as the server's
   framework does before routing; openapi-core reads the raw path, so `urn%3Ax` fails a `^urn:` pattern.
 - `deepObject`: openapi-core reads `deepObject` one level deep and for objects only; OpenAPI leaves
-  nesting undefined and Stripe-style servers read `a[b][c]=1`, `a[]=x` and `a[0][b]=1`: read so.
+  nesting undefined and Stripe-style servers read `a[b][c]=1`, `a[]=x` and `a[0][b]=1`: read so (and a
+  scalar under deepObject, which OpenAPI leaves undefined too, as `a=1`).
 - `+json`: openapi-core parses only `application/json` and `application/vnd.api+json` as JSON; every
   `+json` media type (`application/merge-patch+json`, …) is JSON (RFC 6839).
 - `binary`: the bytes of a binary part or body are handed to the schema check as text, since
@@ -20,6 +21,10 @@ tests/call/test_call_fidelity.py shows each one is needed):
   `#/components/schemas/<value>`, so `role: developer` fails where the document's branches are named
   otherwise (OpenAI); the validator's copy drops `discriminator` (a hint, "MAY be used") and checks
   `oneOf`/`anyOf` as JSON Schema does, which is stricter.
+- `multipart-style`: OpenAPI 3.0 says an `encoding` entry's `style`/`explode` "SHALL be ignored" unless
+  the body is form-urlencoded; openapi-core applies them to multipart parts (Stripe's `PostFiles` marks
+  its object part `deepObject`, and the part is JSON as 3.0 says). Multipart parts are read by their
+  content type.
 - `multipart-text`: a multipart text part is cast to its property's scalar type (`integer`, `number`,
   `boolean`) as a server reads it; openapi-core validates the text as it came.
 """
@@ -81,6 +86,10 @@ def deep_object_loads(explode: bool, name: str, schema_type: str, location: Any)
                     child = node[slot] = {}
                 node = child
     if not found:
+        if name in location:  # a scalar under deepObject: `a=1`, as those servers read it
+            values = location.getlist(name) if hasattr(location, "getlist") else [location[name]]
+            values = [v.decode("utf-8", "replace") if isinstance(v, bytes) else v for v in values]
+            return values if schema_type == "array" else values[0]
         raise KeyError(name)
     return _finish(root)
 
@@ -122,13 +131,32 @@ def lenient() -> Iterator[None]:
             return [_cast(item, _kinds(items)) for item in value]
         return _cast(value, kinds)
 
+    original_form = media.MediaTypeDeserializer.decode
+
+    def decode(self: Any, location: Any, schema_only: bool = False) -> Any:
+        properties = original_form(self, location, schema_only)
+        if not schema_only and self.mimetype == "application/x-www-form-urlencoded":
+            _read_form.append(dict(properties))
+        return properties
+
+    original_property = media.MediaTypeDeserializer.decode_property
+
+    def decode_property(self: Any, name: str, schema: Any, location: Any) -> Any:
+        if self.mimetype.startswith("multipart") and self.encoding is not None and name in self.encoding:
+            return self.decode_property_content_type(name, schema, location, self.encoding / name)
+        return original_property(self, name, schema, location)
+
     style_deserializers["deepObject"] = deep_object_loads
+    media.MediaTypeDeserializer.decode = decode  # type: ignore[method-assign]
+    media.MediaTypeDeserializer.decode_property = decode_property  # type: ignore[method-assign]
     media.MediaTypesDeserializer.get_deserializer_callable = get_deserializer_callable  # type: ignore[method-assign]
     media.MediaTypeDeserializer.decode_property_content_type = decode_property_content_type  # type: ignore[method-assign,assignment]
     try:
         yield
     finally:
         style_deserializers["deepObject"] = original_deep
+        media.MediaTypeDeserializer.decode = original_form  # type: ignore[method-assign]
+        media.MediaTypeDeserializer.decode_property = original_property  # type: ignore[method-assign]
         media.MediaTypesDeserializer.get_deserializer_callable = original_callable  # type: ignore[method-assign]
         media.MediaTypeDeserializer.decode_property_content_type = original_decode  # type: ignore[method-assign]
 
@@ -256,6 +284,31 @@ _DECODED = (
     "+json",
     "xml",
 )
+
+
+_read_form: list[dict[str, Any]] = []  # what openapi-core read from the last form body it decoded
+
+
+class FieldNotRead(Exception):
+    """A form field was sent that the document's encoding of the body does not read into any property."""
+
+
+def judge(openapi: Any, request: ValidatorRequest) -> None:
+    """Raise why openapi-core refuses `request`; also refuse a form field openapi-core's reading of
+    the document drops (a nested object sent as JSON text where the encoding says deepObject, a field
+    the schema does not declare): openapi-core would pass such a request without ever reading it."""
+    _read_form.clear()
+    openapi.validate_request(request)
+    kind = request.content_type.split(";")[0].strip().lower()
+    if kind != "application/x-www-form-urlencoded" or not request.body or not _read_form:
+        return
+    decoded = _read_form[-1]
+    sent = {
+        key.split("[", 1)[0] for key, _ in parse_qsl(request.body.decode("latin-1"), keep_blank_values=True)
+    }
+    unread = sorted(sent - set(decoded))
+    if unread:
+        raise FieldNotRead(f"form fields the document's encoding does not read: {', '.join(unread[:5])}")
 
 
 def unverifiable_cause(error: Exception, scheme: str, recorded: RecordedRequest) -> str:
