@@ -18,6 +18,7 @@ import anyio
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.support.fidelity import PASSES, Api, documents, measure
+from tests.support.fidelity_peer import measure_peer
 
 
 def _progress(api: Api) -> None:
@@ -40,7 +41,14 @@ def main() -> None:
         paths = [p for p in paths if any(word in p.name for word in options.only)]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        stats = anyio.run(lambda: measure(paths, sample=options.sample, concurrency=options.concurrency))
+        if options.peer:
+            stats = anyio.run(lambda: measure_peer(paths, sample=options.sample, progress=_progress))
+        else:
+            stats = anyio.run(
+                lambda: measure(
+                    paths, sample=options.sample, concurrency=options.concurrency, progress=_progress
+                )
+            )
     for mode in PASSES:
         result = stats[mode]
         judged = result.operations - sum(result.unverifiable.values())

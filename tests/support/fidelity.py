@@ -301,13 +301,19 @@ async def measure_api(
                 where = f"{api.path.name} {tool.name}"
                 arguments = Generator(tool.input_schema, mode).arguments()
                 pass_stats.operations += 1
+                result: Any = None
+                problem = ""
                 try:
                     with anyio.fail_after(120):
                         result = await client.call_tool(tool.name, arguments)
-                except Exception as error:  # the client gave up: a failure of the whole exchange
-                    pass_stats.fail(f"no answer: {type(error).__name__}", where)
-                    continue
+                except Exception as error:  # the client refused the answer; the request still counts
+                    problem = f"{type(error).__name__}: {str(error)[:200]}"
                 recorded = recorder.take(api.name, tool.name)
+                if not recorded and problem:
+                    pass_stats.fail(
+                        f"not sent: client error {problem.split(':', 1)[0]}", f"{where}: {problem}"
+                    )
+                    continue
                 if not recorded:
                     text = _text(result)
                     code = text.split("]", 1)[0].lstrip("[") if text.startswith("[") else "not sent"
