@@ -278,3 +278,31 @@ async def test_a_literal_query_in_the_path_key_is_sent_and_the_path_alone_is_tem
 ) -> None:
     await _send(make_caller(document=DOCUMENT), "getResponse", {"id": "r1", "limit": 2})
     assert upstream.requests[-1].target == "/v1/responses/r1?beta=true&limit=2"
+
+
+async def test_a_base64_multipart_field_goes_as_a_text_part_and_a_binary_one_as_a_file_part(
+    make_caller: MakeCaller, upstream: Upstream
+) -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "sig": {"type": "string", "format": "byte"},
+            "file": {"type": "string", "format": "binary"},
+        },
+    }
+    document = {
+        **DOCUMENT,
+        "paths": {
+            "/p": {
+                "post": {
+                    "operationId": "p",
+                    "requestBody": _body("multipart/form-data", schema),
+                    "responses": OK,
+                }
+            }
+        },
+    }
+    await _send(make_caller(document=document), "p", {"sig": "YWJj", "file": "raw"})
+    body = upstream.requests[-1].body
+    assert b'name="sig"\r\n\r\nYWJj\r\n' in body
+    assert b'name="file"; filename="file"\r\nContent-Type: application/octet-stream\r\n\r\nraw\r\n' in body

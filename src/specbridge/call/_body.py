@@ -159,13 +159,11 @@ def _spread_form(path: tuple[str, ...], name: str, keys: list[str], bound: froze
 
 
 def _is_binary(schema: Json) -> bool:
-    if not isinstance(schema, dict):
+    """A file part: raw content. A `format: byte` / `contentEncoding: base64` string is base64 text,
+    which goes as the text part it is."""
+    if not isinstance(schema, dict) or "contentEncoding" in schema or schema.get("format") == "byte":
         return False
-    return (
-        schema.get("format") in ("binary", "byte")
-        or "contentMediaType" in schema
-        or "contentEncoding" in schema
-    )
+    return schema.get("format") == "binary" or "contentMediaType" in schema
 
 
 def _multipart(
