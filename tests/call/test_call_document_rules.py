@@ -121,6 +121,13 @@ DOCUMENT: dict[str, Any] = {
                         "schema": STRINGS,
                     },
                     {"name": "expand", "in": "query", "style": "deepObject", "schema": STRINGS},
+                    {
+                        "name": "color",
+                        "in": "query",
+                        "style": "pipeDelimited",
+                        "explode": False,
+                        "schema": {"type": "object"},
+                    },
                 ],
                 "responses": OK,
             }
@@ -229,10 +236,17 @@ async def test_form_fields_follow_the_encoding_map_nested_objects_and_arrays_as_
 async def test_query_deep_objects_nest_objects_and_arrays_and_delimited_styles_join(
     make_caller: MakeCaller, upstream: Upstream
 ) -> None:
-    arguments = {"filter": {"created": {"gte": 5}, "ids": ["i1"]}, "words": ["a", "b"], "expand": ["data"]}
+    arguments = {
+        "filter": {"created": {"gte": 5}, "ids": ["i1"]},
+        "words": ["a", "b"],
+        "expand": ["data"],
+        "color": {"R": 1, "G": 2},
+    }
     await _send(make_caller(document=DOCUMENT), "search", arguments)
     target = unquote(upstream.requests[-1].target)
-    assert target == "/v1/search?filter[created][gte]=5&filter[ids][]=i1&words=a b&expand[]=data"
+    assert (
+        target == "/v1/search?filter[created][gte]=5&filter[ids][]=i1&words=a b&expand[]=data&color=R|1|G|2"
+    )
 
 
 async def test_a_binary_body_is_base64_text_decoded_before_sending(

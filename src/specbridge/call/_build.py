@@ -298,7 +298,8 @@ def _query_pairs(argument: Argument, value: Json) -> list[tuple[str, str]]:
         pairs = [(str(k), scalar(v)) for k, v in value.items()]
         if explode:
             return pairs
-        return [(name, ",".join(part for pair in pairs for part in pair))]
+        delimiter = {"spaceDelimited": " ", "pipeDelimited": "|"}.get(style, ",")
+        return [(name, delimiter.join(part for pair in pairs for part in pair))]
     return [(name, scalar(value))]
 
 
