@@ -320,3 +320,25 @@ async def test_a_base64_multipart_field_goes_as_a_text_part_and_a_binary_one_as_
     body = upstream.requests[-1].body
     assert b'name="sig"\r\n\r\nYWJj\r\n' in body
     assert b'name="file"; filename="file"\r\nContent-Type: application/octet-stream\r\n\r\nraw\r\n' in body
+
+
+async def test_a_fixed_content_type_names_a_json_body_but_never_replaces_a_form_s(
+    make_caller: MakeCaller, upstream: Upstream
+) -> None:
+    fixed = {"name": "Content-Type", "in": "header", "schema": {"const": "application/vnd.x+json; version=2"}}
+    paths = {
+        f"/{kind}": {
+            "post": {
+                "operationId": kind,
+                "parameters": [fixed],
+                "requestBody": _body(media, {"type": "object", "properties": {"n": {"type": "string"}}}),
+                "responses": OK,
+            }
+        }
+        for kind, media in (("json", "application/json"), ("form", "application/x-www-form-urlencoded"))
+    }
+    caller = make_caller(document={**DOCUMENT, "paths": paths})
+    await _send(caller, "json", {"n": "x"})
+    assert upstream.requests[-1].headers["content-type"] == "application/vnd.x+json; version=2"
+    await _send(caller, "form", {"n": "x"})
+    assert upstream.requests[-1].headers["content-type"] == "application/x-www-form-urlencoded"

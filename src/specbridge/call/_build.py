@@ -156,13 +156,26 @@ def build_request(
     content, content_type = encode_body(
         tool, by_location["body"], arguments, attachments or {}, bound["body"]
     )
-    if fixed_type is not None and not (content_type or "").lower().startswith("multipart/"):
-        content_type = fixed_type[1]  # the document's own value; a multipart boundary is ours to keep
+    if fixed_type is not None and _same_kind(content_type, fixed_type[1]):
+        content_type = fixed_type[1]  # the document's own value, when it names the body actually sent
     if content_type is not None:
         headers.append(("Content-Type", content_type))
     for name, value in headers[:2]:
         _check_fixed(name, value, owned)
     return BuiltRequest(tool.operation.method, url, headers, content, credential, cookies)
+
+
+def _same_kind(sent: str | None, fixed: str) -> bool:
+    """Whether a fixed `Content-Type` describes the body sent (none; the same media type; JSON as a
+    `+json` type). A multipart boundary, or a form the document's value does not name, stays ours."""
+    if sent is None:
+        return True
+    ours = sent.split(";")[0].strip().lower()
+    theirs = fixed.split(";")[0].strip().lower()
+    if ours.startswith("multipart/"):
+        return False
+    is_json = [kind == "application/json" or kind.endswith("+json") for kind in (ours, theirs)]
+    return ours == theirs or all(is_json)
 
 
 # -- URL -------------------------------------------------------------------------------------------
