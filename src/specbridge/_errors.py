@@ -91,6 +91,7 @@ class ErrorCode(StrEnum):
     ARGUMENTS_TOO_DEEP = "arguments-too-deep"
     PARAMS_INVALID = "params-invalid"
     SESSION_LIMIT = "session-limit"
+    BODY_NOT_BASE64 = "body-not-base64"
 
 
 class SpecbridgeError(Exception):

@@ -1,44 +1,87 @@
-"""Request fidelity: do the requests we build satisfy the original document, as openapi-core reads it?
+"""Request fidelity, end to end: does the request that reaches the API satisfy the original document?
 
-For a sample of operations from the corpus (OpenAPI 3.0/3.1 documents), arguments are generated from
-each tool's input schema (one deterministic, valid value per schema), checked and built by the call
-layer with a credential placed where the document's security scheme says, and the request is validated
-by openapi-core against the original document. Used by tests/call/test_call_fidelity.py and
-bench/fidelity.py (which prints the share and the failures by kind).
+`specbridge serve` runs over Streamable HTTP with one API per corpus document (OpenAPI 3.x), each
+pointed at a recording upstream on loopback (`egress.allow` names it) with a credential where the
+document's first security scheme puts it. The official MCP SDK client lists every tool and calls
+each one twice: with the required arguments only, then with every argument down to depth 5
+(arguments generated from the tool's own input schema). The request the upstream records is
+validated by openapi-core against the **original** document; the leniencies given to the validator
+are listed in tests/support/fidelity_validator.py, listed with their reasons in docs/benchmarks.md.
+
+Used by tests/call/test_call_fidelity.py (a sample) and bench/fidelity.py (everything).
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import os
+import re
+import socket
+import subprocess
+import sys
+import tempfile
 import time
 from collections import Counter
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
-from http.cookies import SimpleCookie
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl
 
-import httpx
+import anyio
+import yaml
+
+from tests.support.fidelity_validator import (
+    ValidatorRequest,
+    detail_of,
+    judge,
+    kind_of,
+    lenient,
+    parameters_without_read_only,
+    unverifiable_cause,
+    without_discriminators,
+)
+from tests.support.fidelity_values import Generator
+from tests.support.upstream import RecordedRequest, Upstream, json_response
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
-BASE = "https://api.example.com"
+ROOT = Path(__file__).resolve().parents[2]
+PASSES = ("required", "all")
+SECRET = "Zq7credentialXk9"
+OPERATION_HEADER = "x-specbridge-operation"
 
 
 @dataclass
 class Fidelity:
     operations: int = 0
     accepted: int = 0
-    skipped: Counter[str] = field(default_factory=Counter)
     failures: Counter[str] = field(default_factory=Counter)
-    examples: dict[str, str] = field(default_factory=dict)
+    examples: dict[str, list[str]] = field(default_factory=dict)
+    skipped: Counter[str] = field(default_factory=Counter)
+    # Requests sent but not judged: no request could satisfy the document, or openapi-core cannot read it
+    # (`unverifiable_cause`); counted, listed, and left out of `share` (`raw_share` keeps them as failures).
+    unverifiable: Counter[str] = field(default_factory=Counter)
     seconds: float = 0.0
 
     @property
     def share(self) -> float:
+        judged = self.operations - sum(self.unverifiable.values())
+        return self.accepted / judged if judged else 0.0
+
+    @property
+    def raw_share(self) -> float:
         return self.accepted / self.operations if self.operations else 0.0
 
+    def fail(self, kind: str, where: str) -> None:
+        self.failures[kind] += 1
+        self.examples.setdefault(kind, []).append(where)
 
-def documents(max_bytes: int) -> list[Path]:
+    def not_judged(self, kind: str, where: str) -> None:
+        self.unverifiable[kind] += 1
+        self.examples.setdefault(kind, []).append(where)
+
+
+def documents(max_bytes: int | None = None) -> list[Path]:
     manifest = CORPUS / "MANIFEST.tsv"
     if not manifest.is_file():
         return []
@@ -47,157 +90,70 @@ def documents(max_bytes: int) -> list[Path]:
     return [
         CORPUS / row["file"]
         for row in rows
-        if row["format_version"].startswith(("openapi 3.0", "openapi 3.1"))
-        and int(row["size_bytes"]) <= max_bytes
+        if row["format_version"].startswith("openapi 3")
+        and (max_bytes is None or int(row["size_bytes"]) <= max_bytes)
     ]
 
 
-def example(schema: Any, depth: int = 0) -> Any:
-    """One valid value for a shaped schema: first enum value, in-range numbers, formatted strings."""
-    if not isinstance(schema, dict) or depth > 6:
-        return "x"
-    if "const" in schema:
-        return schema["const"]
-    if isinstance(schema.get("enum"), list) and schema["enum"]:
-        return schema["enum"][0]
-    for key in ("anyOf", "allOf"):
-        if isinstance(schema.get(key), list) and schema[key]:
-            merged: dict[str, Any] = {}
-            parts = schema[key] if key == "allOf" else schema[key][:1]
-            for part in parts:
-                if isinstance(part, dict):
-                    for name, value in part.items():
-                        if name == "properties" and "properties" in merged:
-                            merged["properties"] = {**merged["properties"], **value}
-                        elif name == "required" and "required" in merged:
-                            merged["required"] = [*merged["required"], *value]
-                        else:
-                            merged[name] = value
-            rest = {k: v for k, v in schema.items() if k != key}
-            return example({**merged, **rest}, depth)
-    kind = schema.get("type")
-    if isinstance(kind, list):
-        kind = next((k for k in kind if k != "null"), "null")
-    if kind == "null":
-        return None
-    if kind == "boolean":
-        return True
-    if kind in ("integer", "number"):
-        low = schema.get("minimum", schema.get("exclusiveMinimum"))
-        high = schema.get("maximum", schema.get("exclusiveMaximum"))
-        value = 1 if low is None else int(low) + 1
-        if high is not None and value > high:
-            value = int(high) - (1 if "exclusiveMaximum" in schema else 0)
-        return value
-    if kind == "array":
-        count = max(1, schema.get("minItems", 1))
-        return [example(schema.get("items", {}), depth + 1) for _ in range(count)]
-    if kind == "object" or "properties" in schema:
-        properties = schema.get("properties", {})
-        return {name: example(sub, depth + 1) for name, sub in properties.items()}
-    formats = {"date": "2024-01-02", "date-time": "2024-01-02T03:04:05Z", "email": "a@example.com",
-               "uuid": "123e4567-e89b-12d3-a456-426614174000"}  # fmt: skip
-    if schema.get("format") in formats:
-        return formats[schema["format"]]
-    length = max(3, schema.get("minLength", 0))
-    if "maxLength" in schema:
-        length = min(length, schema["maxLength"])
-    return "a" * length
+# -- the document side --------------------------------------------------------------------------------
 
 
-class _Request:
-    """openapi-core's request protocol over a built httpx request."""
-
-    def __init__(self, request: httpx.Request) -> None:
-        from openapi_core.datatypes import RequestParameters
-        from werkzeug.datastructures import Headers, ImmutableMultiDict
-
-        url = request.url
-        self.host_url = f"{url.scheme}://{url.netloc.decode()}"
-        self.path = url.raw_path.decode().split("?")[0]
-        self.full_url_pattern = self.host_url + self.path
-        self.method = request.method.lower()
-        cookie = SimpleCookie()
-        cookie.load(request.headers.get("cookie", ""))
-        self.parameters = RequestParameters(
-            query=ImmutableMultiDict(parse_qsl(url.query.decode(), keep_blank_values=True)),
-            header=Headers(list(request.headers.multi_items())),
-            cookie=ImmutableMultiDict({name: morsel.value for name, morsel in cookie.items()}),
-        )
-        self.content_type = request.headers.get("content-type", "").lower()
-        self.body = request.content or None
+def api_name(path: Path) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", path.stem.lower()).strip("-")[:48]
 
 
-def run(max_bytes: int = 300_000, per_document: int = 4) -> Fidelity:
-    from openapi_core import OpenAPI
+def scheme_for(data: dict[str, Any]) -> str:
+    """The security scheme the API's one credential stands for ("" for none)."""
+    schemes = ((data.get("components") or {}).get("securitySchemes")) or {}
+    requirements = data.get("security") or []
+    names = [name for item in requirements if isinstance(item, dict) for name in item]
+    if not names:
+        for item in (data.get("paths") or {}).values():
+            for operation in item.values() if isinstance(item, dict) else ():
+                if isinstance(operation, dict) and isinstance(operation.get("security"), list):
+                    names += [n for entry in operation["security"] if isinstance(entry, dict) for n in entry]
+    return next((name for name in names if isinstance(schemes.get(name), dict)), "")
 
-    from specbridge._errors import SpecbridgeError
-    from specbridge.call import Caller, build_request
-    from specbridge.call._check import shape
-    from specbridge.call._credential import Credential
-    from specbridge.config import ApiConfig
+
+def auth_for(data: dict[str, Any]) -> dict[str, str]:
+    """The credential where the document's first security requirement puts it."""
+    chosen = scheme_for(data)
+    if not chosen:
+        return {"type": "none"}
+    scheme = data["components"]["securitySchemes"][chosen]
+    if scheme.get("type") == "apiKey" and scheme.get("in") in ("header", "query", "cookie"):
+        return {
+            "type": str(scheme["in"]),
+            "name": str(scheme.get("name", "")),
+            "secret": "env:FIDELITY_SECRET",
+        }
+    if scheme.get("type") == "http" and str(scheme.get("scheme", "")).lower() == "basic":
+        return {"type": "basic", "secret": "env:FIDELITY_BASIC"}
+    return {"type": "bearer", "secret": "env:FIDELITY_SECRET"}
+
+
+@dataclass
+class Api:
+    name: str
+    path: Path
+    validator: Any  # openapi_core.OpenAPI, or None when it cannot read the document
+    problem: str = ""
+    scheme: str = ""  # the security scheme the API's credential stands for
+
+
+def document_data(path: Path) -> dict[str, Any]:
+    """The document as data, read by YAML 1.2 rules (PyYAML reads 1.1 and trips on some documents)."""
     from specbridge.document import load_document
-    from specbridge.tools import convert
 
-    stats = Fidelity()
-    started = time.perf_counter()
-    for path in documents(max_bytes):
-        try:
-            document = load_document(path)
-            toolset = convert(document)
-            data = _with_server(document.data)
-            openapi = OpenAPI.from_dict(data)
-        except Exception as error:  # a document openapi-core or we cannot read is not our fidelity
-            stats.skipped[f"document: {type(error).__name__}"] += 1
-            continue
-        caller = Caller(ApiConfig(name="f", spec=str(path), base_url=BASE), toolset)
-        step = max(1, len(toolset.tools) // per_document)
-        for tool in toolset.tools[::step][:per_document]:
-            schema = tool.input_schema
-            arguments = example(shape(schema, schema.get("$defs", {})))
-            try:
-                checked = caller.prepare(tool, arguments)
-            except SpecbridgeError:
-                stats.skipped["generator: value our check refuses"] += 1
-                continue
-            credential = _credential(document, tool)
-            try:
-                request = build_request(tool, checked, base_url=BASE, credential=credential).to_httpx()
-            except SpecbridgeError as error:
-                stats.skipped[f"refused: {error.code}"] += 1
-                continue
-            stats.operations += 1
-            try:
-                openapi.validate_request(_Request(request))
-            except Exception as error:
-                kind = _kind(error)
-                stats.failures[kind] += 1
-                stats.examples.setdefault(kind, f"{path.name} {tool.operation.label}: {str(error)[:200]}")
-            else:
-                stats.accepted += 1
-    stats.seconds = time.perf_counter() - started
-    _ = Credential  # imported for _credential's annotations
-    return stats
+    data = load_document(path).data
+    assert isinstance(data, dict)
+    return data
 
 
-def _kind(error: Exception) -> str:
-    cause = error.__cause__ or error.__context__
-    name = type(error).__name__
-    schema_errors = getattr(cause, "schema_errors", None) or ()
-    if schema_errors and all(getattr(item, "validator", "") == "pattern" for item in schema_errors):
-        return f"{name}: generated value misses a `pattern` (generator limit; pattern is left to the API)"
-    if schema_errors and all(getattr(item, "validator", "") == "format" for item in schema_errors):
-        return f"{name}: generated value misses a format we do not check (byte, time, ...; generator limit)"
-    if schema_errors:
-        validators = sorted({str(getattr(item, "validator", "?")) for item in schema_errors})
-        return f"{name} ({', '.join(validators)})"
-    if cause is not None and type(cause).__name__ not in name:
-        name += f" ({type(cause).__name__})"
-    return name
+def _validator(data: dict[str, Any], base: str) -> Any:
+    from openapi_core import OpenAPI
+    from openapi_core.configurations import Config
 
-
-def _with_server(data: dict[str, Any]) -> dict[str, Any]:
-    """The document with one server: our base URL, so openapi-core matches paths the way we built them."""
     paths = {
         key: {
             method: {k: v for k, v in operation.items() if k != "servers"}
@@ -210,23 +166,206 @@ def _with_server(data: dict[str, Any]) -> dict[str, Any]:
         else item
         for key, item in (data.get("paths") or {}).items()
     }
-    return {**data, "servers": [{"url": BASE}], "paths": paths}
+    document = parameters_without_read_only({**data, "servers": [{"url": base}], "paths": paths})
+    document = without_discriminators(document)
+    return OpenAPI.from_dict(document, config=Config(spec_validator_cls=None))
 
 
-def _credential(document: Any, tool: Any) -> Any:
-    from specbridge.call._credential import Credential
+def write_config(directory: Path, apis: list[Path], upstream: Upstream) -> tuple[Path, list[Api]]:
+    config: dict[str, Any] = {"apis": {}}
+    loaded: list[Api] = []
+    for path in apis:
+        name = api_name(path)
+        base = f"{upstream.url}/{name}"
+        try:
+            data = document_data(path)
+            validator = _validator(data, base)
+        except Exception as error:  # a document openapi-core cannot read is not our fidelity
+            loaded.append(Api(name, path, None, f"{type(error).__name__}"))
+            continue
+        config["apis"][name] = {
+            "spec": str(path),
+            "base_url": base,
+            "auth": auth_for(data),
+            "egress": {"allow": [upstream.address]},
+            "search": "off",  # every operation as a tool of its own
+            "timeout": 60,
+        }
+        loaded.append(Api(name, path, validator, scheme=scheme_for(data)))
+    target = directory / "specbridge.yaml"
+    target.write_text(yaml.safe_dump(config), encoding="utf-8")
+    return target, loaded
 
-    requirements = tool.operation.security
-    if requirements is None:
-        requirements = document.default_security
-    if not requirements or not requirements[0]:
-        return None
-    schemes = {scheme.name: scheme for scheme in document.security_schemes}
-    scheme = schemes.get(requirements[0][0])
-    if scheme is None:
-        return None
-    if scheme.type == "apiKey" and scheme.location in ("header", "query", "cookie"):
-        return Credential(scheme.location, scheme.parameter_name, "Zq7credentialXk9")
-    if scheme.type == "http" and scheme.scheme.lower() == "basic":
-        return Credential("basic", "", "user:Zq7credentialXk9")
-    return Credential("bearer", "", "Zq7credentialXk9")
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextlib.contextmanager
+def _serving(config: Path, command: list[str] | None = None) -> Iterator[str]:
+    """`specbridge serve` over Streamable HTTP in its own process; yields its base URL."""
+    port = free_port()
+    env = {**os.environ, "FIDELITY_SECRET": SECRET, "FIDELITY_BASIC": f"user:{SECRET}"}
+    argv = command or [sys.executable, "-m", "specbridge"]
+    process = subprocess.Popen(
+        [*argv, "serve", "--config", str(config), "--transport", "http", "--port", str(port)],
+        env=env,
+        cwd=ROOT,
+        stderr=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 300
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"specbridge serve exited with {process.returncode}")
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                    break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise TimeoutError("specbridge serve did not listen within 300 s") from None
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        process.terminate()
+        try:
+            process.wait(20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(20)
+
+
+@contextlib.asynccontextmanager
+async def _session(url: str) -> AsyncIterator[Any]:
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    async with (
+        create_mcp_http_client() as http,
+        Client(streamable_http_client(url, http_client=http), mode="legacy") as client,
+    ):
+        yield client
+
+
+async def _tools(client: Any) -> list[Any]:
+    tools: list[Any] = []
+    cursor: str | None = None
+    while True:
+        page = await client.list_tools(cursor=cursor)
+        tools += page.tools
+        cursor = page.next_cursor
+        if not cursor:
+            return tools
+
+
+def _text(result: Any) -> str:
+    return " ".join(getattr(item, "text", "") for item in result.content)[:300]
+
+
+class Recorder:
+    """The upstream's fallback: answers `{}` and files each request under (API, tool name)."""
+
+    def __init__(self) -> None:
+        self.seen: dict[tuple[str, str], list[RecordedRequest]] = {}
+
+    def __call__(self, request: RecordedRequest) -> Any:
+        api = request.target.lstrip("/").split("/", 1)[0].split("?", 1)[0]
+        self.seen.setdefault((api, request.headers.get(OPERATION_HEADER, "")), []).append(request)
+        return json_response({})
+
+    def take(self, api: str, tool: str) -> list[RecordedRequest]:
+        """What arrived for this tool (a server that names no operation: whatever came for the API)."""
+        return self.seen.pop((api, tool), []) or self.seen.pop((api, ""), [])
+
+
+async def measure_api(
+    mcp_url: str,
+    api: Api,
+    upstream: Upstream,
+    recorder: Recorder,
+    stats: dict[str, Fidelity],
+    sample: int | None,
+) -> None:
+    """Every tool (or about `sample` of them) of the MCP server at `mcp_url`, both passes."""
+    async with _session(mcp_url) as client:
+        try:
+            tools = await _tools(client)
+        except Exception as error:  # the client cannot read the server's tool list: nothing to call
+            for mode in PASSES:
+                stats[mode].skipped[f"tool list unreadable: {api.path.name} ({str(error)[:80]})"] += 1
+            return
+        if sample is not None:
+            tools = tools[:: max(1, len(tools) // sample)][:sample]
+        for tool in tools:
+            for mode in PASSES:
+                pass_stats = stats[mode]
+                where = f"{api.path.name} {tool.name}"
+                arguments = Generator(tool.input_schema, mode).arguments()
+                pass_stats.operations += 1
+                result: Any = None
+                problem = ""
+                try:
+                    with anyio.fail_after(120):
+                        result = await client.call_tool(tool.name, arguments)
+                except Exception as error:  # the client refused the answer; the request still counts
+                    problem = f"{type(error).__name__}: {str(error)[:200]}"
+                recorded = recorder.take(api.name, tool.name)
+                if not recorded and problem:
+                    pass_stats.fail(
+                        f"not sent: client error {problem.split(':', 1)[0]}", f"{where}: {problem}"
+                    )
+                    continue
+                if not recorded:
+                    text = _text(result)
+                    code = text.split("]", 1)[0].lstrip("[") if text.startswith("[") else "not sent"
+                    pass_stats.fail(f"not sent: [{code}]", f"{where}: {text}")
+                    continue
+                try:
+                    judge(api.validator, ValidatorRequest(upstream.url + f"/{api.name}", recorded[0]))
+                except Exception as error:
+                    cause = unverifiable_cause(error, api.scheme, recorded[0])
+                    if cause:
+                        pass_stats.not_judged(cause, f"{where}: {detail_of(error)}")
+                    else:
+                        pass_stats.fail(kind_of(error), f"{where}: {detail_of(error)}")
+                else:
+                    pass_stats.accepted += 1
+
+
+async def measure(
+    paths: list[Path],
+    *,
+    sample: int | None = None,
+    command: list[str] | None = None,
+    concurrency: int = 2,
+    progress: Callable[[Api], None] = lambda api: None,
+) -> dict[str, Fidelity]:
+    """Both passes over `paths` (every tool, or about `sample` per document)."""
+    stats = {mode: Fidelity() for mode in PASSES}
+    started = time.perf_counter()
+    recorder = Recorder()
+    with Upstream(fallback=recorder) as upstream, tempfile.TemporaryDirectory() as directory:
+        config, apis = write_config(Path(directory), paths, upstream)
+        for api in apis:
+            if api.validator is None:
+                for mode in PASSES:
+                    stats[mode].skipped[f"document openapi-core cannot read ({api.problem})"] += 1
+        usable = [api for api in apis if api.validator is not None]
+        with _serving(config, command) as url, lenient():
+            limit = anyio.Semaphore(concurrency)
+
+            async def one(api: Api) -> None:
+                async with limit:
+                    await measure_api(f"{url}/{api.name}/mcp", api, upstream, recorder, stats, sample)
+                    progress(api)
+
+            async with anyio.create_task_group() as tasks:
+                for api in usable:
+                    tasks.start_soon(one, api)
+    for value in stats.values():
+        value.seconds = time.perf_counter() - started
+    return stats

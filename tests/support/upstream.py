@@ -149,8 +149,9 @@ _REASONS = {200: "OK", 201: "Created", 204: "No Content", 301: "Moved Permanentl
 class Upstream:
     """The server. `start()`/`stop()` or use it as a context manager; `url` is `http://127.0.0.1:PORT`."""
 
-    def __init__(self, host: str = "127.0.0.1") -> None:
+    def __init__(self, host: str = "127.0.0.1", fallback: Responder = echo) -> None:
         self.host = host
+        self.fallback = fallback  # the answer for paths no route names
         self.port = 0
         self.requests: list[RecordedRequest] = []
         self._routes: dict[str, Responder] = {}
@@ -248,7 +249,7 @@ class Upstream:
             body = await _read_chunked(reader)
         request = RecordedRequest(method, target, headers, raw_headers, body)
         self.requests.append(request)
-        responder = self._routes.get(request.path, echo)
+        responder = self._routes.get(request.path, self.fallback)
         reply = responder(request) if callable(responder) else responder
         await _write(writer, reply, head_only=method == "HEAD")
         return headers.get("connection", "").lower() != "close"

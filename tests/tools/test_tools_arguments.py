@@ -89,7 +89,7 @@ def test_argument_names_are_sanitised_and_keep_their_original() -> None:
     assert [(a.name, a.original) for a in tool.arguments] == [("filter_status_", "filter[status]")]
 
 
-def test_accept_content_type_and_authorization_header_parameters_are_ignored() -> None:
+def test_accept_and_content_type_parameters_are_never_arguments_and_authorization_is_ignored() -> None:
     tool = only_tool(
         """
         paths:
@@ -104,7 +104,34 @@ def test_accept_content_type_and_authorization_header_parameters_are_ignored() -
         """
     )
     assert [argument.name for argument in tool.arguments] == ["X-Trace-Tag"]
-    assert tool.left_out == ()
+    assert [item.name for item in tool.left_out] == ["Accept", "Content-Type"]
+    assert tool.fixed_headers == ()  # any string: nothing fixed
+
+
+def test_a_gateway_owned_header_with_one_possible_value_is_fixed_on_the_tool() -> None:
+    tool = only_tool(
+        """
+        paths:
+          /a:
+            post:
+              parameters:
+                - {name: Accept, in: header, schema: {type: string, enum: ['application/vnd.x+json;version=2']}}
+                - {name: Content-Type, in: header, schema: {type: string, default: application/json}}
+                - {name: Accept-Encoding, in: header, schema: {const: identity}}
+                - {name: Authorization, in: header, schema: {const: Bearer nope}}
+                - {name: Host, in: header, schema: {const: evil.example}}
+                - {name: X-Api-Key, in: header, schema: {const: k}}
+                - {name: User-Agent, in: header, schema: {enum: ["a\\r\\nX-Evil: 1"]}}
+              responses: {'200': {description: ok, content: {text/csv: {}, application/json: {}}}}
+        """
+    )
+    assert tool.arguments == ()
+    assert tool.fixed_headers == (
+        ("Accept", "application/vnd.x+json;version=2"),
+        ("Content-Type", "application/json"),
+        ("Accept-Encoding", "identity"),
+    )
+    assert tool.accept == "application/json, text/csv;q=0.9, */*;q=0.8"
 
 
 def test_forbidden_headers_and_credential_parameters_are_left_out_with_a_reason() -> None:
@@ -173,12 +200,27 @@ def test_non_object_bodies_are_one_body_argument() -> None:
         assert tool.body.whole is True
 
 
-def test_a_binary_body_is_one_string_body_argument_with_its_media_type() -> None:
+def test_a_binary_body_is_one_base64_string_body_argument_with_its_media_type() -> None:
     tool = _body_tool("{type: string, format: binary}", "application/octet-stream")
     assert tool.input_schema["properties"]["body"] == {
         "type": "string",
         "contentMediaType": "application/octet-stream",
+        "contentEncoding": "base64",
     }
+
+
+def test_a_text_body_described_by_an_object_schema_stays_text() -> None:
+    tool = _body_tool("{type: object, properties: {sub: {type: string}}}", "application/jwt")
+    assert tool.input_schema["properties"]["body"] == {
+        "type": "string",
+        "contentMediaType": "application/jwt",
+    }
+
+
+def test_a_body_property_that_is_required_but_never_described_is_an_argument_taking_any_value() -> None:
+    tool = _body_tool("{type: object, required: [currency], properties: {amount: {type: integer}}}")
+    assert tool.input_schema["properties"]["currency"] == {}
+    assert "currency" in tool.input_schema["required"]
 
 
 def test_an_all_of_object_body_contributes_every_part_s_fields() -> None:
@@ -261,3 +303,18 @@ def test_a_parameter_description_is_carried_into_its_schema() -> None:
         "schema: {type: string}}]\n      responses: {'200': {description: ok}}\n"
     )
     assert tool.input_schema["properties"]["q"] == {"type": "string", "description": "What to find."}
+
+
+def test_a_fixed_header_value_with_cr_lf_or_nul_is_never_recorded() -> None:
+    tool = only_tool(
+        """
+        paths:
+          /a:
+            get:
+              parameters:
+                - {name: Accept, in: header, schema: {const: "a/b\\r\\nX-Evil: 1"}}
+                - {name: Content-Type, in: header, schema: {const: "a/b\\u0000"}}
+              responses: {'200': {description: ok}}
+        """
+    )
+    assert tool.fixed_headers == ()

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import base64
+import re
+import secrets
 from collections.abc import Mapping
 from typing import Any
 
-import httpx
-
 from .._errors import ErrorCode
-from .._json import dumps_bytes
+from .._json import dumps, dumps_bytes
 from ..tools import Argument, Tool
 from ._check import format_path
-from ._encode import name_key, quote, refuse, scalar
+from ._encode import deep_pairs, name_key, quote, refuse, scalar
 
 Json = Any
 Attachment = tuple[str, str, bytes]  # filename, content type, bytes
@@ -56,27 +57,44 @@ def encode_body(
         if _is_json(declared):
             return dumps_bytes(value), _concrete(body.content_type, "application/json")
         if declared == "application/x-www-form-urlencoded" and isinstance(value, dict):
-            return _form([("body", str(k), v) for k, v in value.items()], bound), declared
+            return _form([("body", str(k), v) for k, v in value.items()], body.encoding, bound), declared
+        argument = tool.argument("body")
+        schema = argument.schema if argument is not None else None
+        if isinstance(value, str) and isinstance(schema, dict) and schema.get("contentEncoding") == "base64":
+            return decode_base64(value), _concrete(body.content_type, "application/octet-stream")
         if isinstance(value, str):
             return value.encode("utf-8"), _concrete(body.content_type, "application/octet-stream")
         return dumps_bytes(value), _concrete(body.content_type, "application/json")
     present = [(argument.original, value) for argument, value in fields]
     files = {name: attachments[name] for name in attachments if name != "body"}
-    if not present and not files:
+    if not present and not files and not body.required:
         return None, None
+    # A required body is always sent, as `{}` (an empty form) when the agent gave none of its fields.
     if _is_json(declared):
         return dumps_bytes(dict(present)), _concrete(body.content_type, "application/json")
     if declared == "application/x-www-form-urlencoded":
         return _form(
-            [(argument.name, argument.original, value) for argument, value in fields], bound
+            [(argument.name, argument.original, value) for argument, value in fields], body.encoding, bound
         ), declared
     if declared == "multipart/form-data":
-        return _multipart(tool, fields, files)
+        return _multipart(tool, fields, files, body.encoding)
     return dumps_bytes(dict(present)), "application/json"
 
 
 def _is_json(content_type: str) -> bool:
     return content_type == "application/json" or content_type.endswith("+json")
+
+
+def decode_base64(text: str) -> bytes:
+    """Base64 text (standard or URL-safe alphabet, padding optional) to bytes; anything else refused."""
+    compact = "".join(text.split())
+    if len(compact) % 4 == 1 or not _BASE64.match(compact):
+        raise refuse(
+            "body: must be base64 text for this binary body (the bytes are decoded before sending)",
+            ErrorCode.BODY_NOT_BASE64,
+        )
+    padded = compact.rstrip("=") + "=" * (-len(compact.rstrip("=")) % 4)
+    return base64.b64decode(padded.replace("-", "+").replace("_", "/"), validate=True)
 
 
 def _concrete(declared: str, fallback: str) -> str:
@@ -86,20 +104,47 @@ def _concrete(declared: str, fallback: str) -> str:
     return declared
 
 
-def _form(fields: list[tuple[str, str, Json]], bound: frozenset[str] = frozenset()) -> bytes:
-    """`(argument, field name, value)` as a form; an object field spreads its keys into field names
-    of their own, which may not be the names of bound fields."""
+def _encoding_of(encoding: Json, name: str) -> dict[str, Json]:
+    entry = encoding.get(name) if isinstance(encoding, dict) else None
+    return entry if isinstance(entry, dict) else {}
+
+
+def _form(
+    fields: list[tuple[str, str, Json]], encoding: Json = None, bound: frozenset[str] = frozenset()
+) -> bytes:
+    """`(argument, field name, value)` as a form, each field as its `encoding` entry says (style,
+    explode, contentType; by default `form` with explode, so an object field spreads its keys into
+    field names of their own, which may not be the names of bound fields)."""
     out: list[tuple[str, str]] = []
     for argument, name, value in fields:
-        if isinstance(value, list):
-            out.extend((name, scalar(item)) for item in value)
+        entry = _encoding_of(encoding, name)
+        style = entry.get("style") if isinstance(entry.get("style"), str) else None
+        explode = entry["explode"] if isinstance(entry.get("explode"), bool) else style in (None, "form")
+        content_type = entry.get("contentType") if isinstance(entry.get("contentType"), str) else None
+        if style == "deepObject" and isinstance(value, dict | list):
+            out.extend(deep_pairs(name, value))
+        elif style is None and content_type and isinstance(value, dict | list):
+            out.append((name, dumps(value)))  # the encoding gives the field a media type: JSON text
+        elif isinstance(value, list):
+            items = [scalar(item) for item in value]
+            if explode:
+                out.extend((name, item) for item in items)
+            else:
+                out.append((name, _DELIMITERS.get(style or "form", ",").join(items)))
         elif isinstance(value, dict):
-            path = (argument, name) if argument == "body" else (argument,)
-            _spread_form(path, name, [str(k) for k in value], bound)
-            out.extend((str(k), scalar(v)) for k, v in value.items())
+            if explode:
+                path = (argument, name) if argument == "body" else (argument,)
+                _spread_form(path, name, [str(k) for k in value], bound)
+                out.extend((str(k), scalar(v)) for k, v in value.items())
+            else:
+                out.append((name, ",".join(part for k, v in value.items() for part in (str(k), scalar(v)))))
         else:
             out.append((name, scalar(value)))
     return "&".join(f"{quote(k)}={quote(v)}" for k, v in out).encode("ascii")
+
+
+_DELIMITERS = {"form": ",", "spaceDelimited": " ", "pipeDelimited": "|"}
+_BASE64 = re.compile(r"^[A-Za-z0-9+/_-]*={0,2}$")
 
 
 def _spread_form(path: tuple[str, ...], name: str, keys: list[str], bound: frozenset[str]) -> None:
@@ -114,57 +159,61 @@ def _spread_form(path: tuple[str, ...], name: str, keys: list[str], bound: froze
 
 
 def _is_binary(schema: Json) -> bool:
-    if not isinstance(schema, dict):
+    """A file part: raw content. A `format: byte` / `contentEncoding: base64` string is base64 text,
+    which goes as the text part it is."""
+    if not isinstance(schema, dict) or "contentEncoding" in schema or schema.get("format") == "byte":
         return False
-    return (
-        schema.get("format") in ("binary", "byte")
-        or "contentMediaType" in schema
-        or "contentEncoding" in schema
-    )
+    return schema.get("format") == "binary" or "contentMediaType" in schema
 
 
 def _multipart(
-    tool: Tool, fields: list[tuple[Argument, Json]], files: Mapping[str, Attachment]
+    tool: Tool, fields: list[tuple[Argument, Json]], files: Mapping[str, Attachment], encoding: Json = None
 ) -> tuple[bytes, str]:
-    data: dict[str, Any] = {}
-    parts: list[tuple[str, tuple[str, bytes, str]]] = []
+    """Each field a part: files from attachments; objects (and arrays of objects) as JSON parts;
+    arrays of scalars as one part per item; a part's `contentType` from the `encoding` map."""
+    boundary = f"specbridge-{secrets.token_hex(12)}"
+    parts: list[tuple[str, str | None, str | None, bytes]] = []  # name, filename, content type, bytes
     originals = {argument.name: argument.original for argument in tool.arguments}
     for name, (filename, content_type, content) in files.items():
-        parts.append((originals.get(name, name), (filename, content, content_type)))
+        parts.append((originals.get(name, name), filename, content_type, content))
     attached = {originals.get(name, name) for name in files}
     for argument, value in fields:
-        if argument.original in attached:
+        name = argument.original
+        if name in attached:
             continue
+        declared = _encoding_of(encoding, name).get("contentType")
+        declared = declared.split(",")[0].strip() if isinstance(declared, str) else None
         if _is_binary(argument.schema) and isinstance(value, str):
-            parts.append(
-                (argument.original, (argument.original, value.encode("utf-8"), "application/octet-stream"))
-            )
+            parts.append((name, name, declared or "application/octet-stream", value.encode("utf-8")))
+        elif isinstance(value, dict):
+            parts.append((name, None, declared or "application/json", dumps_bytes(value)))
         elif isinstance(value, list):
-            data[argument.original] = [scalar(item) for item in value]
+            for item in value:
+                if isinstance(item, dict | list):
+                    parts.append((name, None, declared or "application/json", dumps_bytes(item)))
+                else:
+                    parts.append((name, None, declared, scalar(item).encode("utf-8")))
         else:
-            data[argument.original] = scalar(value)
-    request = httpx.Request("POST", "http://multipart.invalid/", data=data, files=parts or None)
-    content = request.read()
-    if not parts:
-        # httpx only writes multipart when a file is present; form fields alone are still multipart here.
-        request = httpx.Request(
-            "POST",
-            "http://multipart.invalid/",
-            data=data,
-            files=[("", ("", b"", "application/octet-stream"))],
-        )
-        boundary = request.headers["Content-Type"].split("boundary=", 1)[1]
-        content = _multipart_fields(data, boundary)
-        return content, f"multipart/form-data; boundary={boundary}"
-    return content, request.headers["Content-Type"]
+            parts.append((name, None, declared, scalar(value).encode("utf-8")))
+    return _multipart_bytes(parts, boundary), f"multipart/form-data; boundary={boundary}"
 
 
-def _multipart_fields(data: Mapping[str, Any], boundary: str) -> bytes:
+def _multipart_bytes(parts: list[tuple[str, str | None, str | None, bytes]], boundary: str) -> bytes:
     out = bytearray()
-    for name, value in data.items():
-        for item in value if isinstance(value, list) else [value]:
-            safe_name = name.replace('"', "%22").replace("\r", "%0D").replace("\n", "%0A")
-            out += f'--{boundary}\r\nContent-Disposition: form-data; name="{safe_name}"\r\n\r\n'.encode()
-            out += str(item).encode("utf-8") + b"\r\n"
+    for name, filename, content_type, content in parts:
+        disposition = f'form-data; name="{_safe(name)}"'
+        if filename is not None:
+            disposition += f'; filename="{_safe(filename)}"'
+        out += f"--{boundary}\r\nContent-Disposition: {disposition}\r\n".encode()
+        if content_type and _SAFE_TYPE.match(content_type):
+            out += f"Content-Type: {content_type}\r\n".encode()
+        out += b"\r\n" + content + b"\r\n"
     out += f"--{boundary}--\r\n".encode()
     return bytes(out)
+
+
+def _safe(text: str) -> str:
+    return text.replace('"', "%22").replace("\r", "%0D").replace("\n", "%0A")
+
+
+_SAFE_TYPE = re.compile(r"^[A-Za-z0-9!#$&^_.+*/-]+(\s*;\s*[A-Za-z0-9!#$&^_.+-]+=[A-Za-z0-9!#$&^_.+\"-]+)*$")

@@ -21,7 +21,7 @@ from ..tools import Argument, Tool, is_forbidden_header
 from ._body import Attachment, encode_body
 from ._check import format_path
 from ._credential import Credential
-from ._encode import name_key, quote, refuse, scalar
+from ._encode import deep_pairs, name_key, quote, refuse, scalar
 
 Json = Any
 USER_AGENT = f"specbridge/{__version__}"
@@ -104,9 +104,9 @@ def build_request(
     }
     sent = tuple(extra for extra in extras if extra.sent)
     url = _url(tool, base_url, by_location["path"])
-    for name in _template_query_names(tool.operation.path):
+    pairs: list[tuple[str, str]] = _template_query(tool.operation.path)
+    for name, _ in pairs:
         _not_owned("query", name, owned)
-    pairs: list[tuple[str, str]] = []
     for argument, value in by_location["query"]:
         _not_owned("query", argument.original, owned)
         _spread("query", argument.name, argument.original, _query_keys(argument, value), owned, bound)
@@ -122,12 +122,17 @@ def build_request(
             f"the request URL would be longer than {MAX_URL_LENGTH} characters", ErrorCode.PATH_REFUSED
         )
 
+    fixed = {name.lower(): (name, value) for name, value in tool.fixed_headers}
     headers: list[tuple[str, str]] = [
-        ("Accept", ACCEPT),
-        ("Accept-Encoding", ACCEPT_ENCODING),
+        fixed.pop("accept", ("Accept", tool.accept or ACCEPT)),
+        fixed.pop("accept-encoding", ("Accept-Encoding", ACCEPT_ENCODING)),
         ("User-Agent", USER_AGENT),
         ("X-Specbridge-Operation", tool.name),
     ]
+    fixed_type = fixed.pop("content-type", None)
+    for name, value in fixed.values():
+        _check_fixed(name, value, owned)
+        headers.append((name, value))
     header_values = [(a.original, _header_value(a, v)) for a, v in by_location["header"]]
     header_values += [(e.name, scalar(e.value)) for e in sent if e.location == "header"]
     for name, value in header_values:
@@ -151,9 +156,26 @@ def build_request(
     content, content_type = encode_body(
         tool, by_location["body"], arguments, attachments or {}, bound["body"]
     )
+    if fixed_type is not None and _same_kind(content_type, fixed_type[1]):
+        content_type = fixed_type[1]  # the document's own value, when it names the body actually sent
     if content_type is not None:
         headers.append(("Content-Type", content_type))
+    for name, value in headers[:2]:
+        _check_fixed(name, value, owned)
     return BuiltRequest(tool.operation.method, url, headers, content, credential, cookies)
+
+
+def _same_kind(sent: str | None, fixed: str) -> bool:
+    """Whether a fixed `Content-Type` describes the body sent (none; the same media type; JSON as a
+    `+json` type). A multipart boundary, or a form the document's value does not name, stays ours."""
+    if sent is None:
+        return True
+    ours = sent.split(";")[0].strip().lower()
+    theirs = fixed.split(";")[0].strip().lower()
+    if ours.startswith("multipart/"):
+        return False
+    is_json = [kind == "application/json" or kind.endswith("+json") for kind in (ours, theirs)]
+    return ours == theirs or all(is_json)
 
 
 # -- URL -------------------------------------------------------------------------------------------
@@ -169,7 +191,8 @@ def _url(tool: Tool, base_url: str, path_arguments: list[tuple[Argument, Json]])
         argument, value = values[name]
         return _path_value(argument, value)
 
-    template = tool.operation.path.split("#", 1)[0]  # `/files/{id}#get_link` names a variant, not a URL part
+    # `/files/{id}#get_link` names a variant, not a URL part; a literal `?beta=true` is query
+    template = tool.operation.path.split("#", 1)[0].split("?", 1)[0]
     _check_template(template)
     path = _PLACEHOLDER.sub(fill, template)
     base = base_url.rstrip("/")
@@ -200,9 +223,13 @@ def _check_template(template: str) -> None:
             raise refuse("the operation's path would leave the base URL", ErrorCode.PATH_REFUSED)
 
 
-def _template_query_names(template: str) -> list[str]:
+def _template_query(template: str) -> list[tuple[str, str]]:
+    """The literal query of a path key (`/responses/{id}?beta=true`), sent as it is written."""
     query = template.split("#", 1)[0].partition("?")[2]
-    return [unquote(pair.split("=", 1)[0]) for pair in query.split("&") if pair]
+    return [
+        (unquote(name), unquote(value))
+        for name, _, value in (pair.partition("=") for pair in query.split("&") if pair)
+    ]
 
 
 def _path_value(argument: Argument, value: Json) -> str:
@@ -269,6 +296,8 @@ def _query_pairs(argument: Argument, value: Json) -> list[tuple[str, str]]:
         return [(name, dumps(value))]
     style = argument.style or "form"
     explode = argument.explode
+    if style == "deepObject" and isinstance(value, dict | list):
+        return deep_pairs(name, value)
     if isinstance(value, list):
         items = [scalar(v) for v in value]
         if style == "spaceDelimited" and not explode:
@@ -280,11 +309,10 @@ def _query_pairs(argument: Argument, value: Json) -> list[tuple[str, str]]:
         return [(name, ",".join(items))]
     if isinstance(value, dict):
         pairs = [(str(k), scalar(v)) for k, v in value.items()]
-        if style == "deepObject":
-            return [(f"{name}[{k}]", v) for k, v in pairs]
         if explode:
             return pairs
-        return [(name, ",".join(part for pair in pairs for part in pair))]
+        delimiter = {"spaceDelimited": " ", "pipeDelimited": "|"}.get(style, ",")
+        return [(name, delimiter.join(part for pair in pairs for part in pair))]
     return [(name, scalar(value))]
 
 
@@ -365,6 +393,14 @@ def _spread(
 def _not_owned(location: str, name: str, owned: Mapping[str, str]) -> None:
     if owned.get(location) == name_key(name):
         raise refuse(f"{location}.{name}: is where the stored credential goes", ErrorCode.HEADER_REFUSED)
+
+
+def _check_fixed(name: str, value: str, owned: Mapping[str, str]) -> None:
+    """A header the gateway sets from the document: never the credential's, never CR, LF or NUL."""
+    if not _TOKEN.match(name) or name_key(name) == owned.get("header"):
+        raise refuse(f"header.{name}: the document's fixed value cannot be sent", ErrorCode.HEADER_REFUSED)
+    if not all(" " <= ch <= "~" or ch == "\t" for ch in value):
+        raise refuse(f"header.{name}: a header value must be printable ASCII", ErrorCode.HEADER_REFUSED)
 
 
 def _check_header(name: str, value: str, owned: Mapping[str, str]) -> None:

@@ -35,3 +35,16 @@ def scalar(value: Json) -> str:
 def name_key(name: str) -> str:
     """A parameter name as servers compare it at their most lenient: trimmed, case-insensitive."""
     return name.strip().lower()
+
+
+def deep_pairs(name: str, value: Json) -> list[tuple[str, str]]:
+    """`deepObject` the way Stripe-style servers (Rack, PHP, qs) read it, to any depth: an object's
+    keys as `a[b][c]=1`, an array of scalars as `a[]=x`, an array holding objects or arrays by index
+    (`a[0][b]=1`, since `a[][b]` is ambiguous)."""
+    if isinstance(value, dict):
+        return [pair for key, item in value.items() for pair in deep_pairs(f"{name}[{key}]", item)]
+    if isinstance(value, list):
+        if all(not isinstance(item, dict | list) for item in value):
+            return [(f"{name}[]", scalar(item)) for item in value]
+        return [pair for index, item in enumerate(value) for pair in deep_pairs(f"{name}[{index}]", item)]
+    return [(name, scalar(value))]

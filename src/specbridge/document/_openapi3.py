@@ -20,8 +20,10 @@ from ._refs import Resolver, UnresolvedRef
 from .pointer import pointer_of
 
 _LOCATIONS: tuple[ParameterLocation, ...] = ("path", "query", "header", "cookie")
-# OpenAPI: a header parameter with one of these names "SHALL be ignored".
-_IGNORED_HEADER_PARAMETERS = frozenset({"accept", "content-type", "authorization"})
+# OpenAPI: a header parameter named Accept, Content-Type or Authorization "SHALL be ignored". Real
+# documents still use Accept and Content-Type to fix a value (a versioned media type), so those are
+# kept: the conversion never offers them as arguments, and sends a value the document fixes.
+_IGNORED_HEADER_PARAMETERS = frozenset({"authorization"})
 
 
 def as_dict(value: Any) -> dict[str, Any]:

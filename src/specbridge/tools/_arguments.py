@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..document import ApiDocument, MediaType, Operation, Parameter, Schema
-from ._headers import is_forbidden_header
+from ._headers import FIXABLE_HEADERS, is_forbidden_header
 from ._model import LOCATION_ORDER, Argument, ArgumentLocation, Body, LeftOut
 from ._naming import argument_name
 from ._schema import SchemaShaper
@@ -28,6 +28,7 @@ class ArgumentPlan:
     body: Body | None
     left_out: tuple[LeftOut, ...]
     needs: frozenset[str]  # `$defs` the argument schemas refer to
+    fixed_headers: tuple[tuple[str, str], ...] = ()
 
 
 def credential_names(document: ApiDocument) -> dict[str, frozenset[str]]:
@@ -63,11 +64,15 @@ def plan_arguments(
     candidates: list[Argument] = []
     left_out: list[LeftOut] = []
     needs: set[str] = set()
+    fixed: dict[str, tuple[str, str]] = {}
 
     for parameter in operation.parameters:
         reason = _left_out_reason(parameter, credentials)
         if reason:
             left_out.append(LeftOut(parameter.name, parameter.location, reason, parameter.pointer))
+            value = fixed_header_value(parameter, shaper)
+            if value is not None:
+                fixed[parameter.name.lower()] = (parameter.name, value)
             continue
         shaped = shaper.shape(parameter.schema, "input")
         needs.update(shaped.needs)
@@ -144,7 +149,33 @@ def plan_arguments(
                         pointer=request_body.pointer,
                     )
                 )
-    return ArgumentPlan(tuple(_resolve_clashes(candidates)), body, tuple(left_out), frozenset(needs))
+    return ArgumentPlan(
+        tuple(_resolve_clashes(candidates)), body, tuple(left_out), frozenset(needs), tuple(fixed.values())
+    )
+
+
+def fixed_header_value(parameter: Parameter, shaper: SchemaShaper) -> str | None:
+    """The one value a gateway-owned header parameter can take (`const`, a one-value `enum`, or a
+    `default`), when it is a header the gateway may take from the document and a valid header value."""
+    if parameter.location != "header" or parameter.name.strip().lower() not in FIXABLE_HEADERS:
+        return None
+    _, schema = shaper.resolve(parameter.schema.value, parameter.schema.base)
+    if not isinstance(schema, dict):
+        return None
+    if "const" in schema:
+        value = schema["const"]
+    elif isinstance(schema.get("enum"), list) and len(schema["enum"]) == 1:
+        value = schema["enum"][0]
+    elif "default" in schema:
+        value = schema["default"]
+    else:
+        return None
+    if not isinstance(value, str | int | float) or isinstance(value, bool):
+        return None
+    text = str(value).strip()
+    if not text or not all(" " <= ch <= "~" or ch == "\t" for ch in text):
+        return None
+    return text
 
 
 def _left_out_reason(parameter: Parameter, credentials: dict[str, frozenset[str]]) -> str:
@@ -218,6 +249,9 @@ def _collect_fields(
         return False
     if isinstance(node.get("required"), list):
         required.update(name for name in node["required"] if isinstance(name, str))
+    if depth == 0:
+        for name in sorted(required - properties.keys()):  # required, never described: any value
+            properties[name] = ({}, base)
     return True
 
 
@@ -226,9 +260,26 @@ def _whole_body_schema(media: MediaType, shaper: SchemaShaper) -> tuple[Json, fr
     if media.schema is not None and _is_structured(kind):
         shaped = shaper.shape(media.schema, "input")
         return shaped.value, shaped.needs
-    if kind.startswith("text/") or kind.endswith(("xml", "csv")):
-        return {"type": "string", "contentMediaType": kind}, frozenset()
-    return {"type": "string", "contentMediaType": kind or "application/octet-stream"}, frozenset()
+    if _is_binary_body(kind, media.schema, shaper):
+        # Bytes travel as base64 text; the gateway decodes them before sending.
+        schema = {"type": "string", "contentMediaType": kind or "application/octet-stream"}
+        return {**schema, "contentEncoding": "base64"}, frozenset()
+    return {"type": "string", "contentMediaType": kind}, frozenset()
+
+
+_BINARY_FAMILIES = ("image/", "audio/", "video/", "font/")
+_BINARY_TYPES = frozenset({"", "*/*", "application/octet-stream", "application/pdf", "application/zip",
+                           "application/gzip", "application/x-tar", "application/x-gzip"})  # fmt: skip
+
+
+def _is_binary_body(kind: str, schema: Schema | None, shaper: SchemaShaper) -> bool:
+    """A body of bytes: a binary media type, or a string schema with `format: binary`/`byte`."""
+    if kind.startswith(_BINARY_FAMILIES) or kind in _BINARY_TYPES:
+        return True
+    if schema is None:
+        return False
+    _, node = shaper.resolve(schema.value, schema.base)
+    return isinstance(node, dict) and node.get("format") in ("binary", "byte")
 
 
 def _resolve_clashes(candidates: list[Argument]) -> list[Argument]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import replace
 from typing import Any
@@ -104,7 +105,36 @@ def _tool(
         operation=operation,
         left_out=plan.left_out,
         default_name=default_name,
+        fixed_headers=plan.fixed_headers,
+        accept=accept_header(operation),
     )
+
+
+_MEDIA_TYPE = re.compile(
+    r"^[A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+*-]+(\s*;\s*[A-Za-z0-9!#$&^_.+-]+=[^\s;,]+)*$"
+)
+
+
+def accept_header(operation: Operation) -> str:
+    """`Accept` from the media types the operation answers with: JSON ones first, the rest after, then
+    anything (an error page may be HTML). "" when the document names none."""
+    kinds: dict[str, None] = {}
+    for response in operation.responses:
+        for media in response.content:
+            kind = media.content_type.strip()
+            if _MEDIA_TYPE.match(kind) and not kind.startswith("*/"):
+                kinds[kind] = None
+    if not kinds:
+        return ""
+    json_kinds = [k for k in kinds if _is_json(k)]
+    rest = [k for k in kinds if not _is_json(k)]
+    parts = json_kinds + [f"{k};q=0.9" if ";" not in k else k for k in rest]
+    return ", ".join([*parts, "*/*;q=0.8"])
+
+
+def _is_json(kind: str) -> bool:
+    base = kind.split(";", 1)[0].strip().lower()
+    return base == "application/json" or base.endswith("+json")
 
 
 def _output_schema(operation: Operation, shaper: SchemaShaper) -> Json | None:

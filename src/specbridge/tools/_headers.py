@@ -37,3 +37,8 @@ def is_forbidden_header(name: str, credential_names: frozenset[str] = frozenset(
         or lowered in credential_names
         or lowered.startswith(FORBIDDEN_HEADER_PREFIXES)
     )
+
+
+# Gateway-owned headers a document may still fix to one value (a versioned `Accept`, a `Content-Type`):
+# the gateway sends the document's value. Credentials, Host, framing and our own never take one.
+FIXABLE_HEADERS = frozenset({"accept", "content-type", "accept-encoding"})

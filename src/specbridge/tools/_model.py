@@ -70,6 +70,9 @@ class Tool:
     operation: Operation
     left_out: tuple[LeftOut, ...] = ()
     default_name: str = ""  # the name before any config override
+    # Headers the document fixes (one possible value) that no argument may set: the gateway sends them.
+    fixed_headers: tuple[tuple[str, str], ...] = ()
+    accept: str = ""  # `Accept` from the operation's response media types (JSON first); "" = generic
 
     def argument(self, name: str) -> Argument | None:
         return next((argument for argument in self.arguments if argument.name == name), None)
