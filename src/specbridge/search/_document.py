@@ -20,7 +20,7 @@ from ._text import terms, words
 FIELD_WEIGHTS: Mapping[str, float] = {
     "name": 3.0,  # name, title and path words, each once
     "tag": 1.5,
-    "method": 0.5,
+    "method": 1.0,
     "description": 0.5,
     "tag_description": 0.3,
     "argument": 0.5,
@@ -30,15 +30,43 @@ FIELD_WEIGHTS: Mapping[str, float] = {
 _PATH_PARAMETER = re.compile(r"\{[^}]*\}")
 _REF_NAME = re.compile(r"[^/]+$")
 
-# What people say for what each method does, so "create a customer" finds `PostCustomers`.
-METHOD_WORDS: Mapping[str, str] = {
-    "GET": "get list retrieve read show find",
-    "HEAD": "check exist",
-    "POST": "create add new make send",
-    "PUT": "update replace set",
-    "PATCH": "update modify change",
-    "DELETE": "delete remove",
+# What people say for each kind of action, so "create a customer" finds `POST /customers` and "who is in
+# the channel" finds a listing. The action is read from the method and the path's shape (see `action`).
+ACTION_WORDS: Mapping[str, str] = {
+    "list": "list all every show see find browse which who lookup",
+    "get": "get retrieve read show see look detail info view",
+    "create": "create add new make send start set up",
+    "update": "update change edit modify set switch rename",
+    "replace": "update replace set put",
+    "delete": "delete remove get rid drop erase",
+    "check": "check exist",
+    "act": "",  # a POST to a verb of its own (`/refunds/{id}/cancel`): the verb is in the name already
 }
+
+
+def action(method: str, path: str) -> str:
+    """What kind of thing an operation does, from its method and the shape of its path: a GET of a
+    collection lists, of one item (the path ends in a parameter) gets; a POST to a collection creates,
+    to an item updates (`POST /v1/customers/{customer}`), to a word under an item acts."""
+    segments = [segment for segment in path.strip("/").split("/") if segment]
+    last = segments[-1] if segments else ""
+    on_item = bool(_PATH_PARAMETER.fullmatch(last.removesuffix(".json")))
+    under_item = len(segments) > 1 and bool(_PATH_PARAMETER.fullmatch(segments[-2]))
+    if method in ("GET", "HEAD"):
+        if method == "HEAD":
+            return "check"
+        return "get" if on_item else "list"
+    if method == "DELETE":
+        return "delete"
+    if method == "PATCH":
+        return "update"
+    if method == "PUT":
+        return "replace" if on_item else "update"
+    if method == "POST":
+        if on_item:
+            return "update"
+        return "act" if under_item and not last.endswith("s") else "create"
+    return "act"
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,7 +149,7 @@ def tool_text(tool: Tool, tags: tuple[str, ...], descriptions: Mapping[str, str]
             )
         ),
         "tag": [stem for tag in tags for stem in terms(tag)],
-        "method": terms(METHOD_WORDS.get(tool.operation.method, "")),
+        "method": terms(ACTION_WORDS[action(tool.operation.method, tool.operation.path)]),
         "description": terms(tool.description),
         "tag_description": [stem for tag in tags for stem in terms(descriptions.get(tag, ""))],
         "argument": [],
