@@ -44,12 +44,43 @@ ACTION_WORDS: Mapping[str, str] = {
 }
 
 
+_VERSION = re.compile(r"v\d+(\.\d+)*|\d{4}-\d{2}-\d{2}|api", re.IGNORECASE)
+_SPOKEN = {
+    "list": "list all",
+    "get": "get one",
+    "create": "create a new",
+    "update": "update",
+    "replace": "replace",
+    "delete": "delete",
+    "check": "check",
+}
+
+
+def structure(method: str, path: str) -> str:
+    """The operation said as its action and resources: `GET /repos/{owner}/{repo}/stargazers` →
+    "list all stargazers of repos"; a POST to a verb under an item says the verb (`cancel payouts`)."""
+    nouns = [
+        " ".join(words(segment.removesuffix(".json")))
+        for segment in path.strip("/").split("/")
+        if segment and not _PATH_PARAMETER.fullmatch(segment) and not _VERSION.fullmatch(segment)
+    ]
+    nouns = [noun for noun in nouns if noun]
+    kind = action(method, path)
+    if kind == "act" and nouns:
+        verb, nouns = nouns[-1], nouns[:-1]
+    else:
+        verb = _SPOKEN.get(kind, kind)
+    return f"{verb} {' of '.join(reversed(nouns[-2:]))}".strip()
+
+
 def action(method: str, path: str) -> str:
     """What kind of thing an operation does, from its method and the shape of its path: a GET of a
     collection lists, of one item (the path ends in a parameter) gets; a POST to a collection creates,
     to an item updates (`POST /v1/customers/{customer}`), to a word under an item acts."""
     segments = [segment for segment in path.strip("/").split("/") if segment]
     last = segments[-1] if segments else ""
+    if "." in last.removesuffix(".json"):
+        return "act"  # a remote call's path (`/conversations.leave`): its name is its action
     on_item = bool(_PATH_PARAMETER.fullmatch(last.removesuffix(".json")))
     under_item = len(segments) > 1 and bool(_PATH_PARAMETER.fullmatch(segments[-2]))
     if method in ("GET", "HEAD"):
@@ -75,7 +106,8 @@ class ToolText:
 
     fields: dict[str, list[str]]  # field -> its stems
     tags: tuple[str, ...]
-    sentences: tuple[str, str]  # what a sentence-embedding model reads: what it does; its name and tags
+    # what a sentence-embedding model reads: what it does; its name and tags; its action and resources
+    sentences: tuple[str, ...]
 
 
 def operation_tags(document_data: Any, tool: Tool) -> tuple[str, ...]:
@@ -162,4 +194,4 @@ def tool_text(tool: Tool, tags: tuple[str, ...], descriptions: Mapping[str, str]
         fields["argument_description"].extend(terms(description))
     does = plain(tool.title or first_sentence(tool.operation.description or tool.description))
     called = ". ".join(part for part in (" ".join(words(tool.name)), ", ".join(tags)) if part)
-    return ToolText(fields, tags, (does, called))
+    return ToolText(fields, tags, (does, called, structure(tool.operation.method, tool.operation.path)))
