@@ -19,6 +19,8 @@ from ._semantic import Encoder, SearchSettings, fuse, load_encoder, tool_vectors
 from ._text import Synonyms, default_synonyms, terms, words
 
 CANDIDATES = 50  # how many tools the fusion ranks; the rest follow in BM25's order
+ADMIN_FACTOR = 0.5  # an admin variant's score when the query does not say admin (chosen on the tune sets)
+_ADMIN = terms("admin")[0]
 LEXICAL_SHARE = 0.35  # BM25's share in the fused score, the similarity's the rest (chosen on the tune sets)
 
 
@@ -46,6 +48,7 @@ class SearchIndex:
     synonyms: Synonyms
     tags: tuple[tuple[str, int], ...]  # every tag of the API with its tool count, in document order
     spelling: tuple[frozenset[str], ...]  # character trigrams of each tool's name and title
+    administrative: frozenset[int] = frozenset()  # tools whose name or path says admin
     encoder: Encoder | None = None
     vectors: Any = None  # one unit vector per tool when the encoder is there
 
@@ -86,6 +89,7 @@ class SearchIndex:
             synonyms=synonyms or default_synonyms(),
             tags=tuple((tag, counts[tag]) for tag in order),
             spelling=tuple(frozenset(_trigrams(f"{tool.name} {tool.title or ''}")) for tool in tools),
+            administrative=frozenset(i for i, text in enumerate(texts) if _ADMIN in text.fields["name"]),
             encoder=encoder,
             vectors=vectors,
         )
@@ -116,6 +120,11 @@ class SearchIndex:
         """Tool positions, best first, and whether the match is weak."""
         said = terms(query) or [query.strip().lower()]
         scores = self.bm25.scores(self.synonyms.expand(said))
+        if _ADMIN not in said:
+            # An admin variant repeats a user's operation for whoever runs the workspace; a person
+            # who does not say admin means their own.
+            for i in self.administrative & scores.keys():
+                scores[i] *= ADMIN_FACTOR
         if allowed is not None:
             keep = set(allowed)
             scores = {i: score for i, score in scores.items() if i in keep}
@@ -123,7 +132,15 @@ class SearchIndex:
         weak = not lexical
         if self.encoder is not None and self.vectors is not None and len(self.tools):
             query_vector = self.encoder.encode([query])[0]
-            fused = fuse(self.vectors, query_vector, scores, allowed, LEXICAL_SHARE, CANDIDATES)
+            fused = fuse(
+                self.vectors,
+                query_vector,
+                scores,
+                allowed,
+                LEXICAL_SHARE,
+                CANDIDATES,
+                dict.fromkeys(self.administrative, ADMIN_FACTOR) if _ADMIN not in said else None,
+            )
             chosen = set(fused)
             return fused + [i for i in lexical if i not in chosen], weak
         if lexical:

@@ -146,6 +146,7 @@ def fuse(
     candidates: Sequence[int] | None,
     lexical_share: float,
     count: int,
+    lowered: Mapping[int, float] | None = None,
 ) -> list[int]:
     """The `count` best tools by a weighted sum of the BM25 score (divided by the best one) and the
     similarity to `query` (scaled to 0..1 over the candidates). `vectors` has shape (views, tools,
@@ -160,12 +161,15 @@ def fuse(
     similarity = (vectors[:, rows] @ query).max(0)
     low, high = float(similarity.min()), float(similarity.max())
     fused = (1 - lexical_share) * (similarity - low) / ((high - low) or 1.0)
+    position = {int(row): n for n, row in enumerate(rows)}
     if lexical:
-        position = {int(row): n for n, row in enumerate(rows)}
         best = max(lexical.values()) or 1.0
         for i, score in lexical.items():
             if i in position:
                 fused[position[i]] += lexical_share * score / best
+    for i, factor in (lowered or {}).items():
+        if i in position:
+            fused[position[i]] *= factor
     count = min(count, rows.size)
     top = np.argpartition(-fused, count - 1)[:count]
     top = top[np.argsort(-fused[top], kind="stable")]
