@@ -79,7 +79,7 @@ def test_tool_vectors_are_computed_once_and_read_back_from_the_cache(tmp_path: P
     first = SearchIndex.build(toolset.tools, toolset.document.data, settings=settings, encoder=encoder)
     computed = encoder.encoded
     again = SearchIndex.build(toolset.tools, toolset.document.data, settings=settings, encoder=encoder)
-    assert computed == 3 * len(toolset.tools)  # three views of each tool
+    assert computed == 4 * len(toolset.tools)  # four views of each tool
     assert encoder.encoded == computed  # the restart encoded nothing
     assert len(list(tmp_path.glob("*.npy"))) == 1
     assert (first.vectors == again.vectors).all()
@@ -94,7 +94,7 @@ def test_other_tools_or_another_model_do_not_reuse_the_cached_vectors(tmp_path: 
     SearchIndex.build(toolset.tools[:2], toolset.document.data, settings=settings, encoder=fewer)
     other_model = Counting(Letters(), model_id="another")
     SearchIndex.build(toolset.tools, toolset.document.data, settings=settings, encoder=other_model)
-    assert fewer.encoded == 6 and other_model.encoded == 3 * len(toolset.tools)
+    assert fewer.encoded == 8 and other_model.encoded == 4 * len(toolset.tools)
     assert len(list(tmp_path.glob("*.npy"))) == 3
 
 
@@ -106,7 +106,7 @@ def test_an_unwritable_cache_only_costs_the_work_again(tmp_path: Path) -> None:
     toolset = shop()
     settings = SearchSettings(cache_dir=blocked / "cache")
     index = SearchIndex.build(toolset.tools, toolset.document.data, settings=settings, encoder=encoder)
-    assert index.semantic and encoder.encoded == 3 * len(toolset.tools)
+    assert index.semantic and encoder.encoded == 4 * len(toolset.tools)
 
 
 @needs_model

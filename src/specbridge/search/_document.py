@@ -106,7 +106,8 @@ class ToolText:
 
     fields: dict[str, list[str]]  # field -> its stems
     tags: tuple[str, ...]
-    # what a sentence-embedding model reads: what it does; its name and tags; its action and resources
+    # what a sentence-embedding model reads: what it does (title), its name and tags, its action and
+    # resources, what its description says first
     sentences: tuple[str, ...]
 
 
@@ -194,4 +195,6 @@ def tool_text(tool: Tool, tags: tuple[str, ...], descriptions: Mapping[str, str]
         fields["argument_description"].extend(terms(description))
     does = plain(tool.title or first_sentence(tool.operation.description or tool.description))
     called = ". ".join(part for part in (" ".join(words(tool.name)), ", ".join(tags)) if part)
-    return ToolText(fields, tags, (does, called, structure(tool.operation.method, tool.operation.path)))
+    explained = plain(first_sentence(tool.operation.description or tool.description)) or does
+    shape = structure(tool.operation.method, tool.operation.path)
+    return ToolText(fields, tags, (does, called, shape, explained))
