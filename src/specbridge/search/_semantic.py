@@ -115,7 +115,7 @@ def cache_key(model_id: str, sentences: Sequence[str]) -> str:
 
 def tool_vectors(encoder: Encoder, sentences: Sequence[str], cache: Path | None) -> Any:
     """One unit vector per sentence: from the cache when these very sentences were encoded by this
-    model before, else computed and stored (written whole, then renamed, so a reader never sees half)."""
+    model before, else computed (each distinct sentence once) and stored (written whole, then renamed, so a reader never sees half)."""
     import numpy as np
 
     path = cache / f"{cache_key(encoder.model_id, sentences)}.npy" if cache is not None else None
@@ -126,7 +126,13 @@ def tool_vectors(encoder: Encoder, sentences: Sequence[str], cache: Path | None)
                 return vectors
         except (OSError, ValueError):
             pass
-    vectors = encoder.encode(list(sentences)) if sentences else np.zeros((0, 1), dtype=np.float32)
+    if sentences:
+        # a tool without a title says the same in several views: each distinct sentence once
+        distinct = list(dict.fromkeys(sentences))
+        where = {sentence: row for row, sentence in enumerate(distinct)}
+        vectors = encoder.encode(distinct)[[where[sentence] for sentence in sentences]]
+    else:
+        vectors = np.zeros((0, 1), dtype=np.float32)
     if path is not None:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
