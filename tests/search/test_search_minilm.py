@@ -121,7 +121,7 @@ def test_an_index_with_a_model_directory_caches_its_tool_vectors(tmp_path: Path)
     settings = SearchSettings(semantic="on", model_dir=directory, cache_dir=tmp_path / "cache")
     toolset = shop()
     index = SearchIndex.build(toolset.tools, toolset.document.data, settings=settings)
-    assert index.semantic and index.vectors.shape == (2, len(toolset.tools), HIDDEN)
+    assert index.semantic and index.vectors.shape == (4, len(toolset.tools), HIDDEN)
     assert len(list((tmp_path / "cache").glob("*.npy"))) == 1
     assert index.search("refund a charge").tools[0].name == "refundCharge"
 

@@ -38,6 +38,10 @@ class Counting:
         return self.inner.encode(texts)
 
 
+def distinct_sentences(index: SearchIndex) -> int:
+    return len({sentence for text in index.texts for sentence in text.sentences})
+
+
 class Letters:
     """A deterministic encoder for cache tests without the model: letter counts, as unit vectors."""
 
@@ -79,7 +83,7 @@ def test_tool_vectors_are_computed_once_and_read_back_from_the_cache(tmp_path: P
     first = SearchIndex.build(toolset.tools, toolset.document.data, settings=settings, encoder=encoder)
     computed = encoder.encoded
     again = SearchIndex.build(toolset.tools, toolset.document.data, settings=settings, encoder=encoder)
-    assert computed == 2 * len(toolset.tools)  # two views of each tool
+    assert computed == distinct_sentences(first)  # four views of each tool, each distinct one once
     assert encoder.encoded == computed  # the restart encoded nothing
     assert len(list(tmp_path.glob("*.npy"))) == 1
     assert (first.vectors == again.vectors).all()
@@ -89,12 +93,14 @@ def test_tool_vectors_are_computed_once_and_read_back_from_the_cache(tmp_path: P
 def test_other_tools_or_another_model_do_not_reuse_the_cached_vectors(tmp_path: Path) -> None:
     settings = SearchSettings(cache_dir=tmp_path)
     toolset = shop()
-    SearchIndex.build(toolset.tools, toolset.document.data, settings=settings, encoder=Counting(Letters()))
+    every = SearchIndex.build(
+        toolset.tools, toolset.document.data, settings=settings, encoder=Counting(Letters())
+    )
     fewer = Counting(Letters())
-    SearchIndex.build(toolset.tools[:2], toolset.document.data, settings=settings, encoder=fewer)
+    two = SearchIndex.build(toolset.tools[:2], toolset.document.data, settings=settings, encoder=fewer)
     other_model = Counting(Letters(), model_id="another")
     SearchIndex.build(toolset.tools, toolset.document.data, settings=settings, encoder=other_model)
-    assert fewer.encoded == 4 and other_model.encoded == 2 * len(toolset.tools)
+    assert fewer.encoded == distinct_sentences(two) and other_model.encoded == distinct_sentences(every)
     assert len(list(tmp_path.glob("*.npy"))) == 3
 
 
@@ -106,7 +112,22 @@ def test_an_unwritable_cache_only_costs_the_work_again(tmp_path: Path) -> None:
     toolset = shop()
     settings = SearchSettings(cache_dir=blocked / "cache")
     index = SearchIndex.build(toolset.tools, toolset.document.data, settings=settings, encoder=encoder)
-    assert index.semantic and encoder.encoded == 2 * len(toolset.tools)
+    assert index.semantic and encoder.encoded == distinct_sentences(index)
+
+
+@needs_numpy
+def test_a_sentence_said_in_several_views_is_encoded_once_and_kept_in_each(tmp_path: Path) -> None:
+    encoder = Counting(Letters())
+    toolset = shop()
+    index = SearchIndex.build(
+        toolset.tools, toolset.document.data, settings=SearchSettings(cache_dir=""), encoder=encoder
+    )
+    said = [sentence for text in index.texts for sentence in text.sentences]
+    assert encoder.encoded == len(set(said)) < len(said)
+    assert index.vectors.shape[:2] == (4, len(toolset.tools))
+    for view in range(4):
+        for row, text in enumerate(index.texts):
+            assert (index.vectors[view, row] == Letters().encode([text.sentences[view]])[0]).all()
 
 
 @needs_model

@@ -20,7 +20,7 @@ from ._text import terms, words
 FIELD_WEIGHTS: Mapping[str, float] = {
     "name": 3.0,  # name, title and path words, each once
     "tag": 1.5,
-    "method": 0.5,
+    "method": 1.0,
     "description": 0.5,
     "tag_description": 0.3,
     "argument": 0.5,
@@ -30,15 +30,74 @@ FIELD_WEIGHTS: Mapping[str, float] = {
 _PATH_PARAMETER = re.compile(r"\{[^}]*\}")
 _REF_NAME = re.compile(r"[^/]+$")
 
-# What people say for what each method does, so "create a customer" finds `PostCustomers`.
-METHOD_WORDS: Mapping[str, str] = {
-    "GET": "get list retrieve read show find",
-    "HEAD": "check exist",
-    "POST": "create add new make send",
-    "PUT": "update replace set",
-    "PATCH": "update modify change",
-    "DELETE": "delete remove",
+# What people say for each kind of action, so "create a customer" finds `POST /customers` and "who is in
+# the channel" finds a listing. The action is read from the method and the path's shape (see `action`).
+ACTION_WORDS: Mapping[str, str] = {
+    "list": "list all every show see find browse which who lookup",
+    "get": "get retrieve read show see look detail info view",
+    "create": "create add new make send start set up",
+    "update": "update change edit modify set switch rename",
+    "replace": "update replace set put",
+    "delete": "delete remove get rid drop erase",
+    "check": "check exist",
+    "act": "",  # a POST to a verb of its own (`/refunds/{id}/cancel`): the verb is in the name already
 }
+
+
+_VERSION = re.compile(r"v\d+(\.\d+)*|\d{4}-\d{2}-\d{2}|api", re.IGNORECASE)
+_SPOKEN = {
+    "list": "list all",
+    "get": "get one",
+    "create": "create a new",
+    "update": "update",
+    "replace": "replace",
+    "delete": "delete",
+    "check": "check",
+}
+
+
+def structure(method: str, path: str) -> str:
+    """The operation said as its action and resources: `GET /repos/{owner}/{repo}/stargazers` →
+    "list all stargazers of repos"; a POST to a verb under an item says the verb (`cancel payouts`)."""
+    nouns = [
+        " ".join(words(segment.removesuffix(".json")))
+        for segment in path.strip("/").split("/")
+        if segment and not _PATH_PARAMETER.fullmatch(segment) and not _VERSION.fullmatch(segment)
+    ]
+    nouns = [noun for noun in nouns if noun]
+    kind = action(method, path)
+    if kind == "act" and nouns:
+        verb, nouns = nouns[-1], nouns[:-1]
+    else:
+        verb = _SPOKEN.get(kind, kind)
+    return f"{verb} {' of '.join(reversed(nouns[-2:]))}".strip()
+
+
+def action(method: str, path: str) -> str:
+    """What kind of thing an operation does, from its method and the shape of its path: a GET of a
+    collection lists, of one item (the path ends in a parameter) gets; a POST to a collection creates,
+    to an item updates (`POST /v1/customers/{customer}`), to a word under an item acts."""
+    segments = [segment for segment in path.strip("/").split("/") if segment]
+    last = segments[-1] if segments else ""
+    if "." in last.removesuffix(".json"):
+        return "act"  # a remote call's path (`/conversations.leave`): its name is its action
+    on_item = bool(_PATH_PARAMETER.fullmatch(last.removesuffix(".json")))
+    under_item = len(segments) > 1 and bool(_PATH_PARAMETER.fullmatch(segments[-2]))
+    if method in ("GET", "HEAD"):
+        if method == "HEAD":
+            return "check"
+        return "get" if on_item else "list"
+    if method == "DELETE":
+        return "delete"
+    if method == "PATCH":
+        return "update"
+    if method == "PUT":
+        return "replace" if on_item else "update"
+    if method == "POST":
+        if on_item:
+            return "update"
+        return "act" if under_item and not last.endswith("s") else "create"
+    return "act"
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +106,9 @@ class ToolText:
 
     fields: dict[str, list[str]]  # field -> its stems
     tags: tuple[str, ...]
-    sentences: tuple[str, str]  # what a sentence-embedding model reads: what it does; its name and tags
+    # what a sentence-embedding model reads: what it does (title), its name and tags, its action and
+    # resources, what its description says first
+    sentences: tuple[str, ...]
 
 
 def operation_tags(document_data: Any, tool: Tool) -> tuple[str, ...]:
@@ -121,7 +182,7 @@ def tool_text(tool: Tool, tags: tuple[str, ...], descriptions: Mapping[str, str]
             )
         ),
         "tag": [stem for tag in tags for stem in terms(tag)],
-        "method": terms(METHOD_WORDS.get(tool.operation.method, "")),
+        "method": terms(ACTION_WORDS[action(tool.operation.method, tool.operation.path)]),
         "description": terms(tool.description),
         "tag_description": [stem for tag in tags for stem in terms(descriptions.get(tag, ""))],
         "argument": [],
@@ -134,4 +195,6 @@ def tool_text(tool: Tool, tags: tuple[str, ...], descriptions: Mapping[str, str]
         fields["argument_description"].extend(terms(description))
     does = plain(tool.title or first_sentence(tool.operation.description or tool.description))
     called = ". ".join(part for part in (" ".join(words(tool.name)), ", ".join(tags)) if part)
-    return ToolText(fields, tags, (does, called))
+    explained = plain(first_sentence(tool.operation.description or tool.description)) or does
+    shape = structure(tool.operation.method, tool.operation.path)
+    return ToolText(fields, tags, (does, called, shape, explained))

@@ -15,12 +15,13 @@ from typing import Any
 from ..tools import Tool
 from ._bm25 import Bm25
 from ._document import FIELD_WEIGHTS, ToolText, operation_tags, tag_descriptions, tool_text
-from ._semantic import Encoder, SearchSettings, load_encoder, nearest, tool_vectors
+from ._semantic import Encoder, SearchSettings, fuse, load_encoder, tool_vectors
 from ._text import Synonyms, default_synonyms, terms, words
 
-RRF_K = 60  # reciprocal rank fusion's constant (Cormack et al. 2009)
-CANDIDATES = 50  # how deep each ranking goes into the fusion
-SEMANTIC_WEIGHT = 1.5  # the semantic ranking's share in the fusion, BM25's being 1 (chosen on the tune sets)
+CANDIDATES = 50  # how many tools the fusion ranks; the rest follow in BM25's order
+ADMIN_FACTOR = 0.5  # an admin variant's score when the query does not say admin (chosen on the tune sets)
+_ADMIN = terms("admin")[0]
+LEXICAL_SHARE = 0.35  # BM25's share in the fused score, the similarity's the rest (chosen on the tune sets)
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +48,7 @@ class SearchIndex:
     synonyms: Synonyms
     tags: tuple[tuple[str, int], ...]  # every tag of the API with its tool count, in document order
     spelling: tuple[frozenset[str], ...]  # character trigrams of each tool's name and title
+    administrative: frozenset[int] = frozenset()  # tools whose name or path says admin
     encoder: Encoder | None = None
     vectors: Any = None  # one unit vector per tool when the encoder is there
 
@@ -72,11 +74,14 @@ class SearchIndex:
             encoder = load_encoder(settings)
         vectors = None
         if encoder is not None:
-            views = [[text.sentences[view] for text in texts] for view in range(2)]
+            views = [
+                [text.sentences[view] for text in texts]
+                for view in range(len(texts[0].sentences) if texts else 0)
+            ]
             flat = tool_vectors(
                 encoder, [sentence for view in views for sentence in view], settings.cache_folder()
             )
-            vectors = flat.reshape(2, len(texts), -1)
+            vectors = flat.reshape(len(views), len(texts), -1)
         return cls(
             tools=tuple(tools),
             texts=texts,
@@ -84,6 +89,7 @@ class SearchIndex:
             synonyms=synonyms or default_synonyms(),
             tags=tuple((tag, counts[tag]) for tag in order),
             spelling=tuple(frozenset(_trigrams(f"{tool.name} {tool.title or ''}")) for tool in tools),
+            administrative=frozenset(i for i, text in enumerate(texts) if _ADMIN in text.fields["name"]),
             encoder=encoder,
             vectors=vectors,
         )
@@ -114,23 +120,29 @@ class SearchIndex:
         """Tool positions, best first, and whether the match is weak."""
         said = terms(query) or [query.strip().lower()]
         scores = self.bm25.scores(self.synonyms.expand(said))
+        if _ADMIN not in said:
+            # An admin variant repeats a user's operation for whoever runs the workspace; a person
+            # who does not say admin means their own.
+            for i in self.administrative & scores.keys():
+                scores[i] *= ADMIN_FACTOR
         if allowed is not None:
             keep = set(allowed)
             scores = {i: score for i, score in scores.items() if i in keep}
         lexical = sorted(scores, key=lambda i: (-scores[i], self.tools[i].name))
         weak = not lexical
-        semantic: list[int] = []
         if self.encoder is not None and self.vectors is not None and len(self.tools):
             query_vector = self.encoder.encode([query])[0]
-            semantic = nearest(self.vectors, query_vector, allowed, CANDIDATES)
-        if semantic:
-            fused: dict[int, float] = {}
-            for rank, i in enumerate(lexical[:CANDIDATES]):
-                fused[i] = 1.0 / (RRF_K + rank)
-            for rank, i in enumerate(semantic):
-                fused[i] = fused.get(i, 0.0) + SEMANTIC_WEIGHT / (RRF_K + rank)
-            ranked = sorted(fused, key=lambda i: (-fused[i], self.tools[i].name))
-            return ranked + [i for i in lexical[CANDIDATES:] if i not in fused], weak
+            fused = fuse(
+                self.vectors,
+                query_vector,
+                scores,
+                allowed,
+                LEXICAL_SHARE,
+                CANDIDATES,
+                dict.fromkeys(self.administrative, ADMIN_FACTOR) if _ADMIN not in said else None,
+            )
+            chosen = set(fused)
+            return fused + [i for i in lexical if i not in chosen], weak
         if lexical:
             return lexical, weak
         return self._by_spelling(query, allowed), True

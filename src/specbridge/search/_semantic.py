@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -115,7 +115,7 @@ def cache_key(model_id: str, sentences: Sequence[str]) -> str:
 
 def tool_vectors(encoder: Encoder, sentences: Sequence[str], cache: Path | None) -> Any:
     """One unit vector per sentence: from the cache when these very sentences were encoded by this
-    model before, else computed and stored (written whole, then renamed, so a reader never sees half)."""
+    model before, else computed (each distinct sentence once) and stored (written whole, then renamed, so a reader never sees half)."""
     import numpy as np
 
     path = cache / f"{cache_key(encoder.model_id, sentences)}.npy" if cache is not None else None
@@ -126,7 +126,13 @@ def tool_vectors(encoder: Encoder, sentences: Sequence[str], cache: Path | None)
                 return vectors
         except (OSError, ValueError):
             pass
-    vectors = encoder.encode(list(sentences)) if sentences else np.zeros((0, 1), dtype=np.float32)
+    if sentences:
+        # a tool without a title says the same in several views: each distinct sentence once
+        distinct = list(dict.fromkeys(sentences))
+        where = {sentence: row for row, sentence in enumerate(distinct)}
+        vectors = encoder.encode(distinct)[[where[sentence] for sentence in sentences]]
+    else:
+        vectors = np.zeros((0, 1), dtype=np.float32)
     if path is not None:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -139,16 +145,38 @@ def tool_vectors(encoder: Encoder, sentences: Sequence[str], cache: Path | None)
     return vectors
 
 
-def nearest(vectors: Any, query: Any, candidates: Sequence[int] | None, count: int) -> list[int]:
-    """The `count` tools closest to `query`, best first. `vectors` has shape (views, tools, dimensions):
-    several unit vectors per tool (what it does, what it is called), the closest of which counts."""
+def fuse(
+    vectors: Any,
+    query: Any,
+    lexical: Mapping[int, float],
+    candidates: Sequence[int] | None,
+    lexical_share: float,
+    count: int,
+    lowered: Mapping[int, float] | None = None,
+) -> list[int]:
+    """The `count` best tools by a weighted sum of the BM25 score (divided by the best one) and the
+    similarity to `query` (scaled to 0..1 over the candidates). `vectors` has shape (views, tools,
+    dimensions): several unit vectors per tool, the closest of which counts. A sum of scores keeps how
+    far apart the tools are on each signal, which a fusion of ranks throws away: a tool far ahead on
+    words stays ahead of one a little closer in meaning."""
     import numpy as np
 
-    rows = np.asarray(candidates, dtype=np.int64) if candidates is not None else None
-    similarity = ((vectors[:, rows] if rows is not None else vectors) @ query).max(0)
-    count = min(count, similarity.shape[0])
-    if count <= 0:
+    rows = np.asarray(candidates if candidates is not None else range(vectors.shape[1]), dtype=np.int64)
+    if rows.size == 0 or count <= 0:
         return []
-    best = np.argpartition(-similarity, count - 1)[:count]
-    best = best[np.argsort(-similarity[best], kind="stable")]
-    return [int(rows[i]) if rows is not None else int(i) for i in best]
+    similarity = (vectors[:, rows] @ query).max(0)
+    low, high = float(similarity.min()), float(similarity.max())
+    fused = (1 - lexical_share) * (similarity - low) / ((high - low) or 1.0)
+    position = {int(row): n for n, row in enumerate(rows)}
+    if lexical:
+        best = max(lexical.values()) or 1.0
+        for i, score in lexical.items():
+            if i in position:
+                fused[position[i]] += lexical_share * score / best
+    for i, factor in (lowered or {}).items():
+        if i in position:
+            fused[position[i]] *= factor
+    count = min(count, rows.size)
+    top = np.argpartition(-fused, count - 1)[:count]
+    top = top[np.argsort(-fused[top], kind="stable")]
+    return [int(rows[i]) for i in top]

@@ -74,9 +74,7 @@ STOP_WORDS = frozenset(
         "what",
         "when",
         "where",
-        "which",
         "while",
-        "who",
         "whom",
         "why",
         "will",
@@ -96,9 +94,25 @@ def _stemmer() -> Stemmer.Stemmer:
     return Stemmer.Stemmer("english")
 
 
+@lru_cache(maxsize=1)
+def _same() -> Mapping[str, str]:
+    """Spellings of one word (`repo`, `repository`; `org`, `organisation`), from the `=` lines of
+    `synonyms.txt`: each stem of a line stands for the line's first, in queries and tools alike."""
+    same: dict[str, str] = {}
+    text = resources.files(__package__).joinpath("synonyms.txt").read_text(encoding="utf-8")
+    for line in text.splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line.startswith("="):
+            spellings = [_stemmer().stemWord(entry.strip().lower()) for entry in line[1:].split(",")]
+            for spelling in spellings[1:]:
+                same[str(spelling)] = str(spellings[0])
+    return same
+
+
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    return str(_stemmer().stemWord(word))
+    stemmed = str(_stemmer().stemWord(word))
+    return _same().get(stemmed, stemmed)
 
 
 def words(text: str) -> list[str]:
@@ -123,7 +137,7 @@ class Synonyms:
         groups: list[frozenset[tuple[str, ...]]] = []
         for line in text.splitlines():
             line = line.split("#", 1)[0].strip()
-            if not line:
+            if not line or line.startswith("="):
                 continue
             phrases = {tuple(terms(entry)) for entry in line.split(",")}
             phrases.discard(())
