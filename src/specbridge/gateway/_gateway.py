@@ -23,9 +23,9 @@ from typing import Any
 import anyio
 import httpx
 
+from .._deadline import DEFAULT_DEADLINE as DEFAULT_DEADLINE
 from .._errors import DocumentError, ErrorCode, SpecbridgeError
-from ..call import Caller
-from ..call import DEFAULT_LIMITS, CallLimits, Lru
+from ..call import DEFAULT_LIMITS, Caller, CallLimits, Lru
 from ..config import ApiConfig, ClientConfig, Config, SearchIndexConfig, check_tool_names, load_config
 from ..document import load_document
 from ..search import SearchIndex
@@ -37,7 +37,6 @@ from ._metrics import Metrics
 from ._search import build_index, search_settings
 from ._webhooks import running_webhooks
 
-DEFAULT_DEADLINE = 60.0
 DEFAULT_POLL_INTERVAL = 1.0
 OUTPUT_VALIDATORS = 256  # compiled output schemas kept per API, the least recently used dropped
 Resolve = Callable[[str, int], Awaitable[list[str]]]

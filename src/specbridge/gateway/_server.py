@@ -177,23 +177,25 @@ class ApiServer:
             raise
         except ValidationError as error:
             if not about_params(error):
-                raise self._internal(ctx) from None
+                raise self._internal(ctx.method) from None
             # the SDK's own check of the params, before our handler ran
             self.gateway.metrics.error(self.api, str(ErrorCode.PARAMS_INVALID))
             log_event("request params invalid", api=self.api, method=ctx.method)
             raise invalid_params(error) from None
         except Exception:
-            raise self._internal(ctx) from None
+            raise self._internal(ctx.method) from None
 
-    def _internal(self, ctx: ServerRequestContext[Any, Any]) -> MCPError:
-        """Log the fault being handled (with its traceback, to the log only); what the client gets."""
+    def _internal(self, method: str, **fields: Any) -> MCPError:
+        """The one internal-error path: log the fault being handled (with its traceback, to the log
+        only), count it, and return what the client gets: -32603 and nothing else said."""
         self.gateway.metrics.error(self.api, str(ErrorCode.GATEWAY_INTERNAL))
         log_event(
             "request failed inside the gateway",
             level=logging.ERROR,
             exc_info=True,
             api=self.api,
-            method=ctx.method,
+            method=method,
+            **fields,
         )
         return MCPError(
             types.INTERNAL_ERROR, "internal error", data={"code": str(ErrorCode.GATEWAY_INTERNAL)}
@@ -334,18 +336,7 @@ class ApiServer:
                     ) from None
                 result = CallResult(text=error.message, is_error=True, code=error.code)
             except Exception:
-                metrics.error(self.api, str(ErrorCode.GATEWAY_INTERNAL))
-                log_event(
-                    "tool call failed inside the gateway",
-                    level=logging.ERROR,
-                    exc_info=True,
-                    api=self.api,
-                    tool=tool.name,
-                    client=client_id,
-                )
-                raise MCPError(
-                    types.INTERNAL_ERROR, "internal error", data={"code": str(ErrorCode.GATEWAY_INTERNAL)}
-                ) from None
+                raise self._internal("tools/call", tool=tool.name, client=client_id) from None
         elapsed = monotonic() - started
         metrics.upstream(self.api, elapsed)
         if result is None:
