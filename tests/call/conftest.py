@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
+import anyio
 import pytest
 
 from specbridge.call import Caller
@@ -178,6 +179,12 @@ def secret_env(monkeypatch: pytest.MonkeyPatch) -> str:
 
 
 MakeCaller = Callable[..., Caller]
+
+
+async def call(caller: Caller, tool: str, arguments: dict[str, Any], **kwargs: Any) -> Any:
+    """One call through `caller`, bounded: no test waits for ever."""
+    with anyio.fail_after(10):
+        return await caller.call(tool, arguments, **kwargs)
 
 
 def api_config(
