@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import anyio
@@ -164,12 +164,6 @@ DOCUMENT: dict[str, Any] = {
 
 def toolset_for(document: dict[str, Any] | None = None) -> ToolSet:
     return convert(from_data(document or DOCUMENT, source="test.yaml"))
-
-
-@pytest.fixture
-def upstream() -> Iterator[Upstream]:
-    with Upstream() as server:
-        yield server
 
 
 @pytest.fixture

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import mcp_types as types
@@ -40,13 +39,12 @@ clients:
 AUTH = "auth: {type: header, name: X-Shop-Token, secrets: {a: env:SHOP_TOKEN_A, b: env:SHOP_TOKEN_B}}\n"
 
 
-@pytest.fixture
-def upstream() -> Iterator[Upstream]:
-    with Upstream() as server:
-        server.route("/shops/shop-1/orders", echo)
-        server.route("/shops/shop-2/orders", echo)
-        server.route("/notes", json_response({"ok": True}))
-        yield server
+@pytest.fixture(autouse=True)
+def upstream_routes(upstream: Upstream) -> None:
+    """What this module's upstream answers (the upstream itself: tests/conftest.py)."""
+    upstream.route("/shops/shop-1/orders", echo)
+    upstream.route("/shops/shop-2/orders", echo)
+    upstream.route("/notes", json_response({"ok": True}))
 
 
 @pytest.fixture

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx2
@@ -25,16 +24,15 @@ from tests.support.upstream import Upstream, binary_response, json_response, slo
 ERAS = ["legacy", "2026-07-28"]
 
 
-@pytest.fixture
-def upstream() -> Iterator[Upstream]:
-    with Upstream() as server:
-        server.route("/products/p1", json_response({"id": "p1", "name": "Mug"}))
-        server.route("/products/gone", json_response({"message": "no such product"}, status=404))
-        server.route("/products/odd", json_response([{"id": "odd"}]))
-        server.route("/notes", text_response("buy milk"))
-        server.route("/logo", binary_response(PNG, "image/png"))
-        server.route("/slow", slow_drip(interval=0.5, total=1_000_000))
-        yield server
+@pytest.fixture(autouse=True)
+def upstream_routes(upstream: Upstream) -> None:
+    """What this module's upstream answers (the upstream itself: tests/conftest.py)."""
+    upstream.route("/products/p1", json_response({"id": "p1", "name": "Mug"}))
+    upstream.route("/products/gone", json_response({"message": "no such product"}, status=404))
+    upstream.route("/products/odd", json_response([{"id": "odd"}]))
+    upstream.route("/notes", text_response("buy milk"))
+    upstream.route("/logo", binary_response(PNG, "image/png"))
+    upstream.route("/slow", slow_drip(interval=0.5, total=1_000_000))
 
 
 @pytest.fixture

@@ -4,21 +4,12 @@ compiled checks are bounded per API."""
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from specbridge.config import load_config
 from specbridge.gateway import Gateway
 from tests.gateway._harness import write_config
 from tests.support.upstream import Upstream
-
-
-@pytest.fixture
-def upstream() -> Iterator[Upstream]:
-    with Upstream() as server:
-        yield server
 
 
 async def test_after_start_the_loaded_tools_are_frozen_out_of_the_collectors_way(
