@@ -12,9 +12,8 @@ from specbridge.call import Caller
 from specbridge.config import ApiConfig, AuthConfig, EgressConfig, Secret, ToolConfig
 from specbridge.document import from_data
 from specbridge.tools import ToolSet, convert
+from tests.conftest import SECRET as SECRET  # the credential `secret_env` puts in the environment
 from tests.support.upstream import Upstream
-
-SECRET = "s3cr3t-T0ken/with+chars="
 
 DOCUMENT: dict[str, Any] = {
     "openapi": "3.1.0",
@@ -164,12 +163,6 @@ DOCUMENT: dict[str, Any] = {
 
 def toolset_for(document: dict[str, Any] | None = None) -> ToolSet:
     return convert(from_data(document or DOCUMENT, source="test.yaml"))
-
-
-@pytest.fixture
-def secret_env(monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setenv("SPECBRIDGE_TEST_SECRET", SECRET)
-    return "env:SPECBRIDGE_TEST_SECRET"
 
 
 MakeCaller = Callable[..., Caller]

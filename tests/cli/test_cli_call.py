@@ -1,4 +1,5 @@
-"""`specbridge call`: one call from the command line, printed; exit 1 on an error result."""
+"""`specbridge call`: one call from the command line, printed; exit 1 on an error result; its arguments
+parsed strictly (duplicate keys, non-JSON numbers and non-objects refused)."""
 
 from __future__ import annotations
 
