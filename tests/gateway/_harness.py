@@ -162,20 +162,18 @@ IN_PROCESS = "http://127.0.0.1"  # the base URL of an in-process gateway (a loop
 @contextlib.asynccontextmanager
 async def in_process_gateway(
     config_path: Path, *, deadline: float = 60.0, poll_interval: float = 3600.0
-) -> AsyncIterator[tuple[httpx2.AsyncClient, Gateway]]:
-    """The gateway's ASGI app run in this process (its lifespan too), and an HTTP client that reaches it
-    through `ASGITransport`: no socket, no server task. For tests where the socket is not the point;
-    answers are buffered whole, so the handshake era's GET stream never arrives (use `running_gateway`
-    to test notifications). The watcher does not poll: a test that reloads calls `gateway.reload`."""
+) -> AsyncIterator[tuple[httpx2.ASGITransport, Gateway]]:
+    """The gateway's ASGI app run in this process (its lifespan too), reached through `ASGITransport`
+    (give it to `http_client(..., transport=...)`): no socket, no server task. For tests where the socket
+    is not the point; answers are buffered whole, so the handshake era's GET stream never arrives (use
+    `running_gateway` to test notifications). The watcher does not poll: a test that reloads calls
+    `gateway.reload`."""
     gateway = Gateway(
         load_config(config_path), config_path=str(config_path), deadline=deadline, poll_interval=poll_interval
     )
     app = http_app(gateway)
-    async with (
-        app.router.lifespan_context(app),
-        httpx2.AsyncClient(transport=httpx2.ASGITransport(app), base_url=IN_PROCESS) as http,
-    ):
-        yield http, gateway
+    async with app.router.lifespan_context(app):
+        yield httpx2.ASGITransport(app), gateway
 
 
 @contextlib.asynccontextmanager
@@ -184,20 +182,19 @@ async def http_client(
     *,
     mode: str = "legacy",
     key: str | None = None,
-    http: httpx2.AsyncClient | None = None,
+    transport: httpx2.AsyncBaseTransport | None = None,
     **options: Any,
 ) -> AsyncIterator[Client]:
     """The SDK client over Streamable HTTP, with the key as `Authorization: Bearer` when given; through
-    `http` (an in-process gateway's client) when given."""
+    `transport` (an in-process gateway's) when given, else over the network."""
     headers = {"Authorization": f"Bearer {key}"} if key else None
-    async with contextlib.AsyncExitStack() as stack:
-        if http is None:
-            http = await stack.enter_async_context(create_mcp_http_client(headers=headers))
-        elif headers:
-            http.headers.update(headers)
-        transport = streamable_http_client(url, http_client=http)
-        async with Client(transport, mode=mode, **options) as client:
-            yield client
+    http = (
+        create_mcp_http_client(headers=headers)
+        if transport is None
+        else httpx2.AsyncClient(transport=transport, headers=headers)
+    )
+    async with http, Client(streamable_http_client(url, http_client=http), mode=mode, **options) as client:
+        yield client
 
 
 async def raw_post(url: str, headers: dict[str, str] | None = None) -> httpx2.Response:

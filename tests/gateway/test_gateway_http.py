@@ -12,8 +12,10 @@ from mcp.shared.exceptions import MCPError
 
 from specbridge.call import CallResult
 from tests.gateway._harness import (
+    IN_PROCESS,
     PNG,
     http_client,
+    in_process_gateway,
     many_operations_spec,
     raw_post,
     running_gateway,
@@ -42,7 +44,10 @@ def config(tmp_path: Path, upstream: Upstream) -> Path:
 
 @pytest.mark.parametrize("era", ERAS)
 async def test_tools_are_listed_with_their_hints_and_output_schema(config: Path, era: str) -> None:
-    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp", mode=era) as client:
+    async with (
+        in_process_gateway(config) as (asgi, _),
+        http_client(f"{IN_PROCESS}/mcp", mode=era, transport=asgi) as client,
+    ):
         listing = await client.list_tools()
     tools = {tool.name: tool for tool in listing.tools}
     assert list(tools) == ["getProduct", "listNotes", "getLogo", "createOrder", "slowThing"]
@@ -55,14 +60,20 @@ async def test_tools_are_listed_with_their_hints_and_output_schema(config: Path,
 
 @pytest.mark.parametrize("era", ERAS)
 async def test_each_api_is_also_served_under_its_own_name(config: Path, era: str) -> None:
-    async with running_gateway(config) as (base, _), http_client(f"{base}/shop/mcp", mode=era) as client:
+    async with (
+        in_process_gateway(config) as (asgi, _),
+        http_client(f"{IN_PROCESS}/shop/mcp", mode=era, transport=asgi) as client,
+    ):
         listing = await client.list_tools()
     assert len(listing.tools) == 5
 
 
 @pytest.mark.parametrize("era", ERAS)
 async def test_a_json_object_answer_is_text_and_structured_content(config: Path, era: str) -> None:
-    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp", mode=era) as client:
+    async with (
+        in_process_gateway(config) as (asgi, _),
+        http_client(f"{IN_PROCESS}/mcp", mode=era, transport=asgi) as client,
+    ):
         result = await client.call_tool("getProduct", {"id": "p1"})
     assert result.is_error is False
     assert result.structured_content == {"id": "p1", "name": "Mug"}
@@ -72,7 +83,10 @@ async def test_a_json_object_answer_is_text_and_structured_content(config: Path,
 
 @pytest.mark.parametrize("era", ERAS)
 async def test_a_text_answer_is_text_content(config: Path, era: str) -> None:
-    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp", mode=era) as client:
+    async with (
+        in_process_gateway(config) as (asgi, _),
+        http_client(f"{IN_PROCESS}/mcp", mode=era, transport=asgi) as client,
+    ):
         result = await client.call_tool("listNotes", {})
     assert result.is_error is False
     assert [block.text for block in result.content if isinstance(block, types.TextContent)] == ["buy milk"]
@@ -80,7 +94,10 @@ async def test_a_text_answer_is_text_content(config: Path, era: str) -> None:
 
 @pytest.mark.parametrize("era", ERAS)
 async def test_an_image_answer_is_image_content(config: Path, era: str) -> None:
-    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp", mode=era) as client:
+    async with (
+        in_process_gateway(config) as (asgi, _),
+        http_client(f"{IN_PROCESS}/mcp", mode=era, transport=asgi) as client,
+    ):
         result = await client.call_tool("getLogo", {})
     images = [block for block in result.content if isinstance(block, types.ImageContent)]
     assert result.is_error is False
@@ -91,7 +108,10 @@ async def test_an_image_answer_is_image_content(config: Path, era: str) -> None:
 
 @pytest.mark.parametrize("era", ERAS)
 async def test_an_unknown_tool_is_json_rpc_invalid_params(config: Path, era: str) -> None:
-    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp", mode=era) as client:
+    async with (
+        in_process_gateway(config) as (asgi, _),
+        http_client(f"{IN_PROCESS}/mcp", mode=era, transport=asgi) as client,
+    ):
         with pytest.raises(MCPError) as caught:
             await client.call_tool("noSuchTool", {})
     assert caught.value.code == -32602
@@ -101,7 +121,10 @@ async def test_an_unknown_tool_is_json_rpc_invalid_params(config: Path, era: str
 async def test_bad_arguments_are_an_error_result_naming_the_code(
     config: Path, upstream: Upstream, era: str
 ) -> None:
-    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp", mode=era) as client:
+    async with (
+        in_process_gateway(config) as (asgi, _),
+        http_client(f"{IN_PROCESS}/mcp", mode=era, transport=asgi) as client,
+    ):
         result = await client.call_tool("createOrder", {"shopId": "s1", "product": "p1", "quantity": 0})
     assert result.is_error is True
     text = result.content[0]
@@ -112,7 +135,10 @@ async def test_bad_arguments_are_an_error_result_naming_the_code(
 
 @pytest.mark.parametrize("era", ERAS)
 async def test_an_api_failure_is_an_error_result(config: Path, era: str) -> None:
-    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp", mode=era) as client:
+    async with (
+        in_process_gateway(config) as (asgi, _),
+        http_client(f"{IN_PROCESS}/mcp", mode=era, transport=asgi) as client,
+    ):
         result = await client.call_tool("getProduct", {"id": "gone"})
     assert result.is_error is True
     text = result.content[0]
@@ -125,7 +151,10 @@ async def test_an_api_failure_is_an_error_result(config: Path, era: str) -> None
 async def test_an_answer_that_does_not_fit_the_output_schema_is_an_error_result_with_the_answer(
     config: Path, era: str
 ) -> None:
-    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp", mode=era) as client:
+    async with (
+        in_process_gateway(config) as (asgi, _),
+        http_client(f"{IN_PROCESS}/mcp", mode=era, transport=asgi) as client,
+    ):
         result = await client.call_tool("getProduct", {"id": "odd"})
     assert result.is_error is True
     text = result.content[0]
@@ -138,7 +167,10 @@ async def test_an_answer_with_null_where_the_document_forgot_nullable_is_still_a
     config: Path, upstream: Upstream
 ) -> None:
     upstream.route("/products/p2", json_response({"id": "p2", "name": None}))
-    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+    async with (
+        in_process_gateway(config) as (asgi, _),
+        http_client(f"{IN_PROCESS}/mcp", transport=asgi) as client,
+    ):
         result = await client.call_tool("getProduct", {"id": "p2"})
     assert result.is_error is False
     assert result.structured_content == {"id": "p2", "name": None}
@@ -147,8 +179,8 @@ async def test_an_answer_with_null_where_the_document_forgot_nullable_is_still_a
 @pytest.mark.parametrize("era", ERAS)
 async def test_the_gateway_deadline_is_json_rpc_timeout(config: Path, era: str) -> None:
     async with (
-        running_gateway(config, deadline=0.5) as (base, _),
-        http_client(f"{base}/mcp", mode=era) as client,
+        in_process_gateway(config, deadline=0.5) as (asgi, _),
+        http_client(f"{IN_PROCESS}/mcp", mode=era, transport=asgi) as client,
     ):
         with pytest.raises(MCPError) as caught:
             await client.call_tool("slowThing", {})
@@ -158,7 +190,10 @@ async def test_the_gateway_deadline_is_json_rpc_timeout(config: Path, era: str) 
 
 @pytest.mark.parametrize("era", ERAS)
 async def test_an_internal_fault_is_internal_error_and_says_nothing_more(config: Path, era: str) -> None:
-    async with running_gateway(config) as (base, gateway), http_client(f"{base}/mcp", mode=era) as client:
+    async with (
+        in_process_gateway(config) as (asgi, gateway),
+        http_client(f"{IN_PROCESS}/mcp", mode=era, transport=asgi) as client,
+    ):
 
         async def broken(*args: object, **kwargs: object) -> CallResult:
             raise RuntimeError("token=hunter2 at /srv/secret.py line 3")
@@ -175,7 +210,10 @@ async def test_tools_list_is_paginated_in_a_stable_order(
     tmp_path: Path, upstream: Upstream, era: str
 ) -> None:
     config = write_config(tmp_path, upstream, spec=many_operations_spec(230), extra="search: off\n")
-    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp", mode=era) as client:
+    async with (
+        in_process_gateway(config) as (asgi, _),
+        http_client(f"{IN_PROCESS}/mcp", mode=era, transport=asgi) as client,
+    ):
         pages = []
         cursor = None
         while True:
@@ -197,7 +235,10 @@ async def test_a_page_of_big_tools_stays_under_what_sdk_clients_accept(
     config = write_config(
         tmp_path, upstream, spec=many_operations_spec(30, description_bytes=40_000), extra="search: off\n"
     )
-    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+    async with (
+        in_process_gateway(config) as (asgi, _),
+        http_client(f"{IN_PROCESS}/mcp", transport=asgi) as client,
+    ):
         sizes, cursor = [], None
         while True:
             page = await client.list_tools(cursor=cursor, cache_mode="bypass")
@@ -211,7 +252,10 @@ async def test_a_page_of_big_tools_stays_under_what_sdk_clients_accept(
 
 @pytest.mark.parametrize("era", ERAS)
 async def test_a_cursor_the_gateway_did_not_give_is_invalid_params(config: Path, era: str) -> None:
-    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp", mode=era) as client:
+    async with (
+        in_process_gateway(config) as (asgi, _),
+        http_client(f"{IN_PROCESS}/mcp", mode=era, transport=asgi) as client,
+    ):
         with pytest.raises(MCPError) as caught:
             await client.list_tools(cursor="not-a-cursor", cache_mode="bypass")
     assert caught.value.code == -32602
@@ -259,7 +303,10 @@ async def test_logs_are_json_lines_without_argument_values_or_keys(config: Path)
     stream = io.StringIO()
     handler = configure_logging(stream)
     try:
-        async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+        async with (
+            in_process_gateway(config) as (asgi, _),
+            http_client(f"{IN_PROCESS}/mcp", transport=asgi) as client,
+        ):
             await client.call_tool("getProduct", {"id": "p1-very-private-value"})
     finally:
         for name in ("specbridge.gateway", "mcp", "uvicorn.error"):

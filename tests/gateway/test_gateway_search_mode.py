@@ -37,8 +37,8 @@ async def test_in_search_mode_the_list_is_two_tools_and_a_search_finds_the_right
 ) -> None:
     config = write_config(tmp_path, upstream, extra="search: on\n")
     async with (
-        in_process_gateway(config) as (http, _),
-        http_client(f"{IN_PROCESS}/mcp", mode=era, http=http) as client,
+        in_process_gateway(config) as (asgi, _),
+        http_client(f"{IN_PROCESS}/mcp", mode=era, transport=asgi) as client,
     ):
         listing = await client.list_tools()
         result = await client.call_tool("search_tools", {"query": "get one product", "limit": 2})
@@ -57,8 +57,8 @@ async def test_call_tool_makes_the_real_call_through_the_same_checks(
 ) -> None:
     config = write_config(tmp_path, upstream, extra="search: on\n")
     async with (
-        in_process_gateway(config) as (http, _),
-        http_client(f"{IN_PROCESS}/mcp", mode=era, http=http) as client,
+        in_process_gateway(config) as (asgi, _),
+        http_client(f"{IN_PROCESS}/mcp", mode=era, transport=asgi) as client,
     ):
         called = await client.call_tool("call_tool", {"name": "getProduct", "arguments": {"id": "p1"}})
         refused = await client.call_tool("call_tool", {"name": "getProduct", "arguments": {"id": 5}})
@@ -71,7 +71,10 @@ async def test_call_tool_makes_the_real_call_through_the_same_checks(
 
 async def test_search_tools_with_bad_arguments_names_them(tmp_path: Path, upstream: Upstream) -> None:
     config = write_config(tmp_path, upstream, extra="search: on\n")
-    async with in_process_gateway(config) as (http, _), http_client(f"{IN_PROCESS}/mcp", http=http) as client:
+    async with (
+        in_process_gateway(config) as (asgi, _),
+        http_client(f"{IN_PROCESS}/mcp", transport=asgi) as client,
+    ):
         result = await client.call_tool("search_tools", {"query": "", "limit": 99})
     assert result.is_error is True
     assert "query:" in text(result) and "limit:" in text(result)
@@ -81,13 +84,19 @@ async def test_auto_turns_search_mode_on_for_an_api_too_big_for_one_context(
     tmp_path: Path, upstream: Upstream
 ) -> None:
     config = write_config(tmp_path, upstream, spec=many_operations_spec(60))
-    async with in_process_gateway(config) as (http, _), http_client(f"{IN_PROCESS}/mcp", http=http) as client:
+    async with (
+        in_process_gateway(config) as (asgi, _),
+        http_client(f"{IN_PROCESS}/mcp", transport=asgi) as client,
+    ):
         listing = await client.list_tools()
     assert [tool.name for tool in listing.tools] == ["search_tools", "call_tool"]
 
 
 async def test_auto_keeps_a_small_api_listed_in_full(tmp_path: Path, upstream: Upstream) -> None:
     config = write_config(tmp_path, upstream)
-    async with in_process_gateway(config) as (http, _), http_client(f"{IN_PROCESS}/mcp", http=http) as client:
+    async with (
+        in_process_gateway(config) as (asgi, _),
+        http_client(f"{IN_PROCESS}/mcp", transport=asgi) as client,
+    ):
         listing = await client.list_tools()
     assert "getProduct" in [tool.name for tool in listing.tools]
