@@ -77,3 +77,12 @@ def test_a_listing_does_not_push_plans_in_use_out_of_the_cache() -> None:
     for tool in caller.toolset.tools:
         caller.input_schema(tool, {"header.X-Tenant": "t"})
     assert len(caller._plans) == 0
+
+
+def test_plans_hold_no_compiled_check_past_the_smaller_bound_of_checks() -> None:
+    caller = _caller()
+    plans = Plans(caller.api, checkers=1)
+    made = [plans.plan(tool, None) for tool in caller.toolset.tools[:3]]
+    for plan in made:
+        assert plan.checker is plans.checkers.get((plan.tool.name, plan.bindings.key))
+    assert len(plans) == 3 and len(plans.checkers) == 1

@@ -2,9 +2,10 @@
 out once and kept (bounded) instead of on every call.
 
 A `CallPlan` holds the tool's settings (`tools.<name>` in the config), the binding plan (the tool's
-bindings with the client's on top), the input schema without the bound arguments, the upstream timeout,
-whether a person must approve each call, and the compiled check, made on the first call (a listing
-asks for the schema of every tool and should not compile a check for each).
+bindings with the client's on top), the input schema without the bound arguments, the upstream timeout
+and whether a person must approve each call. The compiled check is made on the first call (a listing asks
+for the schema of every tool and should not compile a check for each) and kept in a smaller cache of its
+own, shared by the plans that bind the same argument names.
 """
 
 from __future__ import annotations
@@ -27,8 +28,7 @@ CheckerKey = tuple[str, tuple[tuple[str, ...], ...]]
 
 
 class CallPlan:
-    """What the config decides for calls of one tool by one client. Immutable once made, except that
-    the compiled check is filled in on first use (from the API's shared, bounded cache of checks)."""
+    """What the config decides for calls of one tool by one client; never changed once made."""
 
     __slots__ = (
         "_checker",
@@ -56,7 +56,6 @@ class CallPlan:
         self.requires_approval = settings is not None and settings.requires_approval
         self.bound: tuple[str, ...] = tuple(bound_values(bindings))  # what a redirect may not carry
         self._checkers = checkers
-        self._checker: Checker | None = None
 
     def input_schema(self) -> dict[str, Json]:
         """The tool's input schema without the bound arguments (a new dict each time: callers may keep it)."""
@@ -65,14 +64,13 @@ class CallPlan:
 
     @property
     def checker(self) -> Checker:
-        checker = self._checker
+        """The compiled check, from the API's bounded cache (not kept here, so that cache alone bounds
+        how many compiled checks are alive: plans are many and light, compiled checks few and heavy)."""
+        key = (self.tool.name, self.bindings.key)
+        checker = self._checkers.get(key)
         if checker is None:
-            key = (self.tool.name, self.bindings.key)
-            checker = self._checkers.get(key)
-            if checker is None:
-                checker = Checker(strip_schema(self.tool.input_schema, self.bindings))
-                self._checkers.put(key, checker)
-            self._checker = checker  # two threads may both compile it once; either result is the same
+            checker = Checker(strip_schema(self.tool.input_schema, self.bindings))
+            self._checkers.put(key, checker)
         return checker
 
 
