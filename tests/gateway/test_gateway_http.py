@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import logging
 from pathlib import Path
 
 import httpx2
@@ -203,6 +204,29 @@ async def test_an_internal_fault_is_internal_error_and_says_nothing_more(config:
             await client.call_tool("listNotes", {})
     assert caught.value.code == -32603
     assert "hunter2" not in str(caught.value) and "secret.py" not in str(caught.value)
+
+
+async def test_an_internal_fault_in_a_tool_call_is_logged_and_counted_once_with_its_tool(
+    config: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with (
+        in_process_gateway(config) as (asgi, gateway),
+        http_client(f"{IN_PROCESS}/mcp", transport=asgi) as client,
+    ):
+
+        async def broken(*args: object, **kwargs: object) -> CallResult:
+            raise RuntimeError("a fault inside the gateway")
+
+        gateway.state("shop").caller.call = broken  # type: ignore[method-assign]
+        with caplog.at_level(logging.ERROR, logger="specbridge.gateway"), pytest.raises(MCPError):
+            await client.call_tool("listNotes", {})
+        counted = gateway.metrics.errors["shop", "gateway-internal"]
+    faults = [
+        record for record in caplog.records if record.getMessage() == "request failed inside the gateway"
+    ]
+    assert len(faults) == 1 and counted == 1
+    assert faults[0].fields["tool"] == "listNotes" and faults[0].fields["method"] == "tools/call"  # type: ignore[attr-defined]
+    assert faults[0].exc_info is not None  # the traceback goes to the log, never to the client
 
 
 @pytest.mark.parametrize("era", ERAS)
