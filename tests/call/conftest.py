@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
+import anyio
 import pytest
 
 from specbridge.call import Caller
 from specbridge.config import ApiConfig, AuthConfig, EgressConfig, Secret, ToolConfig
 from specbridge.document import from_data
 from specbridge.tools import ToolSet, convert
+from tests.conftest import SECRET as SECRET  # the credential `secret_env` puts in the environment
 from tests.support.upstream import Upstream
-
-SECRET = "s3cr3t-T0ken/with+chars="
 
 DOCUMENT: dict[str, Any] = {
     "openapi": "3.1.0",
@@ -165,19 +165,13 @@ def toolset_for(document: dict[str, Any] | None = None) -> ToolSet:
     return convert(from_data(document or DOCUMENT, source="test.yaml"))
 
 
-@pytest.fixture
-def upstream() -> Iterator[Upstream]:
-    with Upstream() as server:
-        yield server
-
-
-@pytest.fixture
-def secret_env(monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setenv("SPECBRIDGE_TEST_SECRET", SECRET)
-    return "env:SPECBRIDGE_TEST_SECRET"
-
-
 MakeCaller = Callable[..., Caller]
+
+
+async def call(caller: Caller, tool: str, arguments: dict[str, Any], **kwargs: Any) -> Any:
+    """One call through `caller`, bounded: no test waits for ever."""
+    with anyio.fail_after(10):
+        return await caller.call(tool, arguments, **kwargs)
 
 
 def api_config(

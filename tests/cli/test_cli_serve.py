@@ -37,11 +37,10 @@ INITIALIZE = {
 }
 
 
-@pytest.fixture
-def upstream() -> Iterator[Upstream]:
-    with Upstream() as server:
-        server.route("/v1/products", json_response({"items": [{"id": "p1"}], "next": None}))
-        yield server
+@pytest.fixture(autouse=True)
+def upstream_routes(upstream: Upstream) -> None:
+    """What this module's upstream answers (the upstream itself: tests/conftest.py)."""
+    upstream.route("/v1/products", json_response({"items": [{"id": "p1"}], "next": None}))
 
 
 def test_a_local_base_url_without_allow_is_refused_with_the_allow_to_add(upstream: Upstream) -> None:

@@ -15,7 +15,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 from specbridge.config import load_config
-from specbridge.gateway import Gateway, bind, serve_http
+from specbridge.gateway import Gateway, bind, http_app, serve_http
 from tests.support.upstream import Upstream
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 16
@@ -156,16 +156,45 @@ async def running_gateway(
         sock.close()
 
 
+IN_PROCESS = "http://127.0.0.1"  # the base URL of an in-process gateway (a loopback Host, as the checks want)
+
+
+@contextlib.asynccontextmanager
+async def in_process_gateway(
+    config_path: Path, *, deadline: float = 60.0, poll_interval: float = 3600.0
+) -> AsyncIterator[tuple[httpx2.ASGITransport, Gateway]]:
+    """The gateway's ASGI app run in this process (its lifespan too), reached through `ASGITransport`
+    (give it to `http_client(..., transport=...)`): no socket, no server task. For tests where the socket
+    is not the point; answers are buffered whole, so the handshake era's GET stream never arrives (use
+    `running_gateway` to test notifications). The watcher does not poll: a test that reloads calls
+    `gateway.reload`."""
+    gateway = Gateway(
+        load_config(config_path), config_path=str(config_path), deadline=deadline, poll_interval=poll_interval
+    )
+    app = http_app(gateway)
+    async with app.router.lifespan_context(app):
+        yield httpx2.ASGITransport(app), gateway
+
+
 @contextlib.asynccontextmanager
 async def http_client(
-    url: str, *, mode: str = "legacy", key: str | None = None, **options: Any
+    url: str,
+    *,
+    mode: str = "legacy",
+    key: str | None = None,
+    transport: httpx2.AsyncBaseTransport | None = None,
+    **options: Any,
 ) -> AsyncIterator[Client]:
-    """The SDK client over Streamable HTTP, with the key as `Authorization: Bearer` when given."""
+    """The SDK client over Streamable HTTP, with the key as `Authorization: Bearer` when given; through
+    `transport` (an in-process gateway's) when given, else over the network."""
     headers = {"Authorization": f"Bearer {key}"} if key else None
-    async with create_mcp_http_client(headers=headers) as http:
-        transport = streamable_http_client(url, http_client=http)
-        async with Client(transport, mode=mode, **options) as client:
-            yield client
+    http = (
+        create_mcp_http_client(headers=headers)
+        if transport is None
+        else httpx2.AsyncClient(transport=transport, headers=headers)
+    )
+    async with http, Client(streamable_http_client(url, http_client=http), mode=mode, **options) as client:
+        yield client
 
 
 async def raw_post(url: str, headers: dict[str, str] | None = None) -> httpx2.Response:

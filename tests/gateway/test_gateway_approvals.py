@@ -5,7 +5,6 @@ Redis stores."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
@@ -24,12 +23,11 @@ ADMIN_KEY = new_key(admin=True)
 ORDER = {"shopId": "s1", "product": "p1", "quantity": 2}
 
 
-@pytest.fixture
-def upstream() -> Iterator[Upstream]:
-    with Upstream() as server:
-        server.route("/shops/s1/orders", json_response({"id": "o1"}, status=201))
-        server.route("/products/p1", json_response({"id": "p1", "name": "Mug"}))
-        yield server
+@pytest.fixture(autouse=True)
+def upstream_routes(upstream: Upstream) -> None:
+    """What this module's upstream answers (the upstream itself: tests/conftest.py)."""
+    upstream.route("/shops/s1/orders", json_response({"id": "o1"}, status=201))
+    upstream.route("/products/p1", json_response({"id": "p1", "name": "Mug"}))
 
 
 def text(result: types.CallToolResult) -> str:

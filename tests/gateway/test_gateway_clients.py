@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import mcp_types as types
@@ -11,7 +10,14 @@ from click.testing import CliRunner
 
 from specbridge.cli import app
 from specbridge.gateway import key_sha256
-from tests.gateway._harness import http_client, raw_post, running_gateway, write_config
+from tests.gateway._harness import (
+    IN_PROCESS,
+    http_client,
+    in_process_gateway,
+    raw_post,
+    running_gateway,
+    write_config,
+)
 from tests.support.upstream import Upstream, echo, json_response
 
 ERAS = ["legacy", "2026-07-28"]
@@ -40,13 +46,12 @@ clients:
 AUTH = "auth: {type: header, name: X-Shop-Token, secrets: {a: env:SHOP_TOKEN_A, b: env:SHOP_TOKEN_B}}\n"
 
 
-@pytest.fixture
-def upstream() -> Iterator[Upstream]:
-    with Upstream() as server:
-        server.route("/shops/shop-1/orders", echo)
-        server.route("/shops/shop-2/orders", echo)
-        server.route("/notes", json_response({"ok": True}))
-        yield server
+@pytest.fixture(autouse=True)
+def upstream_routes(upstream: Upstream) -> None:
+    """What this module's upstream answers (the upstream itself: tests/conftest.py)."""
+    upstream.route("/shops/shop-1/orders", echo)
+    upstream.route("/shops/shop-2/orders", echo)
+    upstream.route("/notes", json_response({"ok": True}))
 
 
 @pytest.fixture
@@ -123,8 +128,8 @@ async def test_a_client_that_supplies_a_bound_argument_is_refused(
     config: Path, upstream: Upstream, era: str
 ) -> None:
     async with (
-        running_gateway(config) as (base, _),
-        http_client(f"{base}/shop/mcp", mode=era, key=KEY_A) as client,
+        in_process_gateway(config) as (asgi, _),
+        http_client(f"{IN_PROCESS}/shop/mcp", mode=era, key=KEY_A, transport=asgi) as client,
     ):
         result = await client.call_tool("createOrder", {"shopId": "shop-2", "product": "p", "quantity": 1})
     assert result.is_error is True

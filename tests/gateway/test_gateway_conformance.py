@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
@@ -33,13 +32,12 @@ PNG = bytes.fromhex(
 NO_NODE = "needs Node 22 in bench/.node22 (see this module's docstring)"
 
 
-@pytest.fixture
-def upstream() -> Iterator[Upstream]:
-    with Upstream() as server:
-        server.route("/text", text_response("This is a simple text response for testing."))
-        server.route("/image", binary_response(PNG, "image/png"))
-        server.route("/error", json_response({"message": "this tool always fails"}, status=500))
-        yield server
+@pytest.fixture(autouse=True)
+def upstream_routes(upstream: Upstream) -> None:
+    """What this module's upstream answers (the upstream itself: tests/conftest.py)."""
+    upstream.route("/text", text_response("This is a simple text response for testing."))
+    upstream.route("/image", binary_response(PNG, "image/png"))
+    upstream.route("/error", json_response({"message": "this tool always fails"}, status=500))
 
 
 @pytest.fixture

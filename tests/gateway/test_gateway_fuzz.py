@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,12 +26,6 @@ CORPUS_DOCUMENTS = {
     "notion": "notion_openapi.json",
 }
 SESSIONS = 4
-
-
-@pytest.fixture
-def upstream() -> Iterator[Upstream]:
-    with Upstream() as server:  # a call that gets through is answered at once
-        yield server
 
 
 def write_config(directory: Path, upstream: Upstream, apis: dict[str, Path]) -> Path:

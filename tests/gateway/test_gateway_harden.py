@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
@@ -20,11 +19,10 @@ from tests.gateway._harness import http_client, running_gateway, write_config
 from tests.support.upstream import Upstream, json_response
 
 
-@pytest.fixture
-def upstream() -> Iterator[Upstream]:
-    with Upstream() as server:
-        server.route("/products/p1", json_response({"id": "p1", "name": "Mug"}))
-        yield server
+@pytest.fixture(autouse=True)
+def upstream_routes(upstream: Upstream) -> None:
+    """What this module's upstream answers (the upstream itself: tests/conftest.py)."""
+    upstream.route("/products/p1", json_response({"id": "p1", "name": "Mug"}))
 
 
 @pytest.fixture

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterator
+import logging
 from pathlib import Path
 
 import httpx2
@@ -13,8 +13,10 @@ from mcp.shared.exceptions import MCPError
 
 from specbridge.call import CallResult
 from tests.gateway._harness import (
+    IN_PROCESS,
     PNG,
     http_client,
+    in_process_gateway,
     many_operations_spec,
     raw_post,
     running_gateway,
@@ -25,16 +27,15 @@ from tests.support.upstream import Upstream, binary_response, json_response, slo
 ERAS = ["legacy", "2026-07-28"]
 
 
-@pytest.fixture
-def upstream() -> Iterator[Upstream]:
-    with Upstream() as server:
-        server.route("/products/p1", json_response({"id": "p1", "name": "Mug"}))
-        server.route("/products/gone", json_response({"message": "no such product"}, status=404))
-        server.route("/products/odd", json_response([{"id": "odd"}]))
-        server.route("/notes", text_response("buy milk"))
-        server.route("/logo", binary_response(PNG, "image/png"))
-        server.route("/slow", slow_drip(interval=0.5, total=1_000_000))
-        yield server
+@pytest.fixture(autouse=True)
+def upstream_routes(upstream: Upstream) -> None:
+    """What this module's upstream answers (the upstream itself: tests/conftest.py)."""
+    upstream.route("/products/p1", json_response({"id": "p1", "name": "Mug"}))
+    upstream.route("/products/gone", json_response({"message": "no such product"}, status=404))
+    upstream.route("/products/odd", json_response([{"id": "odd"}]))
+    upstream.route("/notes", text_response("buy milk"))
+    upstream.route("/logo", binary_response(PNG, "image/png"))
+    upstream.route("/slow", slow_drip(interval=0.5, total=1_000_000))
 
 
 @pytest.fixture
@@ -44,7 +45,10 @@ def config(tmp_path: Path, upstream: Upstream) -> Path:
 
 @pytest.mark.parametrize("era", ERAS)
 async def test_tools_are_listed_with_their_hints_and_output_schema(config: Path, era: str) -> None:
-    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp", mode=era) as client:
+    async with (
+        in_process_gateway(config) as (asgi, _),
+        http_client(f"{IN_PROCESS}/mcp", mode=era, transport=asgi) as client,
+    ):
         listing = await client.list_tools()
     tools = {tool.name: tool for tool in listing.tools}
     assert list(tools) == ["getProduct", "listNotes", "getLogo", "createOrder", "slowThing"]
@@ -57,14 +61,20 @@ async def test_tools_are_listed_with_their_hints_and_output_schema(config: Path,
 
 @pytest.mark.parametrize("era", ERAS)
 async def test_each_api_is_also_served_under_its_own_name(config: Path, era: str) -> None:
-    async with running_gateway(config) as (base, _), http_client(f"{base}/shop/mcp", mode=era) as client:
+    async with (
+        in_process_gateway(config) as (asgi, _),
+        http_client(f"{IN_PROCESS}/shop/mcp", mode=era, transport=asgi) as client,
+    ):
         listing = await client.list_tools()
     assert len(listing.tools) == 5
 
 
 @pytest.mark.parametrize("era", ERAS)
 async def test_a_json_object_answer_is_text_and_structured_content(config: Path, era: str) -> None:
-    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp", mode=era) as client:
+    async with (
+        in_process_gateway(config) as (asgi, _),
+        http_client(f"{IN_PROCESS}/mcp", mode=era, transport=asgi) as client,
+    ):
         result = await client.call_tool("getProduct", {"id": "p1"})
     assert result.is_error is False
     assert result.structured_content == {"id": "p1", "name": "Mug"}
@@ -74,7 +84,10 @@ async def test_a_json_object_answer_is_text_and_structured_content(config: Path,
 
 @pytest.mark.parametrize("era", ERAS)
 async def test_a_text_answer_is_text_content(config: Path, era: str) -> None:
-    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp", mode=era) as client:
+    async with (
+        in_process_gateway(config) as (asgi, _),
+        http_client(f"{IN_PROCESS}/mcp", mode=era, transport=asgi) as client,
+    ):
         result = await client.call_tool("listNotes", {})
     assert result.is_error is False
     assert [block.text for block in result.content if isinstance(block, types.TextContent)] == ["buy milk"]
@@ -82,7 +95,10 @@ async def test_a_text_answer_is_text_content(config: Path, era: str) -> None:
 
 @pytest.mark.parametrize("era", ERAS)
 async def test_an_image_answer_is_image_content(config: Path, era: str) -> None:
-    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp", mode=era) as client:
+    async with (
+        in_process_gateway(config) as (asgi, _),
+        http_client(f"{IN_PROCESS}/mcp", mode=era, transport=asgi) as client,
+    ):
         result = await client.call_tool("getLogo", {})
     images = [block for block in result.content if isinstance(block, types.ImageContent)]
     assert result.is_error is False
@@ -93,7 +109,10 @@ async def test_an_image_answer_is_image_content(config: Path, era: str) -> None:
 
 @pytest.mark.parametrize("era", ERAS)
 async def test_an_unknown_tool_is_json_rpc_invalid_params(config: Path, era: str) -> None:
-    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp", mode=era) as client:
+    async with (
+        in_process_gateway(config) as (asgi, _),
+        http_client(f"{IN_PROCESS}/mcp", mode=era, transport=asgi) as client,
+    ):
         with pytest.raises(MCPError) as caught:
             await client.call_tool("noSuchTool", {})
     assert caught.value.code == -32602
@@ -103,7 +122,10 @@ async def test_an_unknown_tool_is_json_rpc_invalid_params(config: Path, era: str
 async def test_bad_arguments_are_an_error_result_naming_the_code(
     config: Path, upstream: Upstream, era: str
 ) -> None:
-    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp", mode=era) as client:
+    async with (
+        in_process_gateway(config) as (asgi, _),
+        http_client(f"{IN_PROCESS}/mcp", mode=era, transport=asgi) as client,
+    ):
         result = await client.call_tool("createOrder", {"shopId": "s1", "product": "p1", "quantity": 0})
     assert result.is_error is True
     text = result.content[0]
@@ -114,7 +136,10 @@ async def test_bad_arguments_are_an_error_result_naming_the_code(
 
 @pytest.mark.parametrize("era", ERAS)
 async def test_an_api_failure_is_an_error_result(config: Path, era: str) -> None:
-    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp", mode=era) as client:
+    async with (
+        in_process_gateway(config) as (asgi, _),
+        http_client(f"{IN_PROCESS}/mcp", mode=era, transport=asgi) as client,
+    ):
         result = await client.call_tool("getProduct", {"id": "gone"})
     assert result.is_error is True
     text = result.content[0]
@@ -127,7 +152,10 @@ async def test_an_api_failure_is_an_error_result(config: Path, era: str) -> None
 async def test_an_answer_that_does_not_fit_the_output_schema_is_an_error_result_with_the_answer(
     config: Path, era: str
 ) -> None:
-    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp", mode=era) as client:
+    async with (
+        in_process_gateway(config) as (asgi, _),
+        http_client(f"{IN_PROCESS}/mcp", mode=era, transport=asgi) as client,
+    ):
         result = await client.call_tool("getProduct", {"id": "odd"})
     assert result.is_error is True
     text = result.content[0]
@@ -140,7 +168,10 @@ async def test_an_answer_with_null_where_the_document_forgot_nullable_is_still_a
     config: Path, upstream: Upstream
 ) -> None:
     upstream.route("/products/p2", json_response({"id": "p2", "name": None}))
-    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+    async with (
+        in_process_gateway(config) as (asgi, _),
+        http_client(f"{IN_PROCESS}/mcp", transport=asgi) as client,
+    ):
         result = await client.call_tool("getProduct", {"id": "p2"})
     assert result.is_error is False
     assert result.structured_content == {"id": "p2", "name": None}
@@ -149,8 +180,8 @@ async def test_an_answer_with_null_where_the_document_forgot_nullable_is_still_a
 @pytest.mark.parametrize("era", ERAS)
 async def test_the_gateway_deadline_is_json_rpc_timeout(config: Path, era: str) -> None:
     async with (
-        running_gateway(config, deadline=0.5) as (base, _),
-        http_client(f"{base}/mcp", mode=era) as client,
+        in_process_gateway(config, deadline=0.5) as (asgi, _),
+        http_client(f"{IN_PROCESS}/mcp", mode=era, transport=asgi) as client,
     ):
         with pytest.raises(MCPError) as caught:
             await client.call_tool("slowThing", {})
@@ -160,7 +191,10 @@ async def test_the_gateway_deadline_is_json_rpc_timeout(config: Path, era: str) 
 
 @pytest.mark.parametrize("era", ERAS)
 async def test_an_internal_fault_is_internal_error_and_says_nothing_more(config: Path, era: str) -> None:
-    async with running_gateway(config) as (base, gateway), http_client(f"{base}/mcp", mode=era) as client:
+    async with (
+        in_process_gateway(config) as (asgi, gateway),
+        http_client(f"{IN_PROCESS}/mcp", mode=era, transport=asgi) as client,
+    ):
 
         async def broken(*args: object, **kwargs: object) -> CallResult:
             raise RuntimeError("token=hunter2 at /srv/secret.py line 3")
@@ -172,12 +206,38 @@ async def test_an_internal_fault_is_internal_error_and_says_nothing_more(config:
     assert "hunter2" not in str(caught.value) and "secret.py" not in str(caught.value)
 
 
+async def test_an_internal_fault_in_a_tool_call_is_logged_and_counted_once_with_its_tool(
+    config: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with (
+        in_process_gateway(config) as (asgi, gateway),
+        http_client(f"{IN_PROCESS}/mcp", transport=asgi) as client,
+    ):
+
+        async def broken(*args: object, **kwargs: object) -> CallResult:
+            raise RuntimeError("a fault inside the gateway")
+
+        gateway.state("shop").caller.call = broken  # type: ignore[method-assign]
+        with caplog.at_level(logging.ERROR, logger="specbridge.gateway"), pytest.raises(MCPError):
+            await client.call_tool("listNotes", {})
+        counted = gateway.metrics.errors["shop", "gateway-internal"]
+    faults = [
+        record for record in caplog.records if record.getMessage() == "request failed inside the gateway"
+    ]
+    assert len(faults) == 1 and counted == 1
+    assert faults[0].fields["tool"] == "listNotes" and faults[0].fields["method"] == "tools/call"  # type: ignore[attr-defined]
+    assert faults[0].exc_info is not None  # the traceback goes to the log, never to the client
+
+
 @pytest.mark.parametrize("era", ERAS)
 async def test_tools_list_is_paginated_in_a_stable_order(
     tmp_path: Path, upstream: Upstream, era: str
 ) -> None:
     config = write_config(tmp_path, upstream, spec=many_operations_spec(230), extra="search: off\n")
-    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp", mode=era) as client:
+    async with (
+        in_process_gateway(config) as (asgi, _),
+        http_client(f"{IN_PROCESS}/mcp", mode=era, transport=asgi) as client,
+    ):
         pages = []
         cursor = None
         while True:
@@ -199,7 +259,10 @@ async def test_a_page_of_big_tools_stays_under_what_sdk_clients_accept(
     config = write_config(
         tmp_path, upstream, spec=many_operations_spec(30, description_bytes=40_000), extra="search: off\n"
     )
-    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+    async with (
+        in_process_gateway(config) as (asgi, _),
+        http_client(f"{IN_PROCESS}/mcp", transport=asgi) as client,
+    ):
         sizes, cursor = [], None
         while True:
             page = await client.list_tools(cursor=cursor, cache_mode="bypass")
@@ -213,7 +276,10 @@ async def test_a_page_of_big_tools_stays_under_what_sdk_clients_accept(
 
 @pytest.mark.parametrize("era", ERAS)
 async def test_a_cursor_the_gateway_did_not_give_is_invalid_params(config: Path, era: str) -> None:
-    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp", mode=era) as client:
+    async with (
+        in_process_gateway(config) as (asgi, _),
+        http_client(f"{IN_PROCESS}/mcp", mode=era, transport=asgi) as client,
+    ):
         with pytest.raises(MCPError) as caught:
             await client.list_tools(cursor="not-a-cursor", cache_mode="bypass")
     assert caught.value.code == -32602
@@ -261,7 +327,10 @@ async def test_logs_are_json_lines_without_argument_values_or_keys(config: Path)
     stream = io.StringIO()
     handler = configure_logging(stream)
     try:
-        async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+        async with (
+            in_process_gateway(config) as (asgi, _),
+            http_client(f"{IN_PROCESS}/mcp", transport=asgi) as client,
+        ):
             await client.call_tool("getProduct", {"id": "p1-very-private-value"})
     finally:
         for name in ("specbridge.gateway", "mcp", "uvicorn.error"):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,11 +28,10 @@ MALFORMED: list[tuple[str, str, Any, str]] = [
 ]
 
 
-@pytest.fixture
-def upstream() -> Iterator[Upstream]:
-    with Upstream() as server:
-        server.route("/products/p1", json_response({"id": "p1", "name": "Mug"}))
-        yield server
+@pytest.fixture(autouse=True)
+def upstream_routes(upstream: Upstream) -> None:
+    """What this module's upstream answers (the upstream itself: tests/conftest.py)."""
+    upstream.route("/products/p1", json_response({"id": "p1", "name": "Mug"}))
 
 
 @pytest.fixture

@@ -4,21 +4,12 @@ compiled checks are bounded per API."""
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from specbridge.config import load_config
 from specbridge.gateway import Gateway
 from tests.gateway._harness import write_config
 from tests.support.upstream import Upstream
-
-
-@pytest.fixture
-def upstream() -> Iterator[Upstream]:
-    with Upstream() as server:
-        yield server
 
 
 async def test_after_start_the_loaded_tools_are_frozen_out_of_the_collectors_way(
@@ -40,16 +31,16 @@ async def test_after_start_the_loaded_tools_are_frozen_out_of_the_collectors_way
 async def test_compiled_checks_are_kept_for_a_bounded_number_of_tools(
     tmp_path: Path, upstream: Upstream
 ) -> None:
-    from specbridge.call import _caller
+    from specbridge.call import _plan
 
     config = write_config(tmp_path, upstream)
     gateway = Gateway(load_config(config), config_path=str(config))
     await gateway.start()
     try:
         caller = gateway.state("shop").caller
-        caller._checkers.size = 2
+        caller._plans.checkers.size = 2
         for tool in gateway.state("shop").toolset.tools:
             await caller.call(tool.name, {"unexpected": 1})
-        assert len(caller._checkers) == 2 <= _caller.CHECKERS
+        assert len(caller._plans.checkers) == 2 <= _plan.CHECKERS
     finally:
         await gateway.aclose()

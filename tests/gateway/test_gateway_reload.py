@@ -1,9 +1,11 @@
-"""Reload while serving: a changed document or config is picked up and clients are told."""
+"""Reload while serving: a changed document or config is picked up and clients are told.
+
+The tests drive `Gateway.reload` themselves (the watcher's poll is set far beyond any test), so none
+depends on a poll interval; `reload_changed`, what the watcher calls, has its own test at the end."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
@@ -15,11 +17,7 @@ from specbridge.gateway import Gateway
 from tests.gateway._harness import EXTRA_OPERATION, SPEC, http_client, running_gateway, write_config
 from tests.support.upstream import Upstream
 
-
-@pytest.fixture
-def upstream() -> Iterator[Upstream]:
-    with Upstream() as server:
-        yield server
+NO_POLL = 3600.0  # the watcher never looks during a test; each test reloads itself
 
 
 @pytest.fixture
@@ -37,11 +35,12 @@ async def test_a_new_operation_in_the_document_appears_and_handshake_clients_are
             changed.set()
 
     async with (
-        running_gateway(config) as (base, _),
+        running_gateway(config, poll_interval=NO_POLL) as (base, gateway),
         http_client(f"{base}/mcp", mode="legacy", message_handler=on_message) as client,
     ):
         before = [tool.name for tool in (await client.list_tools()).tools]
         (config.parent / "shop.yaml").write_text(SPEC + EXTRA_OPERATION, encoding="utf-8")
+        assert await gateway.reload(gateway.config, documents={"shop"}) == ["shop"]
         with anyio.fail_after(10):
             await changed.wait()
         after = [tool.name for tool in (await client.list_tools(cache_mode="bypass")).tools]
@@ -51,11 +50,12 @@ async def test_a_new_operation_in_the_document_appears_and_handshake_clients_are
 
 async def test_listen_streams_of_2026_clients_hear_that_the_tools_changed(config: Path) -> None:
     async with (
-        running_gateway(config) as (base, _),
+        running_gateway(config, poll_interval=NO_POLL) as (base, gateway),
         http_client(f"{base}/mcp", mode="2026-07-28") as client,
         client.listen(tools_list_changed=True) as subscription,
     ):
         (config.parent / "shop.yaml").write_text(SPEC + EXTRA_OPERATION, encoding="utf-8")
+        assert await gateway.reload(gateway.config, documents={"shop"}) == ["shop"]
         with anyio.fail_after(10):
             async for _event in subscription:
                 break
@@ -71,11 +71,12 @@ async def test_disabling_a_tool_in_the_config_takes_it_out(config: Path, upstrea
             changed.set()
 
     async with (
-        running_gateway(config) as (base, _),
+        running_gateway(config, poll_interval=NO_POLL) as (base, gateway),
         http_client(f"{base}/mcp", mode="legacy", message_handler=on_message) as client,
     ):
         await client.list_tools()
         write_config(config.parent, upstream, tools="tools: {getLogo: {disabled: true}}\n")
+        assert await gateway.reload(load_config(config)) == ["shop"]
         with anyio.fail_after(10):
             await changed.wait()
         after = [tool.name for tool in (await client.list_tools(cache_mode="bypass")).tools]

@@ -1,25 +1,30 @@
-"""Search mode and approvals over Streamable HTTP with the SDK client, against a real upstream."""
+"""Search mode over Streamable HTTP with the SDK client, the gateway in process (ASGI), against a real
+upstream."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import mcp_types as types
 import pytest
 
-from tests.gateway._harness import http_client, many_operations_spec, running_gateway, write_config
+from tests.gateway._harness import (
+    IN_PROCESS,
+    http_client,
+    in_process_gateway,
+    many_operations_spec,
+    write_config,
+)
 from tests.support.upstream import Upstream, json_response
 
 ERAS = ["legacy", "2026-07-28"]
 
 
-@pytest.fixture
-def upstream() -> Iterator[Upstream]:
-    with Upstream() as server:
-        server.route("/products/p1", json_response({"id": "p1", "name": "Mug"}))
-        server.route("/shops/s1/orders", json_response({"id": "o1"}, status=201))
-        yield server
+@pytest.fixture(autouse=True)
+def upstream_routes(upstream: Upstream) -> None:
+    """What this module's upstream answers (the upstream itself: tests/conftest.py)."""
+    upstream.route("/products/p1", json_response({"id": "p1", "name": "Mug"}))
+    upstream.route("/shops/s1/orders", json_response({"id": "o1"}, status=201))
 
 
 def text(result: types.CallToolResult) -> str:
@@ -31,7 +36,10 @@ async def test_in_search_mode_the_list_is_two_tools_and_a_search_finds_the_right
     tmp_path: Path, upstream: Upstream, era: str
 ) -> None:
     config = write_config(tmp_path, upstream, extra="search: on\n")
-    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp", mode=era) as client:
+    async with (
+        in_process_gateway(config) as (asgi, _),
+        http_client(f"{IN_PROCESS}/mcp", mode=era, transport=asgi) as client,
+    ):
         listing = await client.list_tools()
         result = await client.call_tool("search_tools", {"query": "get one product", "limit": 2})
     assert [tool.name for tool in listing.tools] == ["search_tools", "call_tool"]
@@ -48,7 +56,10 @@ async def test_call_tool_makes_the_real_call_through_the_same_checks(
     tmp_path: Path, upstream: Upstream, era: str
 ) -> None:
     config = write_config(tmp_path, upstream, extra="search: on\n")
-    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp", mode=era) as client:
+    async with (
+        in_process_gateway(config) as (asgi, _),
+        http_client(f"{IN_PROCESS}/mcp", mode=era, transport=asgi) as client,
+    ):
         called = await client.call_tool("call_tool", {"name": "getProduct", "arguments": {"id": "p1"}})
         refused = await client.call_tool("call_tool", {"name": "getProduct", "arguments": {"id": 5}})
         unknown = await client.call_tool("call_tool", {"name": "nope", "arguments": {}})
@@ -60,7 +71,10 @@ async def test_call_tool_makes_the_real_call_through_the_same_checks(
 
 async def test_search_tools_with_bad_arguments_names_them(tmp_path: Path, upstream: Upstream) -> None:
     config = write_config(tmp_path, upstream, extra="search: on\n")
-    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+    async with (
+        in_process_gateway(config) as (asgi, _),
+        http_client(f"{IN_PROCESS}/mcp", transport=asgi) as client,
+    ):
         result = await client.call_tool("search_tools", {"query": "", "limit": 99})
     assert result.is_error is True
     assert "query:" in text(result) and "limit:" in text(result)
@@ -70,13 +84,19 @@ async def test_auto_turns_search_mode_on_for_an_api_too_big_for_one_context(
     tmp_path: Path, upstream: Upstream
 ) -> None:
     config = write_config(tmp_path, upstream, spec=many_operations_spec(60))
-    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+    async with (
+        in_process_gateway(config) as (asgi, _),
+        http_client(f"{IN_PROCESS}/mcp", transport=asgi) as client,
+    ):
         listing = await client.list_tools()
     assert [tool.name for tool in listing.tools] == ["search_tools", "call_tool"]
 
 
 async def test_auto_keeps_a_small_api_listed_in_full(tmp_path: Path, upstream: Upstream) -> None:
     config = write_config(tmp_path, upstream)
-    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+    async with (
+        in_process_gateway(config) as (asgi, _),
+        http_client(f"{IN_PROCESS}/mcp", transport=asgi) as client,
+    ):
         listing = await client.list_tools()
     assert "getProduct" in [tool.name for tool in listing.tools]

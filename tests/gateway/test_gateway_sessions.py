@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import anyio
@@ -20,12 +20,6 @@ from tests.gateway._rawrpc import RawSession
 from tests.support.upstream import Upstream
 
 KEYS = {"alice": "alice-key-0123456789", "bob": "bob-key-0123456789"}
-
-
-@pytest.fixture
-def upstream() -> Iterator[Upstream]:
-    with Upstream() as server:
-        yield server
 
 
 @pytest.fixture

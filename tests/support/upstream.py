@@ -6,12 +6,12 @@
         ... call upstream.url + "/orders/42" ...
         upstream.requests[-1].headers["authorization"]
 
-As a pytest fixture:
+As a pytest fixture: `upstream`, for every test (tests/conftest.py); a module that needs routes adds
+them in an autouse fixture of its own:
 
-    @pytest.fixture
-    def upstream() -> Iterator[Upstream]:
-        with Upstream() as server:
-            yield server
+    @pytest.fixture(autouse=True)
+    def upstream_routes(upstream: Upstream) -> None:
+        upstream.route("/products/p1", json_response({"id": "p1"}))
 
 Routes match the path exactly (no query); unrouted paths answer with `echo()`, a JSON description of the
 request. A responder is a `Reply` or a function `RecordedRequest -> Reply`. Ready-made replies:

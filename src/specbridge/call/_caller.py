@@ -12,16 +12,16 @@ import httpx
 import orjson
 
 from .._errors import ArgumentError, CallError, ConfigError, ErrorCode, RequestRefused
-from ..config import DEFAULT_TIMEOUT, ApiConfig
+from .._network import base_url_host
+from ..config import ApiConfig
 from ..tools import Tool, ToolSet
-from ._bindings import BindingPlan, apply_bindings, bound_values, plan_bindings, refuse_bound, strip_schema
+from ._bindings import apply_bindings, refuse_bound
 from ._body import Attachment
 from ._build import build_request
-from ._check import Checker
 from ._credential import credential_for
-from ._egress import EgressPolicy, check_base_url
+from ._egress import EgressPolicy
 from ._limits import DEFAULT_LIMITS, CallLimits, enforce_limits
-from ._lru import Lru
+from ._plan import CallPlan, Plans
 from ._render import Redactor, render
 from ._result import CallResult
 from ._send import send
@@ -29,7 +29,6 @@ from ._transport import EgressTransport
 
 log = logging.getLogger("specbridge.call")
 Json = Any
-CHECKERS = 256  # compiled checks kept per API (tool x binding plan), the least recently used dropped
 INLINE_BYTES = 4096  # arguments up to this size (as JSON) are checked on the event loop itself
 
 
@@ -49,37 +48,21 @@ class Caller:
         self.api = api
         self.limits = limits
         self.toolset = toolset
-        if api.base_url is not None:
-            try:
-                check_base_url(api.base_url, api.egress.allow)
-            except RequestRefused as error:
-                raise ConfigError(error.message, source=api.name, key="base_url") from None
-        self.base_url = api.base_url or _document_server(toolset, api.egress.allow)
         self._policy = EgressPolicy(allow=api.egress.allow, resolve=resolve)
+        self.base_url = _base_url(api, toolset, self._policy)
         self._transport = EgressTransport(self._policy, transport)
-        self._checkers: Lru[tuple[str, tuple[tuple[str, ...], ...]], Checker] = Lru(CHECKERS)
+        self._plans = Plans(api)
 
-    # -- schemas -----------------------------------------------------------------------------------
+    # -- plans -------------------------------------------------------------------------------------
 
-    def _plan(self, tool: Tool, client_bindings: Mapping[str, Any] | None) -> BindingPlan:
-        config = self.api.tool_settings(tool)
-        bindings = dict(config.bindings) if config is not None else {}
-        bindings.update(client_bindings or {})
-        return plan_bindings(tool, bindings)
+    def plan(self, tool: Tool, client_bindings: Mapping[str, Any] | None = None) -> CallPlan:
+        """What the config decides for calls of `tool` by a client with `client_bindings` (cached)."""
+        return self._plans.plan(tool, client_bindings)
 
     def input_schema(self, tool: Tool, client_bindings: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The tool's input schema with every bound argument (tool bindings from
         api.tools[name].bindings and client bindings) removed."""
-        schema = strip_schema(tool.input_schema, self._plan(tool, client_bindings))
-        return dict(schema) if isinstance(schema, dict) else {"type": "object"}
-
-    def _checker(self, tool: Tool, plan: BindingPlan) -> Checker:
-        key = (tool.name, plan.key)
-        cached = self._checkers.get(key)
-        if cached is None:
-            cached = Checker(strip_schema(tool.input_schema, plan))
-            self._checkers.put(key, cached)
-        return cached
+        return self._plans.plan(tool, client_bindings, keep=False).input_schema()
 
     # -- the call ----------------------------------------------------------------------------------
 
@@ -101,14 +84,14 @@ class Caller:
             raise CallError(f"no tool named {tool_name[:128]!r}", code=ErrorCode.TOOL_UNKNOWN)
         redactor = Redactor()
         try:
-            settings = self.api.tool_settings(tool)
-            if settings is not None and settings.requires_approval and not approved:
+            plan = self._plans.plan(tool, client_bindings)
+            if plan.requires_approval and not approved:
                 raise CallError(
                     "this tool needs a person's approval for each call, and none was given; nothing was sent. "
                     "Ask the user to run it themselves or to approve it.",
                     code=ErrorCode.APPROVAL_REQUIRED,
                 )
-            prepared = await self._prepare_off_loop(tool, arguments, client_bindings)
+            prepared = await self._prepare_off_loop(plan, arguments)
             if self.base_url is None:
                 raise CallError(
                     "this API has no base_url configured and its document names no public server; "
@@ -118,21 +101,20 @@ class Caller:
             credential = credential_for(self.api.auth, secret_id)
             if credential is not None:
                 redactor = Redactor.for_credential(credential)
-            plan = self._plan(tool, client_bindings)
             built = build_request(
                 tool,
                 prepared,
                 base_url=self.base_url,
                 credential=credential,
-                extras=plan.extras,
+                extras=plan.bindings.extras,
                 attachments=attachments,
             )
             answer = await send(
                 built,
                 self._transport,
-                timeout=self.timeout(tool),
+                timeout=plan.timeout,
                 redirects=self.api.egress.redirects,
-                configured=(*bound_values(plan), *redactor.variants),
+                configured=(*plan.bound, *redactor.variants),
             )
             result = render(answer, redactor)
         except CallError as error:
@@ -141,15 +123,13 @@ class Caller:
         log.info("call %s answered %s", tool.name, result.status)
         return result
 
-    async def _prepare_off_loop(
-        self, tool: Tool, arguments: Mapping[str, Any], client_bindings: Mapping[str, Any] | None
-    ) -> dict[str, Json]:
-        """`prepare`, in a worker thread when the arguments are large, so a big call does not hold up
+    async def _prepare_off_loop(self, plan: CallPlan, arguments: Mapping[str, Any]) -> dict[str, Json]:
+        """`_prepare`, in a worker thread when the arguments are large, so a big call does not hold up
         the calls of others on the event loop; a caller's deadline (cancellation) stops waiting for it."""
         if _small(arguments):
-            return self.prepare(tool, arguments, client_bindings=client_bindings)
+            return self._prepare(plan, arguments)
         return await anyio.to_thread.run_sync(
-            functools.partial(self.prepare, tool, arguments, client_bindings=client_bindings),
+            functools.partial(self._prepare, plan, arguments),
             abandon_on_cancel=True,  # the thread ends by itself: the limits bound its work
         )
 
@@ -157,21 +137,22 @@ class Caller:
         self, tool: Tool, arguments: Mapping[str, Any], *, client_bindings: Mapping[str, Any] | None = None
     ) -> dict[str, Json]:
         """The checked arguments with bindings applied (raises ArgumentError; nothing is sent)."""
+        return self._prepare(self._plans.plan(tool, client_bindings), arguments)
+
+    def _prepare(self, plan: CallPlan, arguments: Mapping[str, Any]) -> dict[str, Json]:
         if not isinstance(arguments, Mapping):
             raise ArgumentError(["arguments: must be an object"])
         enforce_limits(arguments, self.limits)
-        plan = self._plan(tool, client_bindings)
-        refuse_bound(arguments, plan)
-        checker = self._checker(tool, plan)
+        refuse_bound(arguments, plan.bindings)
+        checker = plan.checker
         present = checker.drop_nulls(arguments)  # OpenAI strict mode sends null for optional arguments
         checker.check(present)
-        return apply_bindings(present, plan)
+        return apply_bindings(present, plan.bindings)
 
     def timeout(self, tool: Tool) -> float:
-        config = self.api.tool_settings(tool)
-        if config is not None and config.timeout is not None:
-            return config.timeout
-        return self.api.timeout or DEFAULT_TIMEOUT
+        """The upstream timeout of one call of `tool`: `tools.<name>.timeout`, else the API's `timeout`
+        (docs/gateway.md, "Deadlines")."""
+        return self._plans.plan(tool, None).timeout
 
     async def aclose(self) -> None:
         await self._transport.aclose()
@@ -186,14 +167,22 @@ def _small(arguments: Any) -> bool:
         return False
 
 
-def _document_server(toolset: ToolSet, allow: tuple[str, ...]) -> str | None:
-    """Without a configured base_url, the document's first absolute server that the egress policy
-    accepts (a document's `http://localhost:8080` is skipped, not trusted)."""
+def _base_url(api: ApiConfig, toolset: ToolSet, policy: EgressPolicy) -> str | None:
+    """The one base URL every call of this API goes under, checked here once: the configured one (a
+    non-public host without an `egress.allow` entry is a config error), else the document's first
+    absolute server the policy accepts (a document's `http://localhost:8080` is skipped, not trusted).
+    None: no call can be sent (each says `base-url-missing`)."""
+    if api.base_url is not None:
+        try:
+            policy.check_host(*base_url_host(api.base_url))
+        except RequestRefused as error:
+            raise ConfigError(error.message, source=api.name, key="base_url") from None
+        return api.base_url
     for url in toolset.document.servers:
         if not url.startswith(("https://", "http://")):
             continue
         try:
-            check_base_url(url, allow)
+            policy.check_host(*base_url_host(url))
         except RequestRefused:
             continue
         return url

@@ -12,13 +12,13 @@ from urllib.parse import urlsplit
 import anyio
 import click
 
+from .._deadline import DEFAULT_DEADLINE
 from .._errors import ConfigError, ErrorCode, RequestRefused, StartError
 from ..config import Config, EgressConfig, load_config, single_api_config
 from ._app import app, friendly_errors
 from ._tools import warn_dropped_parameters
 
 DEFAULT_PORT = 8765
-DEFAULT_DEADLINE = 60.0
 COMMAND_LINE = "<command line>"
 
 

@@ -23,6 +23,7 @@ from typing import Any
 import anyio
 import httpx
 
+from .._deadline import DEFAULT_DEADLINE as DEFAULT_DEADLINE
 from .._errors import DocumentError, ErrorCode, SpecbridgeError
 from ..call import Caller, CallLimits, Lru
 from ..config import ApiConfig, ClientConfig, Config, SearchIndexConfig, check_tool_names, load_config
@@ -33,10 +34,9 @@ from ._approving import ApprovalService
 from ._local import is_loopback
 from ._logging import log_event
 from ._metrics import Metrics
-from ._search import build_index, search_settings
+from ._search import SearchMode, build_index, search_settings
 from ._webhooks import running_webhooks
 
-DEFAULT_DEADLINE = 60.0
 DEFAULT_POLL_INTERVAL = 1.0
 OUTPUT_VALIDATORS = 256  # compiled output schemas kept per API, the least recently used dropped
 Resolve = Callable[[str, int], Awaitable[list[str]]]
@@ -65,23 +65,15 @@ def _digest(path: str) -> str:
 class ApiState:
     """One API as it is served now; never changed, only replaced. The dicts are caches of what follows
     from it: `listings` each client's `tools/list` entries, `validators` output-schema validators by
-    tool name, and the search index."""
+    tool name. `search`: search mode (its index, its two tools and their calls), or None."""
 
     api: ApiConfig
     toolset: ToolSet
     caller: Caller
     spec_digest: str
-    search: bool = False  # search mode: tools/list offers search_tools and call_tool
+    search: SearchMode | None = None
     listings: dict[str | None, tuple[list[Any], list[int]]] = field(default_factory=dict)
     validators: Lru[str, Any] = field(default_factory=lambda: Lru(OUTPUT_VALIDATORS))  # by tool name
-    _index: dict[str, SearchIndex] = field(default_factory=dict)  # built once, lazily when not at load
-
-    @property
-    def index(self) -> SearchIndex:
-        index = self._index.get("")
-        if index is None:
-            index = self._index[""] = build_index(self.toolset)
-        return index
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,7 +194,7 @@ class Gateway:
         """The state for `api`, its document read afresh; with `old`, the old document is used again
         (under the new settings) when the file cannot be read now."""
 
-        def load() -> tuple[ToolSet, str, bool, SearchIndex | None]:
+        def load() -> tuple[ToolSet, str, SearchIndex | None]:
             try:
                 document, digest = load_document(api.spec, ref_dirs=api.ref_dirs), _digest(api.spec)
             except DocumentError:
@@ -215,18 +207,12 @@ class Gateway:
             index = (
                 build_index(toolset, search_settings(search_config or self.config.search)) if search else None
             )
-            return toolset, digest, search, index
+            return toolset, digest, index
 
-        toolset, digest, search, index = await anyio.to_thread.run_sync(load)
+        toolset, digest, index = await anyio.to_thread.run_sync(load)
         caller = self._caller(api, toolset)
-        return ApiState(
-            api=api,
-            toolset=toolset,
-            caller=caller,
-            spec_digest=digest,
-            search=search,
-            _index={"": index} if index is not None else {},
-        )
+        mode = SearchMode(api.name, toolset, caller, index, self.metrics) if index is not None else None
+        return ApiState(api=api, toolset=toolset, caller=caller, spec_digest=digest, search=mode)
 
     def unsafe(self, config: Config) -> SpecbridgeError | None:
         """Why `config` may not be served here (None when it may)."""
@@ -253,7 +239,7 @@ class Gateway:
             self._spec_markers[name] = _fingerprint(api.spec)
             state = states[name] = await self._build(api)
             self.metrics.tools[name] = len(state.toolset.tools)
-            log_event("api loaded", api=name, tools=len(state.toolset.tools), search=state.search)
+            log_event("api loaded", api=name, tools=len(state.toolset.tools), search=state.search is not None)
         await self.approvals.start(config)
         self.snapshot = Snapshot(config, MappingProxyType(states))
         _freeze_heap()

@@ -4,20 +4,31 @@
 with stems and synonyms, fused with an embedding model when the `semantic` extra is installed) and
 returns the few best with their input schemas, plus the API's tags to narrow by; `call_tool(name,
 arguments)` calls one of them.
+
+`SearchMode` is all of it for one API: its index, its listing (the two tools), their input schemas and
+their calls. The MCP server asks it whether a name is one of its tools and hands such a call over, with
+the way to make an ordinary call (`invoke`) for `call_tool` to use.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import anyio
+import mcp_types as types
+
 from .._errors import ArgumentError, ErrorCode
 from .._json import dumps
-from ..call import CallResult, Checker
+from ..call import Caller, CallResult, Checker
 from ..config import SearchIndexConfig
 from ..search import SearchAnswer, SearchIndex, SearchSettings
 from ..tools import ToolSet
+from ._mcp import to_mcp_result, tool_entry
+from ._metrics import Metrics
+
+Invoke = Callable[[str, Mapping[str, Any]], Awaitable[types.CallToolResult]]
 
 SEARCH_TOOL = "search_tools"
 CALL_TOOL = "call_tool"
@@ -191,3 +202,72 @@ def unwrap_call(arguments: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | Ca
     if problem is not None:
         return problem
     return str(arguments["name"]), dict(arguments.get("arguments") or {})
+
+
+class SearchMode:
+    """Search mode of one API: the index of its tools, the two tools a client lists instead of them,
+    and what a call of either does. Made with the API's state, replaced with it on reload."""
+
+    def __init__(
+        self, api: str, toolset: ToolSet, caller: Caller, index: SearchIndex, metrics: Metrics
+    ) -> None:
+        self.api = api
+        self.toolset = toolset
+        self.caller = caller
+        self.index = index
+        self.metrics = metrics
+
+    def tools(self) -> list[dict[str, Any]]:
+        """The listing: `search_tools` and `call_tool`, the same for every client."""
+        return search_mode_tools(self.toolset.document.title, len(self.toolset.tools), self.index.tags)
+
+    def owns(self, name: str) -> bool:
+        return name in (SEARCH_TOOL, CALL_TOOL)
+
+    def input_schema(self, name: str) -> Mapping[str, Any] | None:
+        if name == SEARCH_TOOL:
+            return SEARCH_TOOL_SCHEMA
+        return CALL_TOOL_SCHEMA if name == CALL_TOOL else None
+
+    async def call(
+        self,
+        name: str,
+        arguments: Mapping[str, Any],
+        client_bindings: Mapping[str, Any] | None,
+        invoke: Invoke,
+    ) -> types.CallToolResult:
+        """A call of one of the two tools (`owns(name)`). `call_tool` of a known tool goes through
+        `invoke`, the ordinary call with every check, deadline and approval; of an unknown one it is an
+        error result (not -32602: the model can act on it by searching again)."""
+        if name == SEARCH_TOOL:
+            return to_mcp_result(await self._search(arguments, client_bindings))
+        unwrapped = unwrap_call(arguments)
+        if isinstance(unwrapped, CallResult):
+            return to_mcp_result(unwrapped)
+        inner, inner_arguments = unwrapped
+        if self.toolset.get(inner) is None:
+            self.metrics.error(self.api, str(ErrorCode.TOOL_UNKNOWN))
+            return to_mcp_result(
+                CallResult(
+                    f"no tool named {inner[:128]!r}; use {SEARCH_TOOL} to find one",
+                    is_error=True,
+                    code=ErrorCode.TOOL_UNKNOWN,
+                )
+            )
+        return await invoke(inner, inner_arguments)
+
+    async def _search(
+        self, arguments: Mapping[str, Any], client_bindings: Mapping[str, Any] | None
+    ) -> CallResult:
+        parsed = search_arguments(arguments)
+        if isinstance(parsed, CallResult):
+            return parsed
+        query, limit, tag = parsed
+        self.metrics.call(self.api, SEARCH_TOOL)
+        index = self.index
+        if index.semantic:  # encoding the query takes milliseconds of CPU: not on the event loop
+            answer = await anyio.to_thread.run_sync(lambda: index.search(query, limit, tag))
+        else:
+            answer = index.search(query, limit, tag)
+        entries = [tool_entry(self.caller, tool, client_bindings) for tool in answer.tools]
+        return found(entries, answer, index.tags)

@@ -36,21 +36,12 @@ from .._errors import CallError, ErrorCode
 from .._json import dumps
 from ..call import CallResult
 from ..config import ClientConfig
-from ..tools import Tool, mcp_tool
+from ..tools import Tool
 from ._approving import bound_values, needs_approval
 from ._gateway import ApiState, Gateway, Snapshot
 from ._logging import log_event, monotonic
+from ._mcp import to_mcp_result, tool_entry
 from ._params import about_params, invalid_params
-from ._search import (
-    CALL_TOOL,
-    CALL_TOOL_SCHEMA,
-    SEARCH_TOOL,
-    SEARCH_TOOL_SCHEMA,
-    found,
-    search_arguments,
-    search_mode_tools,
-    unwrap_call,
-)
 
 PAGE_SIZE = 100
 PAGE_BYTES = 512 * 1024
@@ -116,30 +107,6 @@ def _decode_cursor(cursor: str) -> int:
     return offset
 
 
-def _error_text(result: CallResult) -> str:
-    code = result.code or ErrorCode.GATEWAY_INTERNAL
-    prefix = f"[{code}]"
-    return result.text if result.text.startswith(prefix) else f"{prefix} {result.text}"
-
-
-def to_mcp_result(result: CallResult) -> types.CallToolResult:
-    """Text always; structuredContent for a JSON object; an image block for an image."""
-    if result.is_error:
-        return types.CallToolResult(content=[types.TextContent(text=_error_text(result))], is_error=True)
-    content: list[types.ContentBlock] = []
-    if result.image is not None:
-        content.append(
-            types.ImageContent(
-                data=base64.b64encode(result.image.data).decode("ascii"), mime_type=result.image.mime_type
-            )
-        )
-    if result.text or result.image is None:
-        content.insert(0, types.TextContent(text=result.text))
-    if result.structured is not None:
-        return types.CallToolResult(content=content, structured_content=result.structured)
-    return types.CallToolResult(content=content)
-
-
 class ApiServer:
     """The MCP server of one API, with the sessions and listen streams to tell about changes."""
 
@@ -177,23 +144,25 @@ class ApiServer:
             raise
         except ValidationError as error:
             if not about_params(error):
-                raise self._internal(ctx) from None
+                raise self._internal(ctx.method) from None
             # the SDK's own check of the params, before our handler ran
             self.gateway.metrics.error(self.api, str(ErrorCode.PARAMS_INVALID))
             log_event("request params invalid", api=self.api, method=ctx.method)
             raise invalid_params(error) from None
         except Exception:
-            raise self._internal(ctx) from None
+            raise self._internal(ctx.method) from None
 
-    def _internal(self, ctx: ServerRequestContext[Any, Any]) -> MCPError:
-        """Log the fault being handled (with its traceback, to the log only); what the client gets."""
+    def _internal(self, method: str, **fields: Any) -> MCPError:
+        """The one internal-error path: log the fault being handled (with its traceback, to the log
+        only), count it, and return what the client gets: -32603 and nothing else said."""
         self.gateway.metrics.error(self.api, str(ErrorCode.GATEWAY_INTERNAL))
         log_event(
             "request failed inside the gateway",
             level=logging.ERROR,
             exc_info=True,
             api=self.api,
-            method=ctx.method,
+            method=method,
+            **fields,
         )
         return MCPError(
             types.INTERNAL_ERROR, "internal error", data={"code": str(ErrorCode.GATEWAY_INTERNAL)}
@@ -217,23 +186,16 @@ class ApiServer:
         cached = state.listings.get(key)
         if cached is not None:
             return cached
+        bindings = client.bindings.get(self.api) if client is not None else None
         entries = (
-            search_mode_tools(state.toolset.document.title, len(state.toolset.tools), state.index.tags)
-            if state.search
-            else [self._entry(state, tool, client) for tool in state.toolset.tools]
+            state.search.tools()
+            if state.search is not None
+            else [tool_entry(state.caller, tool, bindings) for tool in state.toolset.tools]
         )
         tools = [types.Tool.model_validate(entry) for entry in entries]
         sizes = [len(dumps(entry)) for entry in entries]
         state.listings[key] = (tools, sizes)
         return tools, sizes
-
-    def _entry(self, state: ApiState, tool: Tool, client: ClientConfig | None) -> dict[str, Any]:
-        """A tool as this client sees it: bound arguments (the tool's and the client's) are not there."""
-        entry = mcp_tool(tool)
-        entry["inputSchema"] = state.caller.input_schema(
-            tool, client.bindings.get(self.api) if client else None
-        )
-        return entry
 
     async def list_tools(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
@@ -259,8 +221,8 @@ class ApiServer:
 
     def input_schema_for_headers(self, name: str) -> Mapping[str, Any] | None:
         state = self.gateway.state(self.api)
-        if state.search and name in (SEARCH_TOOL, CALL_TOOL):
-            return SEARCH_TOOL_SCHEMA if name == SEARCH_TOOL else CALL_TOOL_SCHEMA
+        if state.search is not None and state.search.owns(name):
+            return state.search.input_schema(name)
         tool = state.toolset.get(name)
         return tool.input_schema if tool is not None else None
 
@@ -272,39 +234,14 @@ class ApiServer:
         snapshot, client = view_of(ctx, self.gateway)
         state = snapshot.state(self.api)
         name, arguments = params.name, params.arguments or {}
-        if state.search and name == SEARCH_TOOL:
-            return to_mcp_result(await self._search(state, client, arguments))
-        if state.search and name == CALL_TOOL:
-            unwrapped = unwrap_call(arguments)
-            if isinstance(unwrapped, CallResult):
-                return to_mcp_result(unwrapped)
-            name, arguments = unwrapped
-            if state.toolset.get(name) is None:  # the model can act on this: search again
-                self.gateway.metrics.error(self.api, str(ErrorCode.TOOL_UNKNOWN))
-                return to_mcp_result(
-                    CallResult(
-                        f"no tool named {name[:128]!r}; use {SEARCH_TOOL} to find one",
-                        is_error=True,
-                        code=ErrorCode.TOOL_UNKNOWN,
-                    )
-                )
-        return await self._invoke(state, client, name, arguments)
+        if state.search is not None and state.search.owns(name):
 
-    async def _search(
-        self, state: ApiState, client: ClientConfig | None, arguments: Mapping[str, Any]
-    ) -> CallResult:
-        parsed = search_arguments(arguments)
-        if isinstance(parsed, CallResult):
-            return parsed
-        query, limit, tag = parsed
-        self.gateway.metrics.call(self.api, SEARCH_TOOL)
-        index = state.index
-        if index.semantic:  # encoding the query takes milliseconds of CPU: not on the event loop
-            answer = await anyio.to_thread.run_sync(lambda: index.search(query, limit, tag))
-        else:
-            answer = index.search(query, limit, tag)
-        entries = [self._entry(state, tool, client) for tool in answer.tools]
-        return found(entries, answer, index.tags)
+            def invoke(inner: str, inner_arguments: Mapping[str, Any]) -> Awaitable[types.CallToolResult]:
+                return self._invoke(state, client, inner, inner_arguments)
+
+            bindings = client.bindings.get(self.api) if client is not None else None
+            return await state.search.call(name, arguments, bindings, invoke)
+        return await self._invoke(state, client, name, arguments)
 
     async def _invoke(
         self, state: ApiState, client: ClientConfig | None, name: str, arguments: Mapping[str, Any]
@@ -334,18 +271,7 @@ class ApiServer:
                     ) from None
                 result = CallResult(text=error.message, is_error=True, code=error.code)
             except Exception:
-                metrics.error(self.api, str(ErrorCode.GATEWAY_INTERNAL))
-                log_event(
-                    "tool call failed inside the gateway",
-                    level=logging.ERROR,
-                    exc_info=True,
-                    api=self.api,
-                    tool=tool.name,
-                    client=client_id,
-                )
-                raise MCPError(
-                    types.INTERNAL_ERROR, "internal error", data={"code": str(ErrorCode.GATEWAY_INTERNAL)}
-                ) from None
+                raise self._internal("tools/call", tool=tool.name, client=client_id) from None
         elapsed = monotonic() - started
         metrics.upstream(self.api, elapsed)
         if result is None:

@@ -3,13 +3,14 @@
 OpenAPI 3.0 / Swagger 2.0 keywords are translated (`nullable`, boolean `exclusiveMinimum`, `type: file`)
 or dropped (`discriminator`, `xml`, `example`, extensions). A `$ref` is inlined unless its target is
 recursive (part of a reference cycle) or large; those go to `$defs` once per tool and are referenced.
-Whether a target is recursive is a property of the reference graph (its strongly connected components),
-so a shaped schema is the same whichever operation reaches it first, and is computed once per document.
+Whether a target is recursive is a property of the reference graph (`_schema_graph`: its strongly
+connected components), so a shaped schema is the same whichever operation reaches it first, and is
+computed once per document. The keywords kept are listed in `_schema_keywords`; what an answer (output)
+schema does differently, in `_schema_answer`.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import re
 from dataclasses import dataclass
@@ -19,6 +20,19 @@ from .._json import dumps_bytes
 from ..document import Resolver, Schema, UnresolvedRef
 from ..document.pointer import unescape_token, walk_pointer
 from ._discriminator import pin_discriminator
+from ._schema_answer import answer_property, cut
+from ._schema_graph import ReferenceGraph
+from ._schema_keywords import (
+    COUNTS,
+    NUMBERS,
+    SCHEMA_LISTS,
+    SCHEMA_MAPS,
+    SCHEMA_ONES,
+    STRINGS,
+    TYPES,
+    is_number,
+    nullable,
+)
 
 Mode = Literal["input", "output"]
 Json = Any
@@ -29,44 +43,7 @@ MAX_INLINE_DEPTH = 96
 # How far `readOnly`/`writeOnly` and discriminator values are looked for through `$ref`/`allOf` chains.
 _FLAG_DEPTH = 16
 _NAME_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
-
-_TYPES = frozenset({"string", "number", "integer", "boolean", "array", "object", "null"})
-_COUNTS = frozenset(
-    (
-        "minLength",
-        "maxLength",
-        "minItems",
-        "maxItems",
-        "minProperties",
-        "maxProperties",
-        "minContains",
-        "maxContains",
-    )
-)
-_NUMBERS = frozenset({"minimum", "maximum"})
-_SCHEMA_MAPS = frozenset(("patternProperties", "dependentSchemas"))
-_SCHEMA_ONES = frozenset(
-    (
-        "not",
-        "if",
-        "then",
-        "else",
-        "contains",
-        "propertyNames",
-        "unevaluatedItems",
-        "unevaluatedProperties",
-        "contentSchema",
-    )
-)
-_SCHEMA_LISTS = frozenset(("allOf", "anyOf", "oneOf", "prefixItems"))
-_STRINGS = frozenset(("format", "contentMediaType", "contentEncoding", "pattern"))
 _NOTHING: frozenset[str] = frozenset()
-# Keys whose values are data, never schemas: a `$ref` inside them is not a reference.
-_DATA_KEYS = frozenset({"example", "examples", "default", "enum", "const", "x-example"})
-# Keys whose values map names to schemas (a property may be called `example`).
-_NAME_MAPS = frozenset(
-    {"properties", "patternProperties", "dependentSchemas", "$defs", "definitions", "schemas"}
-)
 
 
 class Shaped(NamedTuple):  # a tuple: made tens of thousands of times per large document
@@ -93,8 +70,7 @@ class SchemaShaper:
         self._definitions: dict[tuple[str, Mode], Definition] = {}
         self._def_names: dict[str, str] = {}
         self._taken_names: set[str] = set()
-        self._component: dict[str, int] = {}
-        self._recursive: set[str] = set()
+        self._graph = ReferenceGraph(resolver)
         self.unresolved: dict[str, str] = {}  # ref -> reason, for lint
 
     # ---- public -------------------------------------------------------------------------------------
@@ -141,8 +117,7 @@ class SchemaShaper:
             key = self.resolver.resolve(base, value["$ref"]).key
         except UnresolvedRef:
             return False
-        self._find_cycles(key)
-        return key in self._recursive
+        return self._graph.is_recursive(key)
 
     # ---- shaping ------------------------------------------------------------------------------------
 
@@ -171,8 +146,7 @@ class SchemaShaper:
                 cached = self._node(target.value, target.base, mode, depth + 1, room)
                 self._bounded_memo[bounded_key] = cached
             return cached
-        self._find_cycles(key)
-        if key in self._recursive:
+        if self._graph.is_recursive(key):
             return Shaped({"$ref": "#/$defs/" + self._def_name(key)}, frozenset({key}))
         memo_key = (key, mode)
         shaped = self._memo.get(memo_key)
@@ -186,14 +160,14 @@ class SchemaShaper:
     def _with_siblings(self, shaped: Shaped, value: dict[str, Any]) -> Shaped:
         """A `$ref` with a description or nullable beside it keeps them (OpenAPI 3.1 allows siblings)."""
         description = value.get("description")
-        nullable = value.get("nullable") is True or value.get("x-nullable") is True
-        if not isinstance(description, str) and not nullable:
+        may_be_null = value.get("nullable") is True or value.get("x-nullable") is True
+        if not isinstance(description, str) and not may_be_null:
             return shaped
         result = dict(shaped.value) if isinstance(shaped.value, dict) else {"allOf": [shaped.value]}
         if isinstance(description, str) and description.strip():
             result["description"] = description.strip()
-        if nullable:
-            result = _nullable(result)
+        if may_be_null:
+            result = nullable(result)
         return Shaped(result, shaped.needs)
 
     def _object(self, value: dict[str, Any], base: str, mode: Mode, depth: int, room: int | None) -> Shaped:
@@ -201,7 +175,7 @@ class SchemaShaper:
         needs: set[str] = set()
         nests = value.get("type") in ("object", "array") or "properties" in value or "items" in value
         if room is not None and nests and room <= 0:
-            return Shaped(_cut(value), _NOTHING)
+            return Shaped(cut(value), _NOTHING)
         inner = room - 1 if room is not None and nests else room
 
         def sub(node: Json) -> Json:
@@ -226,13 +200,13 @@ class SchemaShaper:
             if key == "type":
                 if binary:
                     continue
-                if isinstance(item, str) and item in _TYPES:
+                if isinstance(item, str) and item in TYPES:
                     out["type"] = item
                 elif isinstance(item, list):
-                    kinds = [k for k in dict.fromkeys(item) if isinstance(k, str) and k in _TYPES]
+                    kinds = [k for k in dict.fromkeys(item) if isinstance(k, str) and k in TYPES]
                     if kinds:
                         out["type"] = kinds if len(kinds) > 1 else kinds[0]
-            elif key in _STRINGS:
+            elif key in STRINGS:
                 if not isinstance(item, str) or (binary and key in ("format", "contentMediaType")):
                     continue
                 if key == "format" and item == "byte":  # OpenAPI's base64 text; not a 2020-12 format
@@ -247,13 +221,13 @@ class SchemaShaper:
                     out["enum"] = item
             elif key in ("const", "default"):
                 out[key] = item
-            elif key in _NUMBERS:
-                if _is_number(item):
+            elif key in NUMBERS:
+                if is_number(item):
                     out[key] = item
             elif key == "multipleOf":
-                if _is_number(item) and item > 0:
+                if is_number(item) and item > 0:
                     out[key] = item
-            elif key in _COUNTS:
+            elif key in COUNTS:
                 if isinstance(item, int) and not isinstance(item, bool) and item >= 0:
                     out[key] = item
             elif key == "uniqueItems":
@@ -262,7 +236,7 @@ class SchemaShaper:
             elif key == "properties":
                 if isinstance(item, dict):
                     out["properties"] = {
-                        name: sub(prop) if mode == "input" else _answer_property(sub(prop))
+                        name: sub(prop) if mode == "input" else answer_property(sub(prop))
                         for name, prop in item.items()
                         if isinstance(prop, dict | bool) and not self._hidden(prop, base, mode)
                     }
@@ -281,16 +255,16 @@ class SchemaShaper:
                     out["items"] = sub(item)
                 elif isinstance(item, list) and item:
                     out["prefixItems"] = [sub(entry) for entry in item if isinstance(entry, dict | bool)]
-            elif key in _SCHEMA_LISTS:
+            elif key in SCHEMA_LISTS:
                 if isinstance(item, list):
                     combine = sub if key == "prefixItems" else alternative
                     entries = [combine(entry) for entry in item if isinstance(entry, dict | bool)]
                     if entries:
                         out[key] = entries
-            elif key in _SCHEMA_ONES:
+            elif key in SCHEMA_ONES:
                 if isinstance(item, dict | bool):
                     out[key] = sub(item)
-            elif key in _SCHEMA_MAPS and isinstance(item, dict):
+            elif key in SCHEMA_MAPS and isinstance(item, dict):
                 out[key] = {k: sub(v) for k, v in item.items() if isinstance(v, dict | bool)}
         if "description" not in out and isinstance(value.get("title"), str) and value["title"].strip():
             out["title"] = value["title"].strip()
@@ -298,7 +272,7 @@ class SchemaShaper:
             flag = value.get(key)
             if flag is True and bound in out:
                 out[key] = out.pop(bound)
-            elif _is_number(flag):
+            elif is_number(flag):
                 out[key] = flag
         required = value.get("required")
         if isinstance(required, list) and mode == "input":
@@ -311,7 +285,7 @@ class SchemaShaper:
         if mode == "input" and isinstance(value.get("discriminator"), dict):
             pin_discriminator(self, value, base, out)
         if value.get("nullable") is True or value.get("x-nullable") is True:
-            out = _nullable(out)
+            out = nullable(out)
         return Shaped(out, frozenset(needs))
 
     def hidden_input(self, prop: Json, base: str) -> bool:
@@ -346,7 +320,7 @@ class SchemaShaper:
                     names |= self._hidden_names(target, part_base, mode, depth + 1)
         return names
 
-    # ---- definitions and cycles ---------------------------------------------------------------------
+    # ---- definitions ---------------------------------------------------------------------------
 
     def _definition(self, key: str, mode: Mode) -> Definition:
         cached = self._definitions.get((key, mode))
@@ -372,121 +346,3 @@ class SchemaShaper:
         self._taken_names.add(candidate)
         self._def_names[key] = candidate
         return candidate
-
-    def _edges(self, key: str) -> list[str]:
-        base, _, pointer = key.partition("#")
-        try:
-            value = walk_pointer(self.resolver.file(base), pointer)
-        except (KeyError, IndexError):
-            return []
-        found: list[str] = []
-        # (node, is_name_map): under `properties` & co. the keys are names, so a property called
-        # `example` or `default` is a schema; elsewhere those keys hold data and their `$ref`s are not refs.
-        stack: list[tuple[Json, bool]] = [(value, False)]
-        while stack:
-            node, is_name_map = stack.pop()
-            if isinstance(node, dict):
-                ref = node.get("$ref")
-                if isinstance(ref, str) and not is_name_map:
-                    with contextlib.suppress(UnresolvedRef):
-                        found.append(self.resolver.resolve(base, ref).key)
-                    continue
-                stack.extend(
-                    (v, not is_name_map and k in _NAME_MAPS)
-                    for k, v in node.items()
-                    if (is_name_map or k not in _DATA_KEYS) and isinstance(v, dict | list)
-                )
-            elif isinstance(node, list):
-                stack.extend((v, False) for v in node if isinstance(v, dict | list))
-        return found
-
-    def _find_cycles(self, start: str) -> None:
-        """Tarjan's strongly connected components, iteratively, from `start` over unvisited targets."""
-        if start in self._component:
-            return
-        index: dict[str, int] = {}
-        low: dict[str, int] = {}
-        on_stack: set[str] = set()
-        stack: list[str] = []
-        edges: dict[str, list[str]] = {}
-        counter = len(self._component)
-        work: list[tuple[str, int]] = [(start, 0)]
-        while work:
-            node, position = work.pop()
-            if position == 0:
-                index[node] = low[node] = counter
-                counter += 1
-                stack.append(node)
-                on_stack.add(node)
-                edges[node] = self._edges(node)
-            successors = edges[node]
-            if position < len(successors):
-                work.append((node, position + 1))
-                child = successors[position]
-                if child in self._component:
-                    continue
-                if child not in index:
-                    work.append((child, 0))
-                elif child in on_stack:
-                    low[node] = min(low[node], index[child])
-                continue
-            if low[node] == index[node]:
-                members = []
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    members.append(member)
-                    self._component[member] = index[node]
-                    if member == node:
-                        break
-                if len(members) > 1 or node in edges[node]:
-                    self._recursive.update(members)
-            if work:
-                parent = work[-1][0]
-                if parent in low:
-                    low[parent] = min(low[parent], low[node])
-
-
-def _answer_property(schema: Json) -> Json:
-    """A property of an answer may also be null: APIs send null for fields their documents never mark
-    nullable, and an answer that fails its outputSchema is one a client must reject."""
-    return _nullable(schema) if isinstance(schema, dict) and schema else schema
-
-
-def _cut(value: dict[str, Any]) -> dict[str, Any]:
-    """What is left of a schema below the output-schema cut: its type and its description."""
-    kind = value.get("type")
-    cut: dict[str, Any] = {}
-    if isinstance(kind, str) and kind in _TYPES:
-        cut["type"] = kind
-    elif isinstance(kind, list) and all(isinstance(k, str) and k in _TYPES for k in kind) and kind:
-        cut["type"] = list(dict.fromkeys(kind))
-    if value.get("nullable") is True or value.get("x-nullable") is True:
-        cut = _nullable(cut)
-    if isinstance(value.get("description"), str) and value["description"].strip():
-        cut["description"] = value["description"].strip()
-    return cut
-
-
-def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
-    kind = schema.get("type")
-    if isinstance(kind, str):
-        result = {**schema, "type": [kind, "null"]} if kind != "null" else schema
-    elif isinstance(kind, list):
-        result = {**schema, "type": [*kind, "null"]} if "null" not in kind else schema
-    elif not schema:
-        return schema
-    else:
-        return {"anyOf": [schema, {"type": "null"}]}
-    if isinstance(result.get("enum"), list) and None not in result["enum"]:
-        result["enum"] = [*result["enum"], None]
-    return result
-
-
-def _is_number(value: Any) -> bool:
-    return (
-        isinstance(value, int | float)
-        and not isinstance(value, bool)
-        and value == value
-        and abs(value) != float("inf")
-    )

@@ -1,4 +1,5 @@
-"""`specbridge call`: one call from the command line, printed; exit 1 on an error result."""
+"""`specbridge call`: one call from the command line, printed; exit 1 on an error result; its arguments
+parsed strictly (duplicate keys, non-JSON numbers and non-objects refused)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,11 @@ from click.testing import CliRunner
 
 from specbridge.cli import app
 from tests.call.conftest import DOCUMENT, SECRET
-from tests.support.upstream import Upstream, json_response, text_response
+from tests.support.upstream import (
+    Upstream,
+    json_response,
+    text_response,
+)
 
 
 @pytest.fixture
@@ -146,3 +151,20 @@ def test_a_local_document_server_without_allow_says_how_to_reach_it(
     assert "error [base-url-missing]" in result.stderr
     assert "--allow HOST:PORT" in result.stderr
     assert upstream.requests == []
+
+
+def test_duplicate_keys_in_command_line_arguments_are_refused() -> None:
+    from specbridge._errors import ArgumentError
+    from specbridge.cli._call import parse_arguments
+
+    with pytest.raises(ArgumentError):
+        parse_arguments('{"itemId": "1", "itemId": "2"}')
+
+
+@pytest.mark.parametrize("text", ['{"a": NaN}', '{"a": Infinity}', '{"a": -Infinity}', "[1]", "{"])
+def test_non_json_numbers_and_non_objects_in_command_line_arguments_are_refused(text: str) -> None:
+    from specbridge._errors import ArgumentError
+    from specbridge.cli._call import parse_arguments
+
+    with pytest.raises(ArgumentError):
+        parse_arguments(text)

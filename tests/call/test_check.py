@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+import anyio
 import pytest
 
-from specbridge._errors import ArgumentError
+from specbridge._errors import ArgumentError, ErrorCode
 from specbridge.call._check import Checker, shape
+from tests.call.conftest import MakeCaller
+from tests.call.conftest import call as _call
+from tests.support.upstream import Upstream
 
 
 def _problems(schema: dict[str, Any], value: dict[str, Any]) -> list[str]:
@@ -241,3 +246,106 @@ def test_heavy_and_light_items_of_a_large_array_are_checked_in_runs_with_the_val
     assert jsonschema_rs.Draft202012Validator(shape(schema)).is_valid(value) == (bad is None)
     expected = [] if bad is None else [f"rows[{bad[0]}][{bad[1]}]: must be an integer"]
     assert _problems(schema, value) == expected
+
+
+# -- schema edge cases ----------------------------------------------------------------------------
+
+
+def _deep(levels: int) -> dict[str, Any]:
+    value: dict[str, Any] = {}
+    for _ in range(levels):
+        value = {"a": value}
+    return value
+
+
+SCHEMA_EDGES: list[tuple[str, dict[str, Any]]] = [
+    ("huge integer", {"items": [{"sku": "a", "qty": 10**400}]}),
+    ("integer past 64 bits", {"items": [{"sku": "a", "qty": 2**64}]}),
+    ("negative huge integer", {"items": [{"sku": "a", "qty": -(10**30)}]}),
+    ("NaN", {"items": [{"sku": "a", "qty": float("nan")}]}),
+    ("Infinity", {"items": [{"sku": "a", "qty": float("inf")}]}),
+    ("minus Infinity", {"items": [], "nested": {"x": float("-inf")}}),
+    ("deep nesting", {"items": [], "nested": _deep(10_000)}),
+    ("10 MB string", {"items": [{"sku": "x" * 10_000_000, "qty": 1}]}),
+    ("bytes value", {"items": [{"sku": b"raw", "qty": 1}]}),
+    ("non-string key", {"items": [], "nested": {1: "x"}}),
+    ("boolean as integer", {"items": [{"sku": "a", "qty": True}]}),
+    ("float as integer", {"items": [{"sku": "a", "qty": 1.5}]}),
+    ("wrong enum", {"items": [], "currency": "XXX"}),
+    ("bad email", {"items": [], "contact": "not-an-email"}),
+    ("bad date-time", {"items": [], "when": "yesterday"}),
+    ("too many items", {"items": [{"sku": "a", "qty": 1}] * 51}),
+    ("missing required", {}),
+    ("unknown argument", {"items": [], "admin": True}),
+]
+
+
+# Past the call limits (call/_limits.py), refused before any schema work with their own codes.
+LIMIT_CODES = {
+    "deep nesting": ErrorCode.ARGUMENTS_TOO_DEEP,
+    "10 MB string": ErrorCode.ARGUMENT_STRING_TOO_LONG,
+}
+
+
+@pytest.mark.parametrize(("case", "arguments"), SCHEMA_EDGES, ids=[case for case, _ in SCHEMA_EDGES])
+async def test_an_argument_edge_case_is_refused_without_echoing_and_nothing_is_sent(
+    make_caller: MakeCaller, upstream: Upstream, case: str, arguments: dict[str, Any]
+) -> None:
+    with anyio.fail_after(30):
+        result = await make_caller().call("createOrder", {"shopId": "s1", **arguments})
+    expected = LIMIT_CODES.get(case, ErrorCode.ARGUMENTS_INVALID)
+    assert result.is_error and result.code == expected, (case, result.text)
+    assert len(result.text) < 1000
+    assert "XXX" not in result.text and "not-an-email" not in result.text and "yesterday" not in result.text
+    assert upstream.requests == []
+
+
+async def test_invalid_arguments_name_every_path_and_send_nothing(
+    make_caller: MakeCaller, upstream: Upstream
+) -> None:
+    result = await _call(
+        make_caller(),
+        "createOrder",
+        {"shopId": "s", "items": [{"sku": "a", "qty": 1}, {}, {"sku": "b", "qty": 0}]},
+    )
+    assert result.code == ErrorCode.ARGUMENTS_INVALID  # type: ignore[attr-defined]
+    assert result.text == (  # type: ignore[attr-defined]
+        "invalid arguments: items[1].qty: is required; items[1].sku: is required; items[2].qty: is below the minimum"
+    )
+    assert upstream.requests == []
+
+
+async def test_pattern_is_left_to_the_api(make_caller: MakeCaller, upstream: Upstream) -> None:
+    result = await _call(make_caller(), "createOrder", {"shopId": "s", "items": [], "note": "NOT LOWER"})
+    assert not result.is_error  # type: ignore[attr-defined]
+
+
+async def test_null_optional_arguments_from_strict_mode_are_dropped(
+    make_caller: MakeCaller, upstream: Upstream
+) -> None:
+    result = await _call(
+        make_caller(), "getItem", {"itemId": "1", "verbose": None, "tag": None, "session": None}
+    )
+    assert not result.is_error  # type: ignore[attr-defined]
+    assert upstream.requests[-1].target == "/v1/items/1"
+
+
+async def test_a_null_required_argument_is_refused(make_caller: MakeCaller, upstream: Upstream) -> None:
+    result = await _call(make_caller(), "getItem", {"itemId": None})
+    assert result.code == ErrorCode.ARGUMENTS_INVALID  # type: ignore[attr-defined]
+
+
+async def test_null_optional_nested_fields_from_strict_mode_are_dropped(
+    make_caller: MakeCaller, upstream: Upstream
+) -> None:
+    arguments = {
+        "shopId": "s",
+        "items": [{"sku": "a", "qty": 1}],
+        "address": {"city": None, "street": "Main"},
+    }
+    result = await _call(make_caller(), "createOrder", {**arguments, "currency": None})
+    assert not result.is_error, result.text  # type: ignore[attr-defined]
+    assert json.loads(upstream.requests[-1].body) == {
+        "items": [{"sku": "a", "qty": 1}],
+        "address": {"street": "Main"},
+    }

@@ -11,8 +11,11 @@ from collections.abc import Callable
 import anyio
 import httpx
 
+from specbridge.call import Caller
 from specbridge.call._egress import EgressPolicy
 from specbridge.call._transport import MAX_CONNECTIONS, pinned_transport
+from tests.call.conftest import api_config, toolset_for
+from tests.support.upstream import Upstream
 
 
 class _Server:
@@ -114,3 +117,23 @@ async def test_a_connection_the_server_closed_while_idle_is_not_used_again() -> 
         assert server.accepted == 5
         assert server.answered == 5
     await server.stop()
+
+
+async def test_the_pinned_connection_goes_to_the_checked_address_not_a_second_lookup(
+    upstream: Upstream,
+) -> None:
+    answers = iter([["127.0.0.1"], ["10.9.9.9"]])
+    lookups: list[str] = []
+
+    async def resolve(host: str, port: int) -> list[str]:
+        lookups.append(host)
+        return next(answers)
+
+    api = api_config(f"http://upstream.example:{upstream.port}/v1", allow=("upstream.example",))
+    caller = Caller(api, toolset_for(), resolve=resolve)
+    with anyio.fail_after(10):
+        result = await caller.call("ping", {})
+    await caller.aclose()
+    assert not result.is_error
+    assert lookups == ["upstream.example"]  # one resolution, and the connection used its answer
+    assert upstream.requests[-1].headers["host"] == f"upstream.example:{upstream.port}"

@@ -1,0 +1,81 @@
+"""`call/_body.py`: request bodies as the operation's media type says: JSON, form, multipart (with
+attachments) and raw bytes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from specbridge._errors import ErrorCode
+from tests.call.conftest import MakeCaller
+from tests.call.conftest import call as _call
+from tests.support.upstream import Upstream
+
+
+async def test_a_json_body_is_sent_with_its_content_type(make_caller: MakeCaller, upstream: Upstream) -> None:
+    await _call(
+        make_caller(), "createOrder", {"shopId": "s1", "items": [{"sku": "a", "qty": 2}], "currency": "EUR"}
+    )
+    request = upstream.requests[-1]
+    assert request.method == "POST" and request.path == "/v1/shops/s1/orders"
+    assert request.headers["content-type"] == "application/json"
+    assert json.loads(request.body) == {"items": [{"sku": "a", "qty": 2}], "currency": "EUR"}
+
+
+async def test_a_form_body_is_urlencoded(make_caller: MakeCaller, upstream: Upstream) -> None:
+    await _call(make_caller(), "sendForm", {"name": "a b&c", "colors": ["red", "blue"]})
+    request = upstream.requests[-1]
+    assert request.headers["content-type"] == "application/x-www-form-urlencoded"
+    assert request.body == b"name=a%20b%26c&colors=red&colors=blue"
+
+
+async def test_a_multipart_body_sends_a_string_for_a_binary_field_as_the_file(
+    make_caller: MakeCaller, upstream: Upstream
+) -> None:
+    await _call(make_caller(), "upload", {"file": "file content", "caption": "hi"})
+    request = upstream.requests[-1]
+    assert request.headers["content-type"].startswith("multipart/form-data; boundary=")
+    assert b'name="file"; filename="file"' in request.body and b"file content" in request.body
+    assert b'name="caption"' in request.body
+
+
+async def test_a_multipart_body_takes_attachment_bytes(make_caller: MakeCaller, upstream: Upstream) -> None:
+    await _call(
+        make_caller(),
+        "upload",
+        {"caption": "hi"},
+        attachments={"file": ("cat.png", "image/png", b"\x89PNG\r\n")},
+    )
+    body = upstream.requests[-1].body
+    assert b'filename="cat.png"' in body and b"Content-Type: image/png" in body and b"\x89PNG\r\n" in body
+
+
+async def test_a_raw_body_is_sent_as_is(make_caller: MakeCaller, upstream: Upstream) -> None:
+    await _call(make_caller(), "putRaw", {"body": "a,b\n1,2\n"})
+    request = upstream.requests[-1]
+    assert request.headers["content-type"] == "text/csv" and request.body == b"a,b\n1,2\n"
+
+
+@pytest.mark.parametrize(("tool", "name"), [("createOrder", "file"), ("ping", "file"), ("upload", "nofield")])
+async def test_an_attachment_for_a_tool_or_field_that_takes_no_file_is_refused(
+    make_caller: MakeCaller, upstream: Upstream, tool: str, name: str
+) -> None:
+    arguments = {"shopId": "s", "items": []} if tool == "createOrder" else {}
+    result = await _call(make_caller(), tool, arguments, attachments={name: ("a.txt", "text/plain", b"x")})
+    assert result.is_error and result.code == ErrorCode.BODY_REFUSED  # type: ignore[attr-defined]
+    assert upstream.requests == []
+
+
+async def test_an_attachment_cannot_replace_a_bound_multipart_field(
+    make_caller: MakeCaller, upstream: Upstream
+) -> None:
+    result = await _call(
+        make_caller(),
+        "upload",
+        {},
+        client_bindings={"body.caption": "fixed"},
+        attachments={"caption": ("c.txt", "text/plain", b"victim")},
+    )
+    assert result.is_error and result.code == ErrorCode.ARGUMENT_BOUND, result.text
+    assert upstream.requests == []
