@@ -46,6 +46,9 @@ DEFAULT_STORE = "sqlite:///.specbridge/state.db"
 DEFAULT_APPROVAL_WAIT = 50.0
 DEFAULT_APPROVAL_EXPIRE = 86400.0
 ApprovalBy = Literal["operator", "client"]
+IdempotencyTools = Literal["auto", "all", "none"]
+DEFAULT_IDEMPOTENCY_TTL = 86400.0
+DEFAULT_CALL_WAIT = 50.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +96,25 @@ class ApprovalsConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class IdempotencyConfig:
+    """`idempotency:` (top level, or `apis.<name>.idempotency` overriding it key by key). `tools`: which
+    tools take an `idempotency_key` argument: `auto` (those whose operation is not idempotent, POST and
+    PATCH, or declares an idempotency key of its own), `all`, `none`. `ttl` in seconds."""
+
+    ttl: float = DEFAULT_IDEMPOTENCY_TTL
+    tools: IdempotencyTools = "auto"
+
+
+@dataclass(frozen=True, slots=True)
+class CallsConfig:
+    """`calls:` (top level, or `apis.<name>.calls` key by key). With `long: true` a call still running
+    after `wait` seconds goes on in the background and the agent gets `call-pending` with its id."""
+
+    wait: float = DEFAULT_CALL_WAIT
+    long: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class AdminConfig:
     """`admins.<id>`: a person who may answer approvals (admin API, web page). Not a client key."""
 
@@ -112,6 +134,8 @@ class ApiConfig:
     search: SearchMode = "auto"
     tools: Mapping[str, ToolConfig] = field(default_factory=dict)
     approvals: ApprovalsConfig = field(default_factory=ApprovalsConfig)  # the top level's, merged
+    idempotency: IdempotencyConfig = field(default_factory=IdempotencyConfig)  # the top level's, merged
+    calls: CallsConfig = field(default_factory=CallsConfig)  # the top level's, merged
     source: str = "<config>"  # the file this API was read from, for errors found later (tool names)
     ref_dirs: tuple[str, ...] = ()  # folders besides the document's own that its file $refs may read
 
@@ -179,6 +203,8 @@ class Config:
     admins: Mapping[str, AdminConfig] = field(default_factory=dict)
     approvals: ApprovalsConfig = field(default_factory=ApprovalsConfig)
     search: SearchIndexConfig = field(default_factory=SearchIndexConfig)
+    idempotency: IdempotencyConfig = field(default_factory=IdempotencyConfig)
+    calls: CallsConfig = field(default_factory=CallsConfig)
 
     def approvals_for(self, api: str | None = None) -> ApprovalsConfig:
         """The approval settings of an API (its `approvals:` over the top level's), or the top level's."""
