@@ -1,0 +1,274 @@
+"""Idempotency keys end to end: the SDK client over Streamable HTTP, a real upstream on loopback, and the
+store on SQLite, PostgreSQL and Redis."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+import pytest
+
+from specbridge.gateway import key_sha256, new_key
+from specbridge.gateway._idempotency import derived_key, fingerprint, store_key
+from specbridge.store import open_store
+from tests.gateway._harness import SPEC, http_client, running_gateway, write_config
+from tests.store._backends import namespaces, store_url
+from tests.support.upstream import RecordedRequest, Reply, Upstream, json_response
+
+__all__ = ["namespaces", "store_url"]
+
+ORDER = {"shopId": "s1", "product": "p1", "quantity": 2}
+KEY_SPEC = (
+    SPEC
+    + """\
+  /payments:
+    post:
+      operationId: createPayment
+      summary: Take a payment
+      parameters:
+        - {name: Idempotency-Key, in: header, required: false, schema: {type: string}}
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema: {type: object, required: [amount], properties: {amount: {type: integer}}}
+      responses: {'200': {description: The payment, content: {application/json: {schema: {type: object}}}}}
+  /checkouts:
+    post:
+      operationId: createCheckout
+      summary: Start a checkout
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [idempotency_key, amount]
+              properties: {idempotency_key: {type: string}, amount: {type: integer}}
+      responses: {'200': {description: The checkout, content: {application/json: {schema: {type: object}}}}}
+"""
+)
+
+
+class Gate:
+    """An upstream answer held until the test opens the gate (bounded: it opens by itself after 20 s)."""
+
+    def __init__(self) -> None:
+        self.open = threading.Event()
+        self.arrived = threading.Event()
+
+    def reply(self, value: Any) -> Any:
+        def responder(request: RecordedRequest) -> Reply:
+            self.arrived.set()
+
+            async def body() -> AsyncIterator[bytes]:
+                await asyncio.to_thread(self.open.wait, 20)
+                yield json_response(value).body
+
+            return Reply(200, [("Content-Type", "application/json")], stream=body)
+
+        return responder
+
+
+@pytest.fixture
+def upstream() -> Iterator[Upstream]:
+    with Upstream() as server:
+        server.route("/shops/s1/orders", json_response({"id": "o1"}, status=201))
+        server.route("/products/p1", json_response({"id": "p1", "name": "Mug"}))
+        server.route("/payments", json_response({"id": "pay1"}))
+        server.route("/checkouts", json_response({"id": "c1"}))
+        yield server
+
+
+def text(result: types.CallToolResult) -> str:
+    return " ".join(block.text for block in result.content if isinstance(block, types.TextContent))
+
+
+def config_with(tmp_path: Path, upstream: Upstream, store: str, top: str = "", clients: str = "") -> Path:
+    path = write_config(tmp_path, upstream, spec=KEY_SPEC, clients=clients)
+    path.write_text(path.read_text(encoding="utf-8") + f"store: '{store}'\n{top}", encoding="utf-8")
+    return path
+
+
+def orders(upstream: Upstream) -> list[RecordedRequest]:
+    return [request for request in upstream.requests if request.path == "/shops/s1/orders"]
+
+
+async def test_a_repeated_key_with_the_same_arguments_gets_the_stored_result_and_sends_nothing_again(
+    tmp_path: Path, upstream: Upstream, store_url: str
+) -> None:
+    config = config_with(tmp_path, upstream, store_url)
+    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+        first = await client.call_tool("createOrder", {**ORDER, "idempotency_key": "order-1"})
+        upstream.route("/shops/s1/orders", json_response({"id": "o2"}, status=201))
+        again = await client.call_tool("createOrder", {**ORDER, "idempotency_key": "order-1"})
+        fresh = await client.call_tool("createOrder", {**ORDER, "idempotency_key": "order-2"})
+    assert first.structured_content == again.structured_content == {"id": "o1"}
+    assert fresh.structured_content == {"id": "o2"}
+    assert len(orders(upstream)) == 2
+    assert b"idempotency" not in orders(upstream)[0].body  # the gateway's key never goes upstream
+
+
+async def test_a_key_reused_with_other_arguments_is_refused_and_nothing_is_sent(
+    tmp_path: Path, upstream: Upstream, store_url: str
+) -> None:
+    config = config_with(tmp_path, upstream, store_url)
+    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+        await client.call_tool("createOrder", {**ORDER, "idempotency_key": "k"})
+        reused = await client.call_tool("createOrder", {**ORDER, "quantity": 3, "idempotency_key": "k"})
+    assert reused.is_error is True
+    assert text(reused).startswith("[idempotency-key-reused]")
+    assert len(orders(upstream)) == 1
+
+
+async def test_twenty_concurrent_calls_with_one_key_make_exactly_one_upstream_request(
+    tmp_path: Path, upstream: Upstream, store_url: str
+) -> None:
+    gate = Gate()
+    upstream.route("/shops/s1/orders", gate.reply({"id": "o-once"}))
+    config = config_with(tmp_path, upstream, store_url)
+    results: list[types.CallToolResult] = []
+    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+
+        async def call() -> None:
+            results.append(await client.call_tool("createOrder", {**ORDER, "idempotency_key": "same"}))
+
+        with anyio.fail_after(30):
+            async with anyio.create_task_group() as tasks:
+                for _ in range(20):
+                    tasks.start_soon(call)
+                await anyio.to_thread.run_sync(gate.arrived.wait, 20)
+                gate.open.set()
+    assert [result.structured_content for result in results] == [{"id": "o-once"}] * 20
+    assert len(orders(upstream)) == 1
+
+
+async def test_two_gateways_sharing_a_store_send_one_key_once(
+    tmp_path: Path, upstream: Upstream, store_url: str
+) -> None:
+    config = config_with(tmp_path, upstream, store_url)
+    async with (
+        running_gateway(config) as (one, _),
+        running_gateway(config) as (two, _),
+        http_client(f"{one}/mcp") as first,
+        http_client(f"{two}/mcp") as second,
+    ):
+        a = await first.call_tool("createOrder", {**ORDER, "idempotency_key": "shared"})
+        b = await second.call_tool("createOrder", {**ORDER, "idempotency_key": "shared"})
+    assert a.structured_content == b.structured_content == {"id": "o1"}
+    assert len(orders(upstream)) == 1
+
+
+async def test_the_documents_idempotency_header_gets_a_key_derived_from_client_tool_and_key(
+    tmp_path: Path, upstream: Upstream
+) -> None:
+    key_a, key_b = new_key(), new_key()
+    clients = (
+        "clients:\n"
+        f"  a: {{key_sha256: {key_sha256(key_a)}, apis: [shop]}}\n"
+        f"  b: {{key_sha256: {key_sha256(key_b)}, apis: [shop]}}\n"
+    )
+    config = config_with(tmp_path, upstream, f"sqlite:///{tmp_path / 'state.db'}", clients=clients)
+    async with running_gateway(config) as (base, _):
+        async with http_client(f"{base}/mcp", key=key_a) as client:
+            listed = {tool.name: tool for tool in (await client.list_tools()).tools}
+            schema = listed["createPayment"].input_schema
+            await client.call_tool("createPayment", {"amount": 5, "idempotency_key": "pay-1"})
+            # the agent's own value for the API's field is replaced, never sent
+            await client.call_tool("createPayment", {"amount": 6, "Idempotency-Key": "mine"})
+        async with http_client(f"{base}/mcp", key=key_b) as client:
+            await client.call_tool("createPayment", {"amount": 5, "idempotency_key": "pay-1"})
+    assert "idempotency_key" in schema["properties"]
+    assert "Idempotency-Key" not in schema["properties"]
+    sent = [request.headers.get("idempotency-key") for request in upstream.requests]
+    assert sent == [
+        derived_key(("shop", "a", "createPayment"), "pay-1"),
+        derived_key(("shop", "a", "createPayment"), "mine"),
+        derived_key(("shop", "b", "createPayment"), "pay-1"),
+    ]
+    assert len(set(sent)) == 3 and "mine" not in sent
+
+
+async def test_a_body_idempotency_field_is_filled_with_the_derived_key_and_the_key_becomes_required(
+    tmp_path: Path, upstream: Upstream
+) -> None:
+    config = config_with(tmp_path, upstream, f"sqlite:///{tmp_path / 'state.db'}")
+    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+        listed = {tool.name: tool for tool in (await client.list_tools()).tools}
+        missing = await client.call_tool("createCheckout", {"amount": 5})
+        done = await client.call_tool("createCheckout", {"amount": 5, "idempotency_key": "c-1"})
+    schema = listed["createCheckout"].input_schema
+    assert "idempotency_key" in schema["required"]
+    assert text(missing).startswith("[arguments-invalid]") and "idempotency_key" in text(missing)
+    assert done.structured_content == {"id": "c1"}
+    (request,) = upstream.requests
+    assert (
+        b'"idempotency_key":"' + derived_key(("shop", "", "createCheckout"), "c-1").encode() in request.body
+    )
+
+
+async def test_an_api_error_is_stored_but_a_refusal_of_the_gateway_is_forgotten(
+    tmp_path: Path, upstream: Upstream
+) -> None:
+    upstream.route("/payments", json_response({"error": "card declined"}, status=402))
+    config = config_with(tmp_path, upstream, f"sqlite:///{tmp_path / 'state.db'}")
+    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+        declined = await client.call_tool("createPayment", {"amount": 5, "idempotency_key": "p"})
+        upstream.route("/payments", json_response({"id": "pay2"}))
+        still = await client.call_tool("createPayment", {"amount": 5, "idempotency_key": "p"})
+        refused = await client.call_tool("createOrder", {**ORDER, "quantity": 0, "idempotency_key": "o"})
+        sent = await client.call_tool("createOrder", {**ORDER, "idempotency_key": "o"})
+    assert declined.is_error is True and text(still) == text(declined)
+    assert text(refused).startswith("[arguments-invalid]")
+    assert sent.structured_content == {"id": "o1"}  # not key-reused: the refusal sent nothing
+    assert [request.path for request in upstream.requests] == ["/payments", "/shops/s1/orders"]
+
+
+@pytest.mark.parametrize("key", ["", "x" * 256, "tab\there", 7])
+async def test_a_malformed_key_is_an_argument_error_and_nothing_is_sent(
+    tmp_path: Path, upstream: Upstream, key: object
+) -> None:
+    config = config_with(tmp_path, upstream, f"sqlite:///{tmp_path / 'state.db'}")
+    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+        result = await client.call_tool("createOrder", {**ORDER, "idempotency_key": key})
+    assert text(result).startswith("[arguments-invalid]") and "idempotency_key" in text(result)
+    assert upstream.requests == []
+
+
+async def test_only_tools_that_are_not_idempotent_take_a_key_unless_the_config_says_otherwise(
+    tmp_path: Path, upstream: Upstream
+) -> None:
+    store = f"sqlite:///{tmp_path / 'state.db'}"
+    auto = config_with(tmp_path, upstream, store)
+    async with running_gateway(auto) as (base, _), http_client(f"{base}/mcp") as client:
+        schemas = {tool.name: tool.input_schema for tool in (await client.list_tools()).tools}
+    assert "idempotency_key" in schemas["createOrder"]["properties"]
+    assert "idempotency_key" not in schemas["getProduct"].get("properties", {})
+    none = config_with(tmp_path, upstream, store, top="idempotency: {tools: none}\n")
+    async with running_gateway(none) as (base, _), http_client(f"{base}/mcp") as client:
+        schemas = {tool.name: tool.input_schema for tool in (await client.list_tools()).tools}
+        passed_on = await client.call_tool("createOrder", {**ORDER, "idempotency_key": "k"})
+    assert "idempotency_key" not in schemas["createOrder"]["properties"]
+    assert text(passed_on).startswith("[arguments-invalid]")  # an unknown argument, as any other
+
+
+async def test_a_key_whose_owner_died_mid_call_is_outcome_unknown_and_never_sent_again(
+    tmp_path: Path, upstream: Upstream, store_url: str
+) -> None:
+    arguments = {key: value for key, value in ORDER.items()}
+    async with open_store(store_url) as store:  # a gateway that claimed the key and died
+        then = time.time() - 600
+        await store.claim(
+            store_key(("shop", "", "createOrder"), "lost"), "dead", fingerprint(arguments), 1, 86400, then
+        )
+    config = config_with(tmp_path, upstream, store_url)
+    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+        result = await client.call_tool("createOrder", {**ORDER, "idempotency_key": "lost"})
+    assert text(result).startswith("[idempotency-outcome-unknown]")
+    assert upstream.requests == []
