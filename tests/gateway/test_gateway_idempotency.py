@@ -16,6 +16,7 @@ import pytest
 
 from specbridge.gateway import key_sha256, new_key
 from specbridge.gateway._idempotency import derived_key, fingerprint, store_key
+from specbridge.gateway._long_calls import call_key
 from specbridge.store import open_store
 from tests.gateway._harness import SPEC, http_client, running_gateway, write_config
 from tests.store._backends import namespaces, store_url
@@ -261,7 +262,7 @@ async def test_only_tools_that_are_not_idempotent_take_a_key_unless_the_config_s
 async def test_a_key_whose_owner_died_mid_call_is_outcome_unknown_and_never_sent_again(
     tmp_path: Path, upstream: Upstream, store_url: str
 ) -> None:
-    arguments = {key: value for key, value in ORDER.items()}
+    arguments = dict(ORDER)
     async with open_store(store_url) as store:  # a gateway that claimed the key and died
         then = time.time() - 600
         await store.claim(
@@ -271,4 +272,87 @@ async def test_a_key_whose_owner_died_mid_call_is_outcome_unknown_and_never_sent
     async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
         result = await client.call_tool("createOrder", {**ORDER, "idempotency_key": "lost"})
     assert text(result).startswith("[idempotency-outcome-unknown]")
+    assert upstream.requests == []
+
+
+# -- long calls ------------------------------------------------------------------------------------
+
+LONG = "calls: {long: true, wait: 0.3}\n"
+
+
+def call_id(result: types.CallToolResult) -> str:
+    assert text(result).startswith("[call-pending]"), text(result)
+    return text(result).split("call id ")[1].split(")")[0]
+
+
+async def until_done(client: Any, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+    """Ask again until the result is there (each ask waits up to `calls.wait` itself; bounded)."""
+    with anyio.fail_after(20):
+        while True:
+            result = await client.call_tool(name, arguments)
+            if not text(result).startswith("[call-pending]"):
+                return result
+
+
+async def test_a_long_call_answers_pending_goes_on_and_its_result_comes_from_calling_again(
+    tmp_path: Path, upstream: Upstream, store_url: str
+) -> None:
+    gate = Gate()
+    upstream.route("/shops/s1/orders", gate.reply({"id": "o-slow"}))
+    config = config_with(tmp_path, upstream, store_url, top=LONG)
+    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+        names = [tool.name for tool in (await client.list_tools()).tools]
+        pending = await client.call_tool("createOrder", ORDER)
+        identifier = call_id(pending)
+        again = await client.call_tool("createOrder", ORDER)  # still running: the same call, not a new one
+        assert call_id(again) == identifier
+        gate.open.set()
+        done = await until_done(client, "createOrder", ORDER)
+        by_id = await until_done(client, "get_call_result", {"call_id": identifier})
+    assert "get_call_result" in names
+    assert done.structured_content == by_id.structured_content == {"id": "o-slow"}
+    assert len(orders(upstream)) == 1
+
+
+async def test_a_long_call_with_an_idempotency_key_is_sent_once_and_its_key_returns_the_result(
+    tmp_path: Path, upstream: Upstream
+) -> None:
+    gate = Gate()
+    upstream.route("/shops/s1/orders", gate.reply({"id": "o-key"}))
+    config = config_with(tmp_path, upstream, f"sqlite:///{tmp_path / 'state.db'}", top=LONG)
+    keyed = {**ORDER, "idempotency_key": "slow-1"}
+    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+        call_id(await client.call_tool("createOrder", keyed))
+        gate.open.set()
+        done = await until_done(client, "createOrder", keyed)
+        repeated = await client.call_tool("createOrder", keyed)  # the key's stored result
+    assert done.structured_content == repeated.structured_content == {"id": "o-key"}
+    assert len(orders(upstream)) == 1
+
+
+async def test_get_call_result_is_listed_only_with_long_calls_and_knows_only_its_own_calls(
+    tmp_path: Path, upstream: Upstream
+) -> None:
+    store = f"sqlite:///{tmp_path / 'state.db'}"
+    plain = config_with(tmp_path, upstream, store)
+    async with running_gateway(plain) as (base, _), http_client(f"{base}/mcp") as client:
+        names = [tool.name for tool in (await client.list_tools()).tools]
+    assert "get_call_result" not in names
+    config = config_with(tmp_path, upstream, store, top=LONG)
+    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+        unknown = await client.call_tool("get_call_result", {"call_id": "no-such-call"})
+        malformed = await client.call_tool("get_call_result", {"call_id": 5})
+    assert text(unknown).startswith("[call-not-found]")
+    assert text(malformed).startswith("[arguments-invalid]")
+
+
+async def test_a_long_call_whose_gateway_died_is_outcome_unknown_through_get_call_result(
+    tmp_path: Path, upstream: Upstream, store_url: str
+) -> None:
+    async with open_store(store_url) as store:  # the gateway running it claimed it, then died
+        await store.claim(call_key("shop", "", "lost-call"), "dead", "x", 1, 86400, time.time() - 600)
+    config = config_with(tmp_path, upstream, store_url, top=LONG)
+    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+        result = await client.call_tool("get_call_result", {"call_id": "lost-call"})
+    assert text(result).startswith("[call-outcome-unknown]")
     assert upstream.requests == []
