@@ -36,8 +36,9 @@ from ._approving import result_from_json, result_json
 Json = Any
 KEY_ARGUMENT = "idempotency_key"
 MAX_KEY = 255
-# The names under which a document declares its own idempotency key (compared without case for headers).
-HEADER_NAMES = frozenset({"idempotency-key"})
+# The names under which a document declares its own idempotency key: a header or query parameter
+# (compared without case), a body field.
+PARAMETER_NAMES = frozenset({"idempotency-key", "idempotency_key", "idempotencykey"})
 BODY_NAMES = ("idempotency_key", "idempotencyKey")
 KEY_SCHEMA: dict[str, Json] = {
     "type": "string",
@@ -95,8 +96,8 @@ def key_plan(api: ApiConfig, tool: Tool) -> KeyPlan | None:
 
 def _declared_key(tool: Tool) -> KeyPlan | None:
     for argument in tool.arguments:
-        if argument.location == "header" and argument.original.lower() in HEADER_NAMES:
-            return KeyPlan(f"header.{argument.original}", argument.name, argument.required)
+        if argument.location in ("header", "query") and argument.original.lower() in PARAMETER_NAMES:
+            return KeyPlan(f"{argument.location}.{argument.original}", argument.name, argument.required)
         if argument.location == "body" and argument.original in BODY_NAMES:
             return KeyPlan(f"body.{argument.original}", argument.name, argument.required)
     if tool.body is not None and tool.body.whole:
