@@ -53,3 +53,19 @@ def test_a_wrong_value_is_refused_naming_the_key(data: dict[str, object], key: s
         read({**data, "apis": {"orders": {"spec": "o.yaml"}}})
     assert caught.value.code is ErrorCode.CONFIG_INVALID
     assert key in caught.value.message
+
+
+def test_a_clients_webhook_takes_call_completed_by_default_and_refuses_other_events() -> None:
+    client = {"key_sha256": "a" * 64, "apis": ["orders"]}
+    hook = {"url": "https://hooks.example.com/sb", "secret": "env:HOOK"}
+    config = read({"apis": {"orders": {"spec": "o.yaml"}}, "clients": {"bot": {**client, "webhook": hook}}})
+    webhook = config.clients["bot"].webhook
+    assert webhook is not None and webhook.events == ("call.completed",)
+    with pytest.raises(ConfigError) as caught:
+        read(
+            {
+                "apis": {"orders": {"spec": "o.yaml"}},
+                "clients": {"bot": {**client, "webhook": {**hook, "events": ["order.shipped"]}}},
+            }
+        )
+    assert "clients.bot.webhook.events" in caught.value.message

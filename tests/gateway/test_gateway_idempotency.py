@@ -4,6 +4,9 @@ store on SQLite, PostgreSQL and Redis."""
 from __future__ import annotations
 
 import asyncio
+import base64
+import json
+import secrets
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -13,6 +16,7 @@ from typing import Any
 import anyio
 import mcp_types as types
 import pytest
+from standardwebhooks import Webhook
 
 from specbridge.gateway import key_sha256, new_key
 from specbridge.gateway._idempotency import derived_key, fingerprint, store_key
@@ -20,7 +24,7 @@ from specbridge.gateway._long_calls import call_key
 from specbridge.store import open_store
 from tests.gateway._harness import SPEC, http_client, running_gateway, write_config
 from tests.store._backends import namespaces, store_url
-from tests.support.upstream import RecordedRequest, Reply, Upstream, json_response
+from tests.support.upstream import RecordedRequest, Reply, Upstream, json_response, text_response
 
 __all__ = ["namespaces", "store_url"]
 
@@ -356,3 +360,40 @@ async def test_a_long_call_whose_gateway_died_is_outcome_unknown_through_get_cal
         result = await client.call_tool("get_call_result", {"call_id": "lost-call"})
     assert text(result).startswith("[call-outcome-unknown]")
     assert upstream.requests == []
+
+
+async def test_a_long_call_that_answered_pending_is_announced_to_its_clients_webhook_signed(
+    tmp_path: Path, upstream: Upstream, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    whsec = "whsec_" + base64.b64encode(secrets.token_bytes(32)).decode()
+    monkeypatch.setenv("SB_TEST_CLIENT_HOOK", whsec)
+    gate = Gate()
+    upstream.route("/shops/s1/orders", gate.reply({"id": "o-hook"}))
+    key = new_key()
+    delivered = threading.Event()
+
+    def received(request: RecordedRequest) -> Reply:
+        delivered.set()
+        return text_response("ok")
+
+    with Upstream() as receiver:
+        receiver.route("/hook", received)
+        hook = (
+            f"{{url: '{receiver.url}/hook', secret: 'env:SB_TEST_CLIENT_HOOK', "
+            f"egress: {{allow: ['{receiver.address}']}}, events: [call.completed]}}"
+        )
+        clients = f"clients:\n  bot: {{key_sha256: {key_sha256(key)}, apis: [shop], webhook: {hook}}}\n"
+        config = config_with(
+            tmp_path, upstream, f"sqlite:///{tmp_path / 'state.db'}", top=LONG, clients=clients
+        )
+        async with running_gateway(config) as (base, _), http_client(f"{base}/mcp", key=key) as client:
+            identifier = call_id(await client.call_tool("createOrder", ORDER))
+            gate.open.set()
+            # the sender looks at the outbox every second; bounded
+            assert await anyio.to_thread.run_sync(delivered.wait, 20)
+        (delivery,) = receiver.requests
+    payload = Webhook(whsec).verify(delivery.body, delivery.headers)
+    assert payload["type"] == "call.completed"
+    assert payload["data"]["call_id"] == identifier
+    assert payload["data"]["client"] == "bot" and payload["data"]["tool"] == "createOrder"
+    assert json.loads(payload["data"]["result"]["text"]) == {"id": "o-hook"}

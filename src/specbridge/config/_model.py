@@ -83,6 +83,7 @@ class WebhookConfig:
     url: str
     secrets: tuple[Secret, ...]
     egress: EgressConfig = field(default_factory=EgressConfig)
+    events: tuple[str, ...] = ()  # `clients.<id>.webhook.events`; an approvals webhook gets its own events
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,6 +164,7 @@ class ClientConfig:
     apis: tuple[str, ...]
     bindings: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # api -> binding -> value
     secrets: Mapping[str, str] = field(default_factory=dict)  # api -> secret id
+    webhook: WebhookConfig | None = None  # where this client's events go (`events`: call.completed)
 
 
 @dataclass(frozen=True, slots=True)

@@ -318,10 +318,17 @@ class _Builder:
                     [*key, "secrets", api], "must name a secret id listed under that API's `auth.secrets`"
                 )
             secrets[api] = secret_id
+        webhook = None
+        if raw.get("webhook"):
+            webhook = replace(
+                self.webhook(raw["webhook"], [*key, "webhook"]),
+                events=tuple(raw["webhook"].get("events") or ("call.completed",)),
+            )
         return ClientConfig(
             id=name,
             key_sha256=raw["key_sha256"].lower(),
             apis=allowed,
             bindings=bindings,
             secrets=secrets,
+            webhook=webhook,
         )

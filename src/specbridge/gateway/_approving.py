@@ -168,9 +168,11 @@ class ApprovalGate:
 
 def store_needed(config: Config) -> bool:
     """Whether a gateway serving `config` opens the store: a tool needs approval, people answer here
-    (admins), approvals are announced, or calls may outlive their wait (`calls.long`). Otherwise no call
+    (admins), approvals or a client's events are announced, or calls may outlive their wait (`calls.long`). Otherwise no call
     touches it, until an agent sends an idempotency key (`open`)."""
     if config.admins or config.approvals.webhook is not None:
+        return True
+    if any(client.webhook is not None for client in config.clients.values()):
         return True
     for api in config.apis.values():
         if api.calls.long:

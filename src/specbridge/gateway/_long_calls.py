@@ -18,6 +18,7 @@ import secrets
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 import anyio
@@ -33,6 +34,7 @@ from ._logging import log_event
 
 Json = Any
 GET_CALL_RESULT = "get_call_result"
+CALL_COMPLETED = "call.completed"
 GET_CALL_RESULT_SCHEMA: dict[str, Json] = {
     "type": "object",
     "properties": {
@@ -47,6 +49,7 @@ GET_CALL_RESULT_SCHEMA: dict[str, Json] = {
     "additionalProperties": False,
 }
 MARGIN = 1.0  # what a wait leaves of the call deadline for answering
+KEPT = 10_000  # finished long calls remembered in memory (by arguments) for the same call again
 LEASE_MARGIN = 10.0  # what a claim's lease adds to the longest the send can take
 Send = Callable[[Mapping[str, Json], Mapping[str, Json]], Awaitable[CallResult]]
 
@@ -66,6 +69,10 @@ def get_call_result_tool() -> dict[str, Json]:
             "openWorldHint": False,
         },
     }
+
+
+def iso(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 def call_key(api: str, client: str, call_id: str) -> str:
@@ -89,6 +96,7 @@ class _Running:
     same: str  # the arguments' hash: the same call again finds it
     done: anyio.Event = field(default_factory=anyio.Event)
     result: CallResult | None = None
+    told_pending: bool = False  # the agent got `call-pending`: the result is announced (call.completed)
 
 
 class CallService:
@@ -188,6 +196,7 @@ class CallService:
         call_id = self._by_arguments.get((scope, same))
         running = self._running.get(call_id) if call_id is not None else None
         if running is None:
+            self._prune()
             running = _Running(secrets.token_urlsafe(18), scope, same)
             name = call_key(scope[0], scope[1], running.id)
             await store.claim(name, self.owner, same, lease, keep, self.clock())  # a fresh id: always won
@@ -225,16 +234,46 @@ class CallService:
         try:
             with anyio.CancelScope(shield=True):
                 await store.complete(name, self.owner, result_json(result), self.clock())
+                if running.told_pending:
+                    await self._announce(store, running, result)
         finally:
             running.done.set()
+
+    async def _announce(self, store: Store, running: _Running, result: CallResult) -> None:
+        """`call.completed` to the client's webhook, when it asked for it: the agent was told the call
+        is pending, and this tells its owner it is done (the result as the agent gets it)."""
+        api, client_id, tool = running.scope
+        client = self._config().clients.get(client_id)
+        hook = client.webhook if client is not None else None
+        if hook is None or "call.completed" not in hook.events:
+            return
+        now = self.clock()
+        data = {
+            "call_id": running.id,
+            "api": api,
+            "tool": tool,
+            "client": client_id,
+            "result": result_json(result),
+        }
+        await store.enqueue(
+            CALL_COMPLETED, {"type": CALL_COMPLETED, "timestamp": iso(now), "data": data}, now
+        )
 
     async def _await(self, running: _Running, wait: float) -> CallResult:
         with anyio.move_on_after(wait):
             await running.done.wait()
         if running.result is None:
+            running.told_pending = True
             return _pending(running.id)
         self._handed(running)
         return running.result
+
+    def _prune(self) -> None:
+        """Forget the oldest finished calls nobody asked for again beyond `KEPT` (their results stay in
+        the store, for `get_call_result`); running ones are always kept."""
+        finished = [call_id for call_id, running in self._running.items() if running.result is not None]
+        for call_id in finished[: max(0, len(finished) - KEPT)]:
+            self._handed(self._running[call_id])
 
     def _handed(self, running: _Running) -> None:
         """The result reached an agent: the same arguments now make a new call."""
