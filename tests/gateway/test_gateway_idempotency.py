@@ -57,6 +57,20 @@ KEY_SPEC = (
               required: [idempotency_key, amount]
               properties: {idempotency_key: {type: string}, amount: {type: integer}}
       responses: {'200': {description: The checkout, content: {application/json: {schema: {type: object}}}}}
+  /refunds:
+    post:
+      operationId: createRefund
+      summary: Refund a payment (a body the tool takes whole)
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [idempotency_key]
+              properties: {idempotency_key: {type: string}, amount: {type: integer}}
+              oneOf: [{required: [amount]}, {required: [all]}]
+      responses: {'200': {description: The refund, content: {application/json: {schema: {type: object}}}}}
 """
 )
 
@@ -88,6 +102,7 @@ def upstream() -> Iterator[Upstream]:
         server.route("/products/p1", json_response({"id": "p1", "name": "Mug"}))
         server.route("/payments", json_response({"id": "pay1"}))
         server.route("/checkouts", json_response({"id": "c1"}))
+        server.route("/refunds", json_response({"id": "r1"}))
         yield server
 
 
@@ -216,6 +231,23 @@ async def test_a_body_idempotency_field_is_filled_with_the_derived_key_and_the_k
     assert (
         b'"idempotency_key":"' + derived_key(("shop", "", "createCheckout"), "c-1").encode() in request.body
     )
+
+
+async def test_a_key_field_inside_a_body_taken_whole_is_hidden_replaced_and_filled(
+    tmp_path: Path, upstream: Upstream
+) -> None:
+    config = config_with(tmp_path, upstream, f"sqlite:///{tmp_path / 'state.db'}")
+    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+        listed = {tool.name: tool for tool in (await client.list_tools()).tools}
+        body = {"amount": 5, "idempotency_key": "agent-made"}  # the agent's own value: its key, not sent
+        done = await client.call_tool("createRefund", {"body": body})
+    schema = listed["createRefund"].input_schema
+    assert "idempotency_key" not in schema["properties"]["body"].get("properties", {})
+    assert "idempotency_key" in schema["required"]
+    assert done.structured_content == {"id": "r1"}
+    (request,) = upstream.requests
+    sent = json.loads(request.body)
+    assert sent == {"amount": 5, "idempotency_key": derived_key(("shop", "", "createRefund"), "agent-made")}
 
 
 async def test_an_api_error_is_stored_but_a_refusal_of_the_gateway_is_forgotten(

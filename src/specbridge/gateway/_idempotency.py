@@ -15,7 +15,6 @@ Owner died: `idempotency-outcome-unknown`, never sent again.
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import secrets
 import time
@@ -103,6 +102,9 @@ def _declared_key(tool: Tool) -> KeyPlan | None:
     if tool.body is not None and tool.body.whole:
         body = tool.argument("body")
         schema = body.schema if body is not None else None
+        if isinstance(schema, dict) and isinstance(schema.get("$ref"), str):  # a large body in `$defs`
+            defs = tool.input_schema.get("$defs") if isinstance(tool.input_schema, dict) else None
+            schema = (defs or {}).get(schema["$ref"].rsplit("/", 1)[-1])
         properties = schema.get("properties") if isinstance(schema, dict) else None
         for name in BODY_NAMES:
             if isinstance(properties, dict) and name in properties:
@@ -111,27 +113,22 @@ def _declared_key(tool: Tool) -> KeyPlan | None:
     return None
 
 
+def served_bindings(plan: KeyPlan | None, bindings: Mapping[str, Json] | None) -> Mapping[str, Json] | None:
+    """The bindings to strip the tool's input schema with: the client's, and the document's own key
+    field (the gateway fills it), so it is not offered to the agent."""
+    if plan is None or plan.target is None:
+        return bindings
+    return {**(bindings or {}), plan.target: ""}
+
+
 def with_key_argument(schema: Mapping[str, Json], plan: KeyPlan) -> dict[str, Json]:
-    """The tool's input schema as the gateway serves it: `idempotency_key` added; the document's own
-    key field taken out (the gateway fills it), its `required` carried over to `idempotency_key`."""
+    """The tool's input schema (stripped with `served_bindings`) as the gateway serves it:
+    `idempotency_key` added, required where the document required its own key field."""
     out = dict(schema)
-    properties = dict(out.get("properties") or {})
-    required = [name for name in out.get("required") or [] if name != plan.field]
-    if plan.field is not None:
-        properties.pop(plan.field, None)
-    elif plan.target is not None and isinstance(properties.get("body"), dict):
-        body = copy.deepcopy(properties["body"])
-        body.get("properties", {}).pop(plan.target.partition(".")[2], None)
-        inner = [name for name in body.get("required") or [] if name != plan.target.partition(".")[2]]
-        if "required" in body:
-            body["required"] = inner
-            if not inner:
-                del body["required"]
-        properties["body"] = body
-    properties[KEY_ARGUMENT] = KEY_SCHEMA
+    out["properties"] = {**(out.get("properties") or {}), KEY_ARGUMENT: KEY_SCHEMA}
+    required = [name for name in out.get("required") or [] if name != KEY_ARGUMENT]
     if plan.required:
         required.append(KEY_ARGUMENT)
-    out["properties"] = properties
     if required:
         out["required"] = required
     else:

@@ -39,7 +39,7 @@ from ..config import ClientConfig
 from ..tools import Tool, mcp_tool
 from ._approving import bound_values, needs_approval
 from ._gateway import ApiState, Gateway, Snapshot
-from ._idempotency import key_plan, with_key_argument
+from ._idempotency import key_plan, served_bindings, with_key_argument
 from ._logging import log_event, monotonic
 from ._long_calls import GET_CALL_RESULT, get_call_result_tool
 from ._params import about_params, invalid_params
@@ -234,10 +234,9 @@ class ApiServer:
     def _entry(self, state: ApiState, tool: Tool, client: ClientConfig | None) -> dict[str, Any]:
         """A tool as this client sees it: bound arguments (the tool's and the client's) are not there."""
         entry = mcp_tool(tool)
-        entry["inputSchema"] = state.caller.input_schema(
-            tool, client.bindings.get(self.api) if client else None
-        )
         plan = key_plan(state.api, tool)  # the gateway's idempotency_key (docs/gateway.md)
+        bindings = served_bindings(plan, client.bindings.get(self.api) if client else None)
+        entry["inputSchema"] = state.caller.input_schema(tool, bindings)
         if plan is not None:
             entry["inputSchema"] = with_key_argument(entry["inputSchema"], plan)
         return entry
