@@ -169,19 +169,32 @@ async def test_twenty_concurrent_calls_with_one_key_make_exactly_one_upstream_re
     assert len(orders(upstream)) == 1
 
 
-async def test_two_gateways_sharing_a_store_send_one_key_once(
+async def test_two_gateways_sharing_a_store_send_one_key_once_even_called_at_the_same_time(
     tmp_path: Path, upstream: Upstream, store_url: str
 ) -> None:
+    gate = Gate()
+    upstream.route("/shops/s1/orders", gate.reply({"id": "o-shared"}))
     config = config_with(tmp_path, upstream, store_url)
+    results: list[types.CallToolResult] = []
     async with (
         running_gateway(config) as (one, _),
         running_gateway(config) as (two, _),
         http_client(f"{one}/mcp") as first,
         http_client(f"{two}/mcp") as second,
     ):
-        a = await first.call_tool("createOrder", {**ORDER, "idempotency_key": "shared"})
-        b = await second.call_tool("createOrder", {**ORDER, "idempotency_key": "shared"})
-    assert a.structured_content == b.structured_content == {"id": "o1"}
+
+        async def call(client: Any) -> None:
+            results.append(await client.call_tool("createOrder", {**ORDER, "idempotency_key": "shared"}))
+
+        with anyio.fail_after(30):
+            async with anyio.create_task_group() as tasks:
+                for n in range(10):
+                    tasks.start_soon(call, first if n % 2 else second)
+                await anyio.to_thread.run_sync(gate.arrived.wait, 20)
+                gate.open.set()
+        later = await second.call_tool("createOrder", {**ORDER, "idempotency_key": "shared"})
+    assert [result.structured_content for result in results] == [{"id": "o-shared"}] * 10
+    assert later.structured_content == {"id": "o-shared"}
     assert len(orders(upstream)) == 1
 
 
