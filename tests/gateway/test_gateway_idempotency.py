@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import json
+import re
 import secrets
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -442,3 +446,61 @@ async def test_a_long_call_that_answered_pending_is_announced_to_its_clients_web
     assert payload["data"]["call_id"] == identifier
     assert payload["data"]["client"] == "bot" and payload["data"]["tool"] == "createOrder"
     assert json.loads(payload["data"]["result"]["text"]) == {"id": "o-hook"}
+
+
+SERVE = [sys.executable, "-m", "specbridge", "serve"]
+
+
+@contextlib.contextmanager
+def serve_process(config: Path, log: Path) -> Iterator[str]:
+    """`specbridge serve` in a process of its own on a free loopback port, its log in `log`; yields the
+    API's MCP URL once the process says where it serves (bounded)."""
+    with log.open("w") as sink:
+        process = subprocess.Popen(
+            [*SERVE, "--config", str(config), "--transport", "http", "--port", "0"],
+            stderr=sink,
+        )
+    try:
+        found = None
+        give_up = time.monotonic() + 30
+        while found is None and process.poll() is None and time.monotonic() < give_up:
+            found = re.search(r"serving shop at (\S+)", log.read_text(encoding="utf-8"))
+            if found is None:
+                process_wait(process, 0.05)
+        assert found is not None, log.read_text(encoding="utf-8")
+        yield found.group(1)
+    finally:
+        process.kill()
+        process.wait(timeout=10)
+
+
+def process_wait(process: subprocess.Popen[bytes], seconds: float) -> None:
+    """Wait for the process to say something (or end), at most `seconds`; no busy loop."""
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(timeout=seconds)
+
+
+async def test_two_gateway_processes_on_one_store_send_one_key_once(
+    tmp_path: Path, upstream: Upstream, store_url: str
+) -> None:
+    gate = Gate()
+    upstream.route("/shops/s1/orders", gate.reply({"id": "o-processes"}))
+    config = config_with(tmp_path, upstream, store_url)
+    results: list[types.CallToolResult] = []
+    with (
+        serve_process(config, tmp_path / "one.log") as one,
+        serve_process(config, tmp_path / "two.log") as two,
+    ):
+        async with http_client(one) as first, http_client(two) as second:
+
+            async def call(client: Any) -> None:
+                results.append(await client.call_tool("createOrder", {**ORDER, "idempotency_key": "p"}))
+
+            with anyio.fail_after(30):
+                async with anyio.create_task_group() as tasks:
+                    for n in range(10):
+                        tasks.start_soon(call, first if n % 2 else second)
+                    await anyio.to_thread.run_sync(gate.arrived.wait, 20)
+                    gate.open.set()
+    assert [result.structured_content for result in results] == [{"id": "o-processes"}] * 10
+    assert len(orders(upstream)) == 1
