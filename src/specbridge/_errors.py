@@ -92,6 +92,12 @@ class ErrorCode(StrEnum):
     PARAMS_INVALID = "params-invalid"
     SESSION_LIMIT = "session-limit"
     BODY_NOT_BASE64 = "body-not-base64"
+    # Idempotency keys and long calls (gateway/_idempotency.py, gateway/_long_calls.py)
+    IDEMPOTENCY_KEY_REUSED = "idempotency-key-reused"
+    IDEMPOTENCY_OUTCOME_UNKNOWN = "idempotency-outcome-unknown"
+    CALL_PENDING = "call-pending"
+    CALL_NOT_FOUND = "call-not-found"
+    CALL_OUTCOME_UNKNOWN = "call-outcome-unknown"
 
 
 class SpecbridgeError(Exception):

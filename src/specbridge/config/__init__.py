@@ -28,10 +28,12 @@ from ._model import ApprovalBy as ApprovalBy
 from ._model import ApprovalsConfig as ApprovalsConfig
 from ._model import AuthConfig as AuthConfig
 from ._model import AuthType as AuthType
+from ._model import CallsConfig as CallsConfig
 from ._model import ClientConfig as ClientConfig
 from ._model import Config as Config
 from ._model import EgressConfig as EgressConfig
 from ._model import LimitsConfig as LimitsConfig
+from ._model import IdempotencyConfig as IdempotencyConfig
 from ._model import LintConfig as LintConfig
 from ._model import LintIgnore as LintIgnore
 from ._model import SearchIndexConfig as SearchIndexConfig
@@ -63,10 +65,12 @@ __all__ = [
     "ApprovalsConfig",
     "AuthConfig",
     "AuthType",
+    "CallsConfig",
     "ClientConfig",
     "Config",
     "EgressConfig",
     "LimitsConfig",
+    "IdempotencyConfig",
     "LintConfig",
     "LintIgnore",
     "SearchIndexConfig",

@@ -46,6 +46,9 @@ DEFAULT_STORE = "sqlite:///.specbridge/state.db"
 DEFAULT_APPROVAL_WAIT = 50.0
 DEFAULT_APPROVAL_EXPIRE = 86400.0
 ApprovalBy = Literal["operator", "client"]
+IdempotencyTools = Literal["auto", "all", "none"]
+DEFAULT_IDEMPOTENCY_TTL = 86400.0
+DEFAULT_CALL_WAIT = 50.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +83,7 @@ class WebhookConfig:
     url: str
     secrets: tuple[Secret, ...]
     egress: EgressConfig = field(default_factory=EgressConfig)
+    events: tuple[str, ...] = ()  # `clients.<id>.webhook.events`; an approvals webhook gets its own events
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +94,25 @@ class ApprovalsConfig:
     expire: float = DEFAULT_APPROVAL_EXPIRE
     by: ApprovalBy = "operator"
     webhook: WebhookConfig | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class IdempotencyConfig:
+    """`idempotency:` (top level, or `apis.<name>.idempotency` overriding it key by key). `tools`: which
+    tools take an `idempotency_key` argument: `auto` (those whose operation is not idempotent, POST and
+    PATCH, or declares an idempotency key of its own), `all`, `none`. `ttl` in seconds."""
+
+    ttl: float = DEFAULT_IDEMPOTENCY_TTL
+    tools: IdempotencyTools = "auto"
+
+
+@dataclass(frozen=True, slots=True)
+class CallsConfig:
+    """`calls:` (top level, or `apis.<name>.calls` key by key). With `long: true` a call still running
+    after `wait` seconds goes on in the background and the agent gets `call-pending` with its id."""
+
+    wait: float = DEFAULT_CALL_WAIT
+    long: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +135,8 @@ class ApiConfig:
     search: SearchMode = "auto"
     tools: Mapping[str, ToolConfig] = field(default_factory=dict)
     approvals: ApprovalsConfig = field(default_factory=ApprovalsConfig)  # the top level's, merged
+    idempotency: IdempotencyConfig = field(default_factory=IdempotencyConfig)  # the top level's, merged
+    calls: CallsConfig = field(default_factory=CallsConfig)  # the top level's, merged
     source: str = "<config>"  # the file this API was read from, for errors found later (tool names)
     ref_dirs: tuple[str, ...] = ()  # folders besides the document's own that its file $refs may read
 
@@ -139,6 +164,7 @@ class ClientConfig:
     apis: tuple[str, ...]
     bindings: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # api -> binding -> value
     secrets: Mapping[str, str] = field(default_factory=dict)  # api -> secret id
+    webhook: WebhookConfig | None = None  # where this client's events go (`events`: call.completed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,6 +219,8 @@ class Config:
     approvals: ApprovalsConfig = field(default_factory=ApprovalsConfig)
     search: SearchIndexConfig = field(default_factory=SearchIndexConfig)
     limits: LimitsConfig = field(default_factory=LimitsConfig)
+    idempotency: IdempotencyConfig = field(default_factory=IdempotencyConfig)
+    calls: CallsConfig = field(default_factory=CallsConfig)
 
     def approvals_for(self, api: str | None = None) -> ApprovalsConfig:
         """The approval settings of an API (its `approvals:` over the top level's), or the top level's."""

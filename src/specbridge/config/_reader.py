@@ -21,10 +21,12 @@ from ._model import (
     ApiConfig,
     ApprovalsConfig,
     AuthConfig,
+    CallsConfig,
     ClientConfig,
     Config,
     EgressConfig,
     LimitsConfig,
+    IdempotencyConfig,
     LintConfig,
     LintIgnore,
     SearchIndexConfig,
@@ -93,7 +95,16 @@ class _Builder:
     def config(self, top: Mapping[str, Any]) -> Config:
         # A config may hold only `lint:` settings; the commands that need an API say so (Config.api).
         approvals = self.approvals(top.get("approvals") or {}, ApprovalsConfig(), ["approvals"])
-        apis = {name: self.api(name, value, approvals) for name, value in (top.get("apis") or {}).items()}
+        idempotency = self.idempotency(top.get("idempotency") or {}, IdempotencyConfig())
+        calls = self.calls(top.get("calls") or {}, CallsConfig())
+        apis = {
+            name: replace(
+                self.api(name, value, approvals),
+                idempotency=self.idempotency((value or {}).get("idempotency") or {}, idempotency),
+                calls=self.calls((value or {}).get("calls") or {}, calls),
+            )
+            for name, value in (top.get("apis") or {}).items()
+        }
         clients = {name: self.client(name, value, apis) for name, value in (top.get("clients") or {}).items()}
         admins = {
             name: AdminConfig(id=name, key_sha256=value["key_sha256"].lower())
@@ -116,7 +127,25 @@ class _Builder:
             approvals=approvals,
             search=self.search(top.get("search") or {}),
             limits=LimitsConfig(**(top.get("limits") or {})),
+            idempotency=idempotency,
+            calls=calls,
         )
+
+    def idempotency(self, raw: Mapping[str, Any], inherited: IdempotencyConfig) -> IdempotencyConfig:
+        found = inherited
+        if "ttl" in raw:
+            found = replace(found, ttl=parse_duration(raw["ttl"]))
+        if "tools" in raw:
+            found = replace(found, tools=raw["tools"])
+        return found
+
+    def calls(self, raw: Mapping[str, Any], inherited: CallsConfig) -> CallsConfig:
+        found = inherited
+        if raw.get("wait") is not None:
+            found = replace(found, wait=parse_duration(raw["wait"]))
+        if raw.get("long") is not None:
+            found = replace(found, long=bool(raw["long"]))
+        return found
 
     def search(self, raw: Mapping[str, Any]) -> SearchIndexConfig:
         model, cache = raw.get("model"), raw.get("cache")
@@ -291,10 +320,17 @@ class _Builder:
                     [*key, "secrets", api], "must name a secret id listed under that API's `auth.secrets`"
                 )
             secrets[api] = secret_id
+        webhook = None
+        if raw.get("webhook"):
+            webhook = replace(
+                self.webhook(raw["webhook"], [*key, "webhook"]),
+                events=tuple(raw["webhook"].get("events") or ("call.completed",)),
+            )
         return ClientConfig(
             id=name,
             key_sha256=raw["key_sha256"].lower(),
             apis=allowed,
             bindings=bindings,
             secrets=secrets,
+            webhook=webhook,
         )

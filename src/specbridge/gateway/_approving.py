@@ -17,6 +17,8 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
+import anyio
+
 from .._errors import ErrorCode
 from ..approvals import ApprovalError, Approvals, ApprovalSettings
 from ..call import CallResult, ImageContent
@@ -166,10 +168,15 @@ class ApprovalGate:
 
 def store_needed(config: Config) -> bool:
     """Whether a gateway serving `config` opens the store: a tool needs approval, people answer here
-    (admins), or approvals are announced. Otherwise no call touches it."""
+    (admins), approvals or a client's events are announced, or calls may outlive their wait (`calls.long`). Otherwise no call
+    touches it, until an agent sends an idempotency key (`open`)."""
     if config.admins or config.approvals.webhook is not None:
         return True
+    if any(client.webhook is not None for client in config.clients.values()):
+        return True
     for api in config.apis.values():
+        if api.calls.long:
+            return True
         if api.approvals.webhook is not None or any(tool.requires_approval for tool in api.tools.values()):
             return True
     return False
@@ -183,6 +190,17 @@ class ApprovalService:
         self.store: Store | None = None
         self.gate: ApprovalGate | None = None
         self.desk = LiveDesk(self)
+        self._opening = anyio.Lock()
+
+    async def open(self, config: Config) -> Store:
+        """The store, opened now if the gateway started without it: the first idempotency key sent to a
+        gateway that needed no store so far (so a config that never uses one never creates it)."""
+        async with self._opening:
+            if self.store is None:
+                store = config_store(config)
+                await store.start()
+                self.store, self.gate = store, ApprovalGate(store, config)
+            return self.store
 
     async def start(self, config: Config) -> None:
         if self.store is not None or not store_needed(config):
@@ -195,7 +213,7 @@ class ApprovalService:
         """Rebuild the gate for `config`; what cannot change without a restart, said in words (or None)."""
         if self.store is None:
             return (
-                "approvals need the store, which opens at start: restart to use it"
+                "approvals, idempotency keys and long calls need the store, which opens at start: restart to use it"
                 if store_needed(config)
                 else None
             )

@@ -33,6 +33,7 @@ from ..tools import ToolSet, convert, too_big_for_one_context
 from ._approving import ApprovalService
 from ._local import is_loopback
 from ._logging import log_event
+from ._long_calls import CallService
 from ._metrics import Metrics
 from ._search import SearchMode, build_index, search_settings
 from ._webhooks import running_webhooks
@@ -143,6 +144,9 @@ class Gateway:
         self.stdio_client_id = stdio_client
         self.metrics = metrics or Metrics()
         self.approvals = ApprovalService()  # the store and approval gate, when the config needs them
+        self.calls = CallService(
+            self.approvals, lambda: self.config, deadline=deadline
+        )  # idempotency keys, long calls
         self._listeners: list[ChangeListener] = []
         self._config_marker = _fingerprint(config_path)
         self._config_digest = _digest(config_path) if config_path else ""
@@ -247,6 +251,7 @@ class Gateway:
     async def aclose(self) -> None:
         callers = [state.caller for state in self.states.values()] + [c for _, c in self._retired]
         self._retired = []
+        await self.calls.aclose()
         for caller in callers:
             await caller.aclose()
         await self.approvals.aclose()

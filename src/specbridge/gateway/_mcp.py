@@ -12,12 +12,16 @@ import mcp_types as types
 from .._errors import ErrorCode
 from ..call import Caller, CallResult
 from ..tools import Tool, mcp_tool
+from ._idempotency import key_plan, served_bindings, with_key_argument
 
 
 def tool_entry(caller: Caller, tool: Tool, client_bindings: Mapping[str, Any] | None) -> dict[str, Any]:
     """A tool as this client sees it: bound arguments (the tool's and the client's) are not there."""
     entry = mcp_tool(tool)
-    entry["inputSchema"] = caller.input_schema(tool, client_bindings)
+    plan = key_plan(caller.api, tool)  # the gateway's idempotency_key (docs/gateway.md)
+    entry["inputSchema"] = caller.input_schema(tool, served_bindings(plan, client_bindings))
+    if plan is not None:
+        entry["inputSchema"] = with_key_argument(entry["inputSchema"], plan)
     return entry
 
 

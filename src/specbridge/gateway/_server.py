@@ -39,8 +39,10 @@ from ..config import ClientConfig
 from ..tools import Tool
 from ._approving import bound_values, needs_approval
 from ._gateway import ApiState, Gateway, Snapshot
+from ._idempotency import key_plan, served_bindings, with_key_argument
 from ._logging import log_event, monotonic
 from ._mcp import to_mcp_result, tool_entry
+from ._long_calls import GET_CALL_RESULT, get_call_result_tool
 from ._params import about_params, invalid_params
 
 PAGE_SIZE = 100
@@ -192,6 +194,8 @@ class ApiServer:
             if state.search is not None
             else [tool_entry(state.caller, tool, bindings) for tool in state.toolset.tools]
         )
+        if _offers_results(state):
+            entries = [*entries, get_call_result_tool()]
         tools = [types.Tool.model_validate(entry) for entry in entries]
         sizes = [len(dumps(entry)) for entry in entries]
         state.listings[key] = (tools, sizes)
@@ -234,6 +238,10 @@ class ApiServer:
         snapshot, client = view_of(ctx, self.gateway)
         state = snapshot.state(self.api)
         name, arguments = params.name, params.arguments or {}
+        if name == GET_CALL_RESULT and _offers_results(state):
+            wait = min(state.api.calls.wait, self.gateway.deadline - 1)
+            client_id = client.id if client is not None else None
+            return to_mcp_result(await self.gateway.calls.result(self.api, client_id, arguments, wait=wait))
         if state.search is not None and state.search.owns(name):
 
             def invoke(inner: str, inner_arguments: Mapping[str, Any]) -> Awaitable[types.CallToolResult]:
@@ -308,10 +316,36 @@ class ApiServer:
         arguments: Mapping[str, Any],
         deadline_at: float,
     ) -> CallResult:
-        """One call through the caller; for a `requires_approval` tool, checked first, then through the
-        approval flow on the store (PRODUCT §5.1), the caller sending only once a person said yes."""
-        bindings = client.bindings.get(self.api) if client is not None else None
+        """One call through the caller, around its idempotency key and as a long call where configured
+        (`_long_calls`); for a `requires_approval` tool, checked first, then through the approval flow
+        on the store (PRODUCT §5.1), the caller sending only once a person said yes."""
+        client_bindings = client.bindings.get(self.api) if client is not None else None
         secret_id = client.secrets.get(self.api) if client is not None else None
+
+        async def send(arguments: Mapping[str, Any], extra: Mapping[str, Any]) -> CallResult:
+            bindings = {**(client_bindings or {}), **extra} if extra else client_bindings
+            return await self._send(state, tool, client, arguments, bindings, secret_id, deadline_at)
+
+        return await self.gateway.calls.call(
+            state.api,
+            tool,
+            client.id if client is not None else None,
+            arguments,
+            send,
+            budget=deadline_at - monotonic(),
+            send_timeout=state.caller.timeout(tool),
+        )
+
+    async def _send(
+        self,
+        state: ApiState,
+        tool: Tool,
+        client: ClientConfig | None,
+        arguments: Mapping[str, Any],
+        bindings: Mapping[str, Any] | None,
+        secret_id: str | None,
+        deadline_at: float,
+    ) -> CallResult:
         if not needs_approval(state.api, tool):
             return await state.caller.call(
                 tool.name, arguments, client_bindings=bindings, secret_id=secret_id
@@ -354,6 +388,11 @@ class ApiServer:
             code=ErrorCode.RESPONSE_UNEXPECTED,
             status=result.status,
         )
+
+
+def _offers_results(state: ApiState) -> bool:
+    """`get_call_result` is listed where long calls are on and the document has no tool of that name."""
+    return state.api.calls.long and state.toolset.get(GET_CALL_RESULT) is None
 
 
 class _AcceptAll:

@@ -1,4 +1,5 @@
-"""Signed webhooks from the store's outbox: each new approval and each answer, POSTed the Standard
+"""Signed webhooks from the store's outbox: each new approval and each answer (to `approvals.webhook`),
+and a client's own events such as `call.completed` (to `clients.<id>.webhook`), POSTed the Standard
 Webhooks way, at least once, through the egress policy.
 
 Every delivery carries `webhook-id` (the outbox id, the same on every retry, so receivers drop
@@ -37,7 +38,8 @@ from ..store import Delivery, Store
 from ._logging import log_event
 
 SECRET_PREFIX = "whsec_"
-TOPIC_PREFIX = "approval."  # what this sender delivers; other topics are left for their own senders
+# What this sender delivers; other topics are left for their own senders.
+TOPIC_PREFIXES = ("approval.", "call.completed")
 USER_AGENT = "specbridge-webhooks"
 
 
@@ -77,6 +79,10 @@ def approval_route(config: Config) -> Callable[[Delivery], WebhookConfig | None]
     def route(delivery: Delivery) -> WebhookConfig | None:
         data = delivery.payload.get("data") if isinstance(delivery.payload, Mapping) else None
         api = data.get("api") if isinstance(data, Mapping) else None
+        if delivery.topic.startswith("call."):  # a client's own event: its `clients.<id>.webhook`
+            client = config.clients.get(str(data.get("client"))) if isinstance(data, Mapping) else None
+            hook = client.webhook if client is not None else None
+            return hook if hook is not None and delivery.topic in hook.events else None
         return config.approvals_for(api if isinstance(api, str) else None).webhook
 
     return route
@@ -162,7 +168,7 @@ class WebhookSender:
 
     async def _attempt(self, delivery: Delivery) -> None:
         now = self.clock()
-        if not delivery.topic.startswith(TOPIC_PREFIX):
+        if not delivery.topic.startswith(TOPIC_PREFIXES):
             # Not ours (another sender's topic): hand it back when our lease would have ended anyway.
             await self.store.retry_at(delivery.id, now + self.lease, delivery.last_error or "")
             return
@@ -233,8 +239,10 @@ async def running_webhooks(
 ) -> AsyncIterator[WebhookSender | None]:
     """The approvals webhook sender running in the background while the block runs (the gateway's
     lifespan), or None when no API has a webhook. Leaving the block stops it and closes its clients."""
-    if config.approvals.webhook is None and all(
-        api.approvals.webhook is None for api in config.apis.values()
+    if (
+        config.approvals.webhook is None
+        and all(api.approvals.webhook is None for api in config.apis.values())
+        and all(client.webhook is None for client in config.clients.values())
     ):
         yield None
         return

@@ -1,0 +1,506 @@
+"""Idempotency keys end to end: the SDK client over Streamable HTTP, a real upstream on loopback, and the
+store on SQLite, PostgreSQL and Redis."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import json
+import re
+import secrets
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+import pytest
+from standardwebhooks import Webhook
+
+from specbridge.gateway import key_sha256, new_key
+from specbridge.gateway._idempotency import derived_key, fingerprint, store_key
+from specbridge.gateway._long_calls import call_key
+from specbridge.store import open_store
+from tests.gateway._harness import SPEC, http_client, running_gateway, write_config
+from tests.store._backends import namespaces, store_url
+from tests.support.upstream import RecordedRequest, Reply, Upstream, json_response, text_response
+
+__all__ = ["namespaces", "store_url"]
+
+ORDER = {"shopId": "s1", "product": "p1", "quantity": 2}
+KEY_SPEC = (
+    SPEC
+    + """\
+  /payments:
+    post:
+      operationId: createPayment
+      summary: Take a payment
+      parameters:
+        - {name: Idempotency-Key, in: header, required: false, schema: {type: string}}
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema: {type: object, required: [amount], properties: {amount: {type: integer}}}
+      responses: {'200': {description: The payment, content: {application/json: {schema: {type: object}}}}}
+  /checkouts:
+    post:
+      operationId: createCheckout
+      summary: Start a checkout
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [idempotency_key, amount]
+              properties: {idempotency_key: {type: string}, amount: {type: integer}}
+      responses: {'200': {description: The checkout, content: {application/json: {schema: {type: object}}}}}
+  /refunds:
+    post:
+      operationId: createRefund
+      summary: Refund a payment (a body the tool takes whole)
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [idempotency_key]
+              properties: {idempotency_key: {type: string}, amount: {type: integer}}
+              oneOf: [{required: [amount]}, {required: [all]}]
+      responses: {'200': {description: The refund, content: {application/json: {schema: {type: object}}}}}
+"""
+)
+
+
+class Gate:
+    """An upstream answer held until the test opens the gate (bounded: it opens by itself after 20 s)."""
+
+    def __init__(self) -> None:
+        self.open = threading.Event()
+        self.arrived = threading.Event()
+
+    def reply(self, value: Any) -> Any:
+        def responder(request: RecordedRequest) -> Reply:
+            self.arrived.set()
+
+            async def body() -> AsyncIterator[bytes]:
+                await asyncio.to_thread(self.open.wait, 20)
+                yield json_response(value).body
+
+            return Reply(200, [("Content-Type", "application/json")], stream=body)
+
+        return responder
+
+
+@pytest.fixture
+def upstream() -> Iterator[Upstream]:
+    with Upstream() as server:
+        server.route("/shops/s1/orders", json_response({"id": "o1"}, status=201))
+        server.route("/products/p1", json_response({"id": "p1", "name": "Mug"}))
+        server.route("/payments", json_response({"id": "pay1"}))
+        server.route("/checkouts", json_response({"id": "c1"}))
+        server.route("/refunds", json_response({"id": "r1"}))
+        yield server
+
+
+def text(result: types.CallToolResult) -> str:
+    return " ".join(block.text for block in result.content if isinstance(block, types.TextContent))
+
+
+def config_with(tmp_path: Path, upstream: Upstream, store: str, top: str = "", clients: str = "") -> Path:
+    path = write_config(tmp_path, upstream, spec=KEY_SPEC, clients=clients)
+    path.write_text(path.read_text(encoding="utf-8") + f"store: '{store}'\n{top}", encoding="utf-8")
+    return path
+
+
+def orders(upstream: Upstream) -> list[RecordedRequest]:
+    return [request for request in upstream.requests if request.path == "/shops/s1/orders"]
+
+
+async def test_a_repeated_key_with_the_same_arguments_gets_the_stored_result_and_sends_nothing_again(
+    tmp_path: Path, upstream: Upstream, store_url: str
+) -> None:
+    config = config_with(tmp_path, upstream, store_url)
+    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+        first = await client.call_tool("createOrder", {**ORDER, "idempotency_key": "order-1"})
+        upstream.route("/shops/s1/orders", json_response({"id": "o2"}, status=201))
+        again = await client.call_tool("createOrder", {**ORDER, "idempotency_key": "order-1"})
+        fresh = await client.call_tool("createOrder", {**ORDER, "idempotency_key": "order-2"})
+    assert first.structured_content == again.structured_content == {"id": "o1"}
+    assert fresh.structured_content == {"id": "o2"}
+    assert len(orders(upstream)) == 2
+    assert b"idempotency" not in orders(upstream)[0].body  # the gateway's key never goes upstream
+
+
+async def test_a_key_reused_with_other_arguments_is_refused_and_nothing_is_sent(
+    tmp_path: Path, upstream: Upstream, store_url: str
+) -> None:
+    config = config_with(tmp_path, upstream, store_url)
+    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+        await client.call_tool("createOrder", {**ORDER, "idempotency_key": "k"})
+        reused = await client.call_tool("createOrder", {**ORDER, "quantity": 3, "idempotency_key": "k"})
+    assert reused.is_error is True
+    assert text(reused).startswith("[idempotency-key-reused]")
+    assert len(orders(upstream)) == 1
+
+
+async def test_twenty_concurrent_calls_with_one_key_make_exactly_one_upstream_request(
+    tmp_path: Path, upstream: Upstream, store_url: str
+) -> None:
+    gate = Gate()
+    upstream.route("/shops/s1/orders", gate.reply({"id": "o-once"}))
+    config = config_with(tmp_path, upstream, store_url)
+    results: list[types.CallToolResult] = []
+    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+
+        async def call() -> None:
+            results.append(await client.call_tool("createOrder", {**ORDER, "idempotency_key": "same"}))
+
+        with anyio.fail_after(30):
+            async with anyio.create_task_group() as tasks:
+                for _ in range(20):
+                    tasks.start_soon(call)
+                await anyio.to_thread.run_sync(gate.arrived.wait, 20)
+                gate.open.set()
+    assert [result.structured_content for result in results] == [{"id": "o-once"}] * 20
+    assert len(orders(upstream)) == 1
+
+
+async def test_two_gateways_sharing_a_store_send_one_key_once_even_called_at_the_same_time(
+    tmp_path: Path, upstream: Upstream, store_url: str
+) -> None:
+    gate = Gate()
+    upstream.route("/shops/s1/orders", gate.reply({"id": "o-shared"}))
+    config = config_with(tmp_path, upstream, store_url)
+    results: list[types.CallToolResult] = []
+    async with (
+        running_gateway(config) as (one, _),
+        running_gateway(config) as (two, _),
+        http_client(f"{one}/mcp") as first,
+        http_client(f"{two}/mcp") as second,
+    ):
+
+        async def call(client: Any) -> None:
+            results.append(await client.call_tool("createOrder", {**ORDER, "idempotency_key": "shared"}))
+
+        with anyio.fail_after(30):
+            async with anyio.create_task_group() as tasks:
+                for n in range(10):
+                    tasks.start_soon(call, first if n % 2 else second)
+                await anyio.to_thread.run_sync(gate.arrived.wait, 20)
+                gate.open.set()
+        later = await second.call_tool("createOrder", {**ORDER, "idempotency_key": "shared"})
+    assert [result.structured_content for result in results] == [{"id": "o-shared"}] * 10
+    assert later.structured_content == {"id": "o-shared"}
+    assert len(orders(upstream)) == 1
+
+
+async def test_the_documents_idempotency_header_gets_a_key_derived_from_client_tool_and_key(
+    tmp_path: Path, upstream: Upstream
+) -> None:
+    key_a, key_b = new_key(), new_key()
+    clients = (
+        "clients:\n"
+        f"  a: {{key_sha256: {key_sha256(key_a)}, apis: [shop]}}\n"
+        f"  b: {{key_sha256: {key_sha256(key_b)}, apis: [shop]}}\n"
+    )
+    config = config_with(tmp_path, upstream, f"sqlite:///{tmp_path / 'state.db'}", clients=clients)
+    async with running_gateway(config) as (base, _):
+        async with http_client(f"{base}/mcp", key=key_a) as client:
+            listed = {tool.name: tool for tool in (await client.list_tools()).tools}
+            schema = listed["createPayment"].input_schema
+            await client.call_tool("createPayment", {"amount": 5, "idempotency_key": "pay-1"})
+            # the agent's own value for the API's field is replaced, never sent
+            await client.call_tool("createPayment", {"amount": 6, "Idempotency-Key": "mine"})
+        async with http_client(f"{base}/mcp", key=key_b) as client:
+            await client.call_tool("createPayment", {"amount": 5, "idempotency_key": "pay-1"})
+    assert "idempotency_key" in schema["properties"]
+    assert "Idempotency-Key" not in schema["properties"]
+    sent = [request.headers.get("idempotency-key") for request in upstream.requests]
+    assert sent == [
+        derived_key(("shop", "a", "createPayment"), "pay-1"),
+        derived_key(("shop", "a", "createPayment"), "mine"),
+        derived_key(("shop", "b", "createPayment"), "pay-1"),
+    ]
+    assert len(set(sent)) == 3 and "mine" not in sent
+
+
+async def test_a_body_idempotency_field_is_filled_with_the_derived_key_and_the_key_becomes_required(
+    tmp_path: Path, upstream: Upstream
+) -> None:
+    config = config_with(tmp_path, upstream, f"sqlite:///{tmp_path / 'state.db'}")
+    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+        listed = {tool.name: tool for tool in (await client.list_tools()).tools}
+        missing = await client.call_tool("createCheckout", {"amount": 5})
+        done = await client.call_tool("createCheckout", {"amount": 5, "idempotency_key": "c-1"})
+    schema = listed["createCheckout"].input_schema
+    assert "idempotency_key" in schema["required"]
+    assert text(missing).startswith("[arguments-invalid]") and "idempotency_key" in text(missing)
+    assert done.structured_content == {"id": "c1"}
+    (request,) = upstream.requests
+    assert (
+        b'"idempotency_key":"' + derived_key(("shop", "", "createCheckout"), "c-1").encode() in request.body
+    )
+
+
+async def test_a_key_field_inside_a_body_taken_whole_is_hidden_replaced_and_filled(
+    tmp_path: Path, upstream: Upstream
+) -> None:
+    config = config_with(tmp_path, upstream, f"sqlite:///{tmp_path / 'state.db'}")
+    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+        listed = {tool.name: tool for tool in (await client.list_tools()).tools}
+        body = {"amount": 5, "idempotency_key": "agent-made"}  # the agent's own value: its key, not sent
+        done = await client.call_tool("createRefund", {"body": body})
+    schema = listed["createRefund"].input_schema
+    assert "idempotency_key" not in schema["properties"]["body"].get("properties", {})
+    assert "idempotency_key" in schema["required"]
+    assert done.structured_content == {"id": "r1"}
+    (request,) = upstream.requests
+    sent = json.loads(request.body)
+    assert sent == {"amount": 5, "idempotency_key": derived_key(("shop", "", "createRefund"), "agent-made")}
+
+
+async def test_an_api_error_is_stored_but_a_refusal_of_the_gateway_is_forgotten(
+    tmp_path: Path, upstream: Upstream
+) -> None:
+    upstream.route("/payments", json_response({"error": "card declined"}, status=402))
+    config = config_with(tmp_path, upstream, f"sqlite:///{tmp_path / 'state.db'}")
+    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+        declined = await client.call_tool("createPayment", {"amount": 5, "idempotency_key": "p"})
+        upstream.route("/payments", json_response({"id": "pay2"}))
+        still = await client.call_tool("createPayment", {"amount": 5, "idempotency_key": "p"})
+        refused = await client.call_tool("createOrder", {**ORDER, "quantity": 0, "idempotency_key": "o"})
+        sent = await client.call_tool("createOrder", {**ORDER, "idempotency_key": "o"})
+    assert declined.is_error is True and text(still) == text(declined)
+    assert text(refused).startswith("[arguments-invalid]")
+    assert sent.structured_content == {"id": "o1"}  # not key-reused: the refusal sent nothing
+    assert [request.path for request in upstream.requests] == ["/payments", "/shops/s1/orders"]
+
+
+@pytest.mark.parametrize("key", ["", "x" * 256, "tab\there", 7])
+async def test_a_malformed_key_is_an_argument_error_and_nothing_is_sent(
+    tmp_path: Path, upstream: Upstream, key: object
+) -> None:
+    config = config_with(tmp_path, upstream, f"sqlite:///{tmp_path / 'state.db'}")
+    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+        result = await client.call_tool("createOrder", {**ORDER, "idempotency_key": key})
+    assert text(result).startswith("[arguments-invalid]") and "idempotency_key" in text(result)
+    assert upstream.requests == []
+
+
+async def test_only_tools_that_are_not_idempotent_take_a_key_unless_the_config_says_otherwise(
+    tmp_path: Path, upstream: Upstream
+) -> None:
+    store = f"sqlite:///{tmp_path / 'state.db'}"
+    auto = config_with(tmp_path, upstream, store)
+    async with running_gateway(auto) as (base, _), http_client(f"{base}/mcp") as client:
+        schemas = {tool.name: tool.input_schema for tool in (await client.list_tools()).tools}
+    assert "idempotency_key" in schemas["createOrder"]["properties"]
+    assert "idempotency_key" not in schemas["getProduct"].get("properties", {})
+    none = config_with(tmp_path, upstream, store, top="idempotency: {tools: none}\n")
+    async with running_gateway(none) as (base, _), http_client(f"{base}/mcp") as client:
+        schemas = {tool.name: tool.input_schema for tool in (await client.list_tools()).tools}
+        passed_on = await client.call_tool("createOrder", {**ORDER, "idempotency_key": "k"})
+    assert "idempotency_key" not in schemas["createOrder"]["properties"]
+    assert text(passed_on).startswith("[arguments-invalid]")  # an unknown argument, as any other
+
+
+async def test_a_key_whose_owner_died_mid_call_is_outcome_unknown_and_never_sent_again(
+    tmp_path: Path, upstream: Upstream, store_url: str
+) -> None:
+    arguments = dict(ORDER)
+    async with open_store(store_url) as store:  # a gateway that claimed the key and died
+        then = time.time() - 600
+        await store.claim(
+            store_key(("shop", "", "createOrder"), "lost"), "dead", fingerprint(arguments), 1, 86400, then
+        )
+    config = config_with(tmp_path, upstream, store_url)
+    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+        result = await client.call_tool("createOrder", {**ORDER, "idempotency_key": "lost"})
+    assert text(result).startswith("[idempotency-outcome-unknown]")
+    assert upstream.requests == []
+
+
+# -- long calls ------------------------------------------------------------------------------------
+
+LONG = "calls: {long: true, wait: 0.3}\n"
+
+
+def call_id(result: types.CallToolResult) -> str:
+    assert text(result).startswith("[call-pending]"), text(result)
+    return text(result).split("call id ")[1].split(")")[0]
+
+
+async def until_done(client: Any, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+    """Ask again until the result is there (each ask waits up to `calls.wait` itself; bounded)."""
+    with anyio.fail_after(20):
+        while True:
+            result = await client.call_tool(name, arguments)
+            if not text(result).startswith("[call-pending]"):
+                return result
+
+
+async def test_a_long_call_answers_pending_goes_on_and_its_result_comes_from_calling_again(
+    tmp_path: Path, upstream: Upstream, store_url: str
+) -> None:
+    gate = Gate()
+    upstream.route("/shops/s1/orders", gate.reply({"id": "o-slow"}))
+    config = config_with(tmp_path, upstream, store_url, top=LONG)
+    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+        names = [tool.name for tool in (await client.list_tools()).tools]
+        pending = await client.call_tool("createOrder", ORDER)
+        identifier = call_id(pending)
+        again = await client.call_tool("createOrder", ORDER)  # still running: the same call, not a new one
+        assert call_id(again) == identifier
+        gate.open.set()
+        done = await until_done(client, "createOrder", ORDER)
+        by_id = await until_done(client, "get_call_result", {"call_id": identifier})
+    assert "get_call_result" in names
+    assert done.structured_content == by_id.structured_content == {"id": "o-slow"}
+    assert len(orders(upstream)) == 1
+
+
+async def test_a_long_call_with_an_idempotency_key_is_sent_once_and_its_key_returns_the_result(
+    tmp_path: Path, upstream: Upstream
+) -> None:
+    gate = Gate()
+    upstream.route("/shops/s1/orders", gate.reply({"id": "o-key"}))
+    config = config_with(tmp_path, upstream, f"sqlite:///{tmp_path / 'state.db'}", top=LONG)
+    keyed = {**ORDER, "idempotency_key": "slow-1"}
+    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+        call_id(await client.call_tool("createOrder", keyed))
+        gate.open.set()
+        done = await until_done(client, "createOrder", keyed)
+        repeated = await client.call_tool("createOrder", keyed)  # the key's stored result
+    assert done.structured_content == repeated.structured_content == {"id": "o-key"}
+    assert len(orders(upstream)) == 1
+
+
+async def test_get_call_result_is_listed_only_with_long_calls_and_knows_only_its_own_calls(
+    tmp_path: Path, upstream: Upstream
+) -> None:
+    store = f"sqlite:///{tmp_path / 'state.db'}"
+    plain = config_with(tmp_path, upstream, store)
+    async with running_gateway(plain) as (base, _), http_client(f"{base}/mcp") as client:
+        names = [tool.name for tool in (await client.list_tools()).tools]
+    assert "get_call_result" not in names
+    config = config_with(tmp_path, upstream, store, top=LONG)
+    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+        unknown = await client.call_tool("get_call_result", {"call_id": "no-such-call"})
+        malformed = await client.call_tool("get_call_result", {"call_id": 5})
+    assert text(unknown).startswith("[call-not-found]")
+    assert text(malformed).startswith("[arguments-invalid]")
+
+
+async def test_a_long_call_whose_gateway_died_is_outcome_unknown_through_get_call_result(
+    tmp_path: Path, upstream: Upstream, store_url: str
+) -> None:
+    async with open_store(store_url) as store:  # the gateway running it claimed it, then died
+        await store.claim(call_key("shop", "", "lost-call"), "dead", "x", 1, 86400, time.time() - 600)
+    config = config_with(tmp_path, upstream, store_url, top=LONG)
+    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+        result = await client.call_tool("get_call_result", {"call_id": "lost-call"})
+    assert text(result).startswith("[call-outcome-unknown]")
+    assert upstream.requests == []
+
+
+async def test_a_long_call_that_answered_pending_is_announced_to_its_clients_webhook_signed(
+    tmp_path: Path, upstream: Upstream, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    whsec = "whsec_" + base64.b64encode(secrets.token_bytes(32)).decode()
+    monkeypatch.setenv("SB_TEST_CLIENT_HOOK", whsec)
+    gate = Gate()
+    upstream.route("/shops/s1/orders", gate.reply({"id": "o-hook"}))
+    key = new_key()
+    delivered = threading.Event()
+
+    def received(request: RecordedRequest) -> Reply:
+        delivered.set()
+        return text_response("ok")
+
+    with Upstream() as receiver:
+        receiver.route("/hook", received)
+        hook = (
+            f"{{url: '{receiver.url}/hook', secret: 'env:SB_TEST_CLIENT_HOOK', "
+            f"egress: {{allow: ['{receiver.address}']}}, events: [call.completed]}}"
+        )
+        clients = f"clients:\n  bot: {{key_sha256: {key_sha256(key)}, apis: [shop], webhook: {hook}}}\n"
+        config = config_with(
+            tmp_path, upstream, f"sqlite:///{tmp_path / 'state.db'}", top=LONG, clients=clients
+        )
+        async with running_gateway(config) as (base, _), http_client(f"{base}/mcp", key=key) as client:
+            identifier = call_id(await client.call_tool("createOrder", ORDER))
+            gate.open.set()
+            # the sender looks at the outbox every second; bounded
+            assert await anyio.to_thread.run_sync(delivered.wait, 20)
+        (delivery,) = receiver.requests
+    payload = Webhook(whsec).verify(delivery.body, delivery.headers)
+    assert payload["type"] == "call.completed"
+    assert payload["data"]["call_id"] == identifier
+    assert payload["data"]["client"] == "bot" and payload["data"]["tool"] == "createOrder"
+    assert json.loads(payload["data"]["result"]["text"]) == {"id": "o-hook"}
+
+
+SERVE = [sys.executable, "-m", "specbridge", "serve"]
+
+
+@contextlib.contextmanager
+def serve_process(config: Path, log: Path) -> Iterator[str]:
+    """`specbridge serve` in a process of its own on a free loopback port, its log in `log`; yields the
+    API's MCP URL once the process says where it serves (bounded)."""
+    with log.open("w") as sink:
+        process = subprocess.Popen(
+            [*SERVE, "--config", str(config), "--transport", "http", "--port", "0"],
+            stderr=sink,
+        )
+    try:
+        found = None
+        give_up = time.monotonic() + 30
+        while found is None and process.poll() is None and time.monotonic() < give_up:
+            found = re.search(r"serving shop at (\S+)", log.read_text(encoding="utf-8"))
+            if found is None:
+                process_wait(process, 0.05)
+        assert found is not None, log.read_text(encoding="utf-8")
+        yield found.group(1)
+    finally:
+        process.kill()
+        process.wait(timeout=10)
+
+
+def process_wait(process: subprocess.Popen[bytes], seconds: float) -> None:
+    """Wait for the process to say something (or end), at most `seconds`; no busy loop."""
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(timeout=seconds)
+
+
+async def test_two_gateway_processes_on_one_store_send_one_key_once(
+    tmp_path: Path, upstream: Upstream, store_url: str
+) -> None:
+    gate = Gate()
+    upstream.route("/shops/s1/orders", gate.reply({"id": "o-processes"}))
+    config = config_with(tmp_path, upstream, store_url)
+    results: list[types.CallToolResult] = []
+    with (
+        serve_process(config, tmp_path / "one.log") as one,
+        serve_process(config, tmp_path / "two.log") as two,
+    ):
+        async with http_client(one) as first, http_client(two) as second:
+
+            async def call(client: Any) -> None:
+                results.append(await client.call_tool("createOrder", {**ORDER, "idempotency_key": "p"}))
+
+            with anyio.fail_after(30):
+                async with anyio.create_task_group() as tasks:
+                    for n in range(10):
+                        tasks.start_soon(call, first if n % 2 else second)
+                    await anyio.to_thread.run_sync(gate.arrived.wait, 20)
+                    gate.open.set()
+    assert [result.structured_content for result in results] == [{"id": "o-processes"}] * 10
+    assert len(orders(upstream)) == 1
