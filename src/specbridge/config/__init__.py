@@ -32,8 +32,8 @@ from ._model import CallsConfig as CallsConfig
 from ._model import ClientConfig as ClientConfig
 from ._model import Config as Config
 from ._model import EgressConfig as EgressConfig
-from ._model import LimitsConfig as LimitsConfig
 from ._model import IdempotencyConfig as IdempotencyConfig
+from ._model import LimitsConfig as LimitsConfig
 from ._model import LintConfig as LintConfig
 from ._model import LintIgnore as LintIgnore
 from ._model import SearchIndexConfig as SearchIndexConfig
@@ -69,8 +69,8 @@ __all__ = [
     "ClientConfig",
     "Config",
     "EgressConfig",
-    "LimitsConfig",
     "IdempotencyConfig",
+    "LimitsConfig",
     "LintConfig",
     "LintIgnore",
     "SearchIndexConfig",

@@ -39,10 +39,9 @@ from ..config import ClientConfig
 from ..tools import Tool
 from ._approving import bound_values, needs_approval
 from ._gateway import ApiState, Gateway, Snapshot
-from ._idempotency import key_plan, served_bindings, with_key_argument
 from ._logging import log_event, monotonic
-from ._mcp import to_mcp_result, tool_entry
 from ._long_calls import GET_CALL_RESULT, get_call_result_tool
+from ._mcp import to_mcp_result, tool_entry
 from ._params import about_params, invalid_params
 
 PAGE_SIZE = 100
