@@ -91,6 +91,8 @@ class ErrorCode(StrEnum):
     ARGUMENTS_TOO_DEEP = "arguments-too-deep"
     PARAMS_INVALID = "params-invalid"
     SESSION_LIMIT = "session-limit"
+    # approvals.by: client (gateway/_elicit.py)
+    APPROVAL_ASK_FAILED = "approval-ask-failed"
 
 
 class SpecbridgeError(Exception):

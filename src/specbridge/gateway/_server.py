@@ -38,6 +38,7 @@ from ..call import CallResult
 from ..config import ClientConfig
 from ..tools import Tool, mcp_tool
 from ._approving import bound_values, needs_approval
+from ._elicit import ask_client, asking_session
 from ._gateway import ApiState, Gateway, Snapshot
 from ._logging import log_event, monotonic
 from ._params import about_params, invalid_params
@@ -272,6 +273,7 @@ class ApiServer:
         snapshot, client = view_of(ctx, self.gateway)
         state = snapshot.state(self.api)
         name, arguments = params.name, params.arguments or {}
+        asking_session.set((ctx.session, ctx.request_id))  # approvals.by: client asks through it
         if state.search and name == SEARCH_TOOL:
             return to_mcp_result(await self._search(state, client, arguments))
         if state.search and name == CALL_TOOL:
@@ -398,15 +400,28 @@ class ApiServer:
                 tool.name, arguments, client_bindings=bindings, secret_id=secret_id, approved=True
             )
 
+        client_id, bound = client.id if client is not None else None, bound_values(state.api, tool, bindings)
+        timeout = state.caller.timeout(tool)
+        # approvals.by: client: the client's user answers first where the client can ask them
+        await ask_client(
+            gate,
+            self.api,
+            tool.name,
+            client_id,
+            arguments,
+            bound,
+            budget=deadline_at - monotonic(),
+            send_timeout=timeout,
+        )
         return await gate.call(
             self.api,
             tool.name,
-            client.id if client is not None else None,
+            client_id,
             arguments,
-            bound_values(state.api, tool, bindings),
+            bound,
             send,
             budget=deadline_at - monotonic(),
-            send_timeout=state.caller.timeout(tool),
+            send_timeout=timeout,
         )
 
     def _conform(self, state: ApiState, name: str, schema: Any, result: CallResult) -> CallResult:

@@ -1,0 +1,136 @@
+"""`approvals.by: client`: the MCP client's own user answers the approval, through an elicitation.
+
+The approval is still a record on the store (the same one the operator flow uses), so the answer is
+kept with who gave it (`client:<id>`), announced by the webhook like any other, and the call is then
+sent once by `ApprovalGate.call` exactly as after an operator's answer. Only the question changes:
+
+    ApiServer.call_tool   remember the request's session (`asking_session`)
+    ApiServer._call       await ask_client(gate, ...)  # before gate.call; answers the approval or not
+    gate.call             attaches to the same approval: approved → sent once; rejected → the reason
+
+A client that did not declare `elicitation` (or speaks the 2026-07-28 protocol, whose input-required
+round trip this gateway does not run yet), an elicitation that fails or is not answered in time: the
+approval stays pending for the operator, as with `by: operator`.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server.session import ServerSession
+from mcp.shared.exceptions import MCPError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import ValidationError
+
+from .._errors import ErrorCode
+from .._json import dumps
+from ..approvals import ApprovalError
+from ..store import Status
+from ._approving import SEND_MARGIN, ApprovalGate
+from ._logging import log_event
+
+Json = Any
+MAX_SHOWN = 4000  # characters of arguments / bound values put in front of the user
+# An empty form: the user's choice is the answer (accept / decline / cancel), nothing to fill in.
+CONFIRM_SCHEMA: types.ElicitRequestedSchema = {"type": "object", "properties": {}}
+
+asking_session: contextvars.ContextVar[tuple[ServerSession, types.RequestId | None] | None] = (
+    contextvars.ContextVar("specbridge.asking_session", default=None)
+)
+
+
+def channel(session: ServerSession, request_id: types.RequestId | None) -> types.RequestId | bool | None:
+    """How to reach this request's client with an elicitation: on the request's own stream (its id), on
+    the session's standalone stream (None: the gateway answers POSTs with one JSON body, so over
+    Streamable HTTP the question rides the client's GET stream), or not at all (False): the 2026-07-28
+    era, or a client that did not declare `elicitation`."""
+    capabilities = session.client_capabilities
+    if session.protocol_version in MODERN_PROTOCOL_VERSIONS or capabilities is None:
+        return False
+    if capabilities.elicitation is None:
+        return False
+    if session.can_send_request and request_id is not None:
+        return request_id
+    return None
+
+
+def _shown(values: Mapping[str, Json]) -> str:
+    text = dumps(dict(values)) if values else "(none)"
+    return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN] + " …(cut)"
+
+
+def question(api: str, tool: str, arguments: Mapping[str, Json], bound: Mapping[str, Json]) -> str:
+    """What the user reads: the tool, what the model asked for, and apart from it what the gateway adds."""
+    return (
+        f"The assistant wants to call {tool} on {api}, which needs your approval before anything is "
+        f"sent.\nArguments from the assistant: {_shown(arguments)}\n"
+        f"Values the gateway adds (the assistant did not choose them): {_shown(bound)}\n"
+        "Accept to send this call once; decline to refuse it."
+    )
+
+
+async def ask_client(
+    gate: ApprovalGate,
+    api: str,
+    tool: str,
+    client: str | None,
+    arguments: Mapping[str, Json],
+    bound: Mapping[str, Json],
+    *,
+    budget: float | None,
+    send_timeout: float,
+) -> None:
+    """Where `approvals.by` is `client` and the requesting client can elicit: store (or attach to) the
+    pending approval, ask the client's user, and answer the approval with what they chose. Returns
+    without answering in every other case; `gate.call` then finds the approval as it stands."""
+    approvals = gate.desk.for_api(api)
+    asking = asking_session.get()
+    if approvals.settings.by != "client" or asking is None:
+        return
+    session = asking[0]
+    related = channel(session, asking[1])
+    if related is False:
+        return
+    wait = approvals.settings.wait
+    if budget is not None:
+        wait = max(0.0, min(wait, budget - send_timeout - SEND_MARGIN))
+    approval = await approvals.request(api, tool, client or "", arguments, bound)
+    if approval.status is not Status.PENDING or wait <= 0:
+        return
+    answer: types.ElicitResult | None = None
+    with anyio.move_on_after(wait):
+        try:
+            answer = await session.elicit_form(
+                question(api, tool, arguments, bound), CONFIRM_SCHEMA, related_request_id=related
+            )
+        except (MCPError, ValidationError) as error:
+            log_event(
+                "asking the client's user failed; the approval waits for the operator",
+                level=logging.WARNING,
+                code=str(ErrorCode.APPROVAL_ASK_FAILED),
+                api=api,
+                tool=tool,
+                client=client,
+                approval=approval.id,
+                error=type(error).__name__,
+            )
+            return
+    if answer is None:  # not answered in time: still pending, for the user's next try or the operator
+        return
+    by = f"client:{client or 'anonymous'}"
+    try:
+        if answer.action == "accept":
+            await approvals.approve(approval.id, by)
+        else:
+            what = "declined" if answer.action == "decline" else "dismissed without answering"
+            await approvals.reject(approval.id, by, f"the client's user {what} the call")
+    except ApprovalError:  # answered meanwhile (by the operator, or another try): that answer stands
+        return
+    log_event(
+        "approval answered by the client's user", api=api, tool=tool, client=client, action=answer.action
+    )
