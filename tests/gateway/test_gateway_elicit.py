@@ -8,6 +8,7 @@ import logging
 from collections.abc import Iterator
 from pathlib import Path
 
+import anyio
 import httpx
 import mcp_types as types
 import pytest
@@ -172,3 +173,44 @@ async def test_an_elicitation_that_fails_leaves_the_approval_to_the_operator_and
     codes = [getattr(record, "fields", {}).get("code") for record in caplog.records]
     assert "approval-ask-failed" in codes
     assert upstream.requests == []
+
+
+async def test_an_operators_answer_while_the_user_is_asked_ends_the_question_and_stands(
+    tmp_path: Path, upstream: Upstream
+) -> None:
+    asked = anyio.Event()
+    messages: list[str] = []
+
+    async def slow_user(
+        context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult | types.ErrorData:
+        messages.append(params.message)
+        asked.set()
+        await anyio.Event().wait()  # the user never gets to it; the gateway withdraws the question
+        return types.ElicitResult(action="decline")
+
+    results: list[types.CallToolResult] = []
+    async with (
+        running_gateway(elicit_config(tmp_path, upstream)) as (base, _),
+        http_client(f"{base}/mcp", key=CLIENT_KEY, elicitation_callback=slow_user) as client,
+    ):
+
+        async def call() -> None:
+            results.append(await client.call_tool("createOrder", ORDER))
+
+        with anyio.fail_after(15):
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(call)
+                await asked.wait()
+                pending_id = str((await approvals(base))[0]["id"])
+                async with httpx.AsyncClient(base_url=base) as admin:
+                    answered = await admin.post(
+                        f"/admin/approvals/{pending_id}/approve",
+                        headers={"Authorization": f"Bearer {ADMIN_KEY}"},
+                    )
+                assert answered.status_code == 200
+        listed = await approvals(base)
+    assert results[0].structured_content == {"id": "o1"}
+    assert [(entry["status"], entry["answered_by"]) for entry in listed] == [("done", "ops")]
+    assert len(messages) == 1
+    assert len(upstream.requests) == 1

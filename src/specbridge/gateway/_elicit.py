@@ -103,24 +103,36 @@ async def ask_client(
     if approval.status is not Status.PENDING or wait <= 0:
         return
     answer: types.ElicitResult | None = None
+    failed: Exception | None = None
     with anyio.move_on_after(wait):
-        try:
-            answer = await session.elicit_form(
-                question(api, tool, arguments, bound), CONFIRM_SCHEMA, related_request_id=related
-            )
-        except (MCPError, ValidationError) as error:
-            log_event(
-                "asking the client's user failed; the approval waits for the operator",
-                level=logging.WARNING,
-                code=str(ErrorCode.APPROVAL_ASK_FAILED),
-                api=api,
-                tool=tool,
-                client=client,
-                approval=approval.id,
-                error=type(error).__name__,
-            )
-            return
-    if answer is None:  # not answered in time: still pending, for the user's next try or the operator
+        async with anyio.create_task_group() as racing:
+
+            async def answered_elsewhere() -> None:
+                # An operator (or the user through another call) may answer first: stop asking then.
+                await approvals.wait(approval.id, wait)
+                racing.cancel_scope.cancel()
+
+            racing.start_soon(answered_elsewhere)
+            try:
+                answer = await session.elicit_form(
+                    question(api, tool, arguments, bound), CONFIRM_SCHEMA, related_request_id=related
+                )
+            except (MCPError, ValidationError) as error:
+                failed = error
+            racing.cancel_scope.cancel()
+    if failed is not None:
+        log_event(
+            "asking the client's user failed; the approval waits for the operator",
+            level=logging.WARNING,
+            code=str(ErrorCode.APPROVAL_ASK_FAILED),
+            api=api,
+            tool=tool,
+            client=client,
+            approval=approval.id,
+            error=type(failed).__name__,
+        )
+        return
+    if answer is None:  # answered elsewhere, or not in time: `gate.call` finds it as it stands
         return
     by = f"client:{client or 'anonymous'}"
     try:
