@@ -74,13 +74,17 @@ async def approvals(base: str) -> list[dict[str, object]]:
     return listed
 
 
+ERAS = ["legacy", "2026-07-28"]  # elicitation during the call / the input-required round trip
+
+
+@pytest.mark.parametrize("mode", ERAS)
 async def test_the_clients_user_accepts_and_the_call_is_sent_once_recorded_as_theirs(
-    tmp_path: Path, upstream: Upstream
+    tmp_path: Path, upstream: Upstream, mode: str
 ) -> None:
     user = User("accept")
     async with (
         running_gateway(elicit_config(tmp_path, upstream)) as (base, _),
-        http_client(f"{base}/mcp", key=CLIENT_KEY, elicitation_callback=user) as client,
+        http_client(f"{base}/mcp", key=CLIENT_KEY, mode=mode, elicitation_callback=user) as client,
     ):
         result = await client.call_tool("createOrder", ORDER)
         listed = await approvals(base)
@@ -97,13 +101,14 @@ async def test_the_clients_user_accepts_and_the_call_is_sent_once_recorded_as_th
     assert listed[0]["bound"] == {"path.shopId": "s1"}
 
 
+@pytest.mark.parametrize("mode", ERAS)
 @pytest.mark.parametrize(("action", "said"), [("decline", "declined"), ("cancel", "dismissed")])
 async def test_the_clients_user_refuses_and_the_agent_gets_the_reason_with_nothing_sent(
-    tmp_path: Path, upstream: Upstream, action: str, said: str
+    tmp_path: Path, upstream: Upstream, action: str, said: str, mode: str
 ) -> None:
     async with (
         running_gateway(elicit_config(tmp_path, upstream)) as (base, _),
-        http_client(f"{base}/mcp", key=CLIENT_KEY, elicitation_callback=User(action)) as client,
+        http_client(f"{base}/mcp", key=CLIENT_KEY, mode=mode, elicitation_callback=User(action)) as client,
     ):
         result = await client.call_tool("createOrder", ORDER)
         listed = await approvals(base)
@@ -114,17 +119,15 @@ async def test_the_clients_user_refuses_and_the_agent_gets_the_reason_with_nothi
     assert [(entry["status"], entry["answered_by"]) for entry in listed] == [("rejected", "client:alice")]
 
 
-@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
-async def test_a_client_that_cannot_be_asked_gets_the_operator_flow(
+@pytest.mark.parametrize("mode", ERAS)
+async def test_a_client_that_declares_no_elicitation_gets_the_operator_flow(
     tmp_path: Path, upstream: Upstream, mode: str
 ) -> None:
-    # legacy without a callback declares no elicitation; the 2026-07-28 era has no server-sent request
-    user = User("accept")
-    callback = {"elicitation_callback": user} if mode != "legacy" else {}
+    # no elicitation callback registered: the SDK then declares no elicitation capability
     config = elicit_config(tmp_path, upstream, wait=0)
     async with (
         running_gateway(config) as (base, _),
-        http_client(f"{base}/mcp", key=CLIENT_KEY, mode=mode, **callback) as client,
+        http_client(f"{base}/mcp", key=CLIENT_KEY, mode=mode) as client,
     ):
         pending = await client.call_tool("createOrder", ORDER)
         assert text(pending).startswith("[approval-pending]")
@@ -136,7 +139,6 @@ async def test_a_client_that_cannot_be_asked_gets_the_operator_flow(
         assert answered.status_code == 200
         done = await client.call_tool("createOrder", ORDER)
     assert done.structured_content == {"id": "o1"}
-    assert user.asked == []
     assert len(upstream.requests) == 1
 
 

@@ -38,7 +38,7 @@ from ..call import CallResult
 from ..config import ClientConfig
 from ..tools import Tool, mcp_tool
 from ._approving import bound_values, needs_approval
-from ._elicit import ask_client, asking_session
+from ._elicit import Asking, InputNeeded, ask_client, asking
 from ._gateway import ApiState, Gateway, Snapshot
 from ._logging import log_event, monotonic
 from ._params import about_params, invalid_params
@@ -269,11 +269,20 @@ class ApiServer:
 
     async def call_tool(
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        # approvals.by: client asks the client's user through this request (gateway/_elicit.py)
+        asking.set(Asking(ctx.session, ctx.request_id, params.input_responses))
+        try:
+            return await self._tool_call(ctx, params)
+        except InputNeeded as needed:
+            return needed.result
+
+    async def _tool_call(
+        self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         snapshot, client = view_of(ctx, self.gateway)
         state = snapshot.state(self.api)
         name, arguments = params.name, params.arguments or {}
-        asking_session.set((ctx.session, ctx.request_id))  # approvals.by: client asks through it
         if state.search and name == SEARCH_TOOL:
             return to_mcp_result(await self._search(state, client, arguments))
         if state.search and name == CALL_TOOL:
@@ -335,6 +344,8 @@ class ApiServer:
                         types.INVALID_PARAMS, error.message, data={"code": str(ErrorCode.TOOL_UNKNOWN)}
                     ) from None
                 result = CallResult(text=error.message, is_error=True, code=error.code)
+            except InputNeeded:
+                raise
             except Exception:
                 metrics.error(self.api, str(ErrorCode.GATEWAY_INTERNAL))
                 log_event(
