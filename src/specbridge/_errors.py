@@ -98,6 +98,8 @@ class ErrorCode(StrEnum):
     CALL_PENDING = "call-pending"
     CALL_NOT_FOUND = "call-not-found"
     CALL_OUTCOME_UNKNOWN = "call-outcome-unknown"
+    # approvals.by: client (gateway/_elicit.py)
+    APPROVAL_ASK_FAILED = "approval-ask-failed"
 
 
 class SpecbridgeError(Exception):

@@ -115,7 +115,8 @@ async def test_a_call_not_answered_in_time_says_it_awaits_a_person_with_the_id_a
     stored = await approvals.get(approval_id)
     assert (stored.status, stored.arguments, stored.bound) == (Status.PENDING, ARGS, BOUND)
     assert (stored.api, stored.tool, stored.client) == ("shop", "refundOrder", "agent-1")
-    assert len(approval_id) >= 24  # unguessable: 18 random bytes
+    assert len(approval_id) == 32  # unguessable: 16 random bytes
+    assert approval_id[0] != "-"  # typed on a command line, an id must not read as an option
 
 
 async def test_the_same_call_again_attaches_to_its_approval_and_never_makes_a_duplicate(

@@ -165,7 +165,7 @@ class Approvals:
         """The open approval for this call, or a new pending one (never a duplicate)."""
         now = self.clock()
         record = Approval(
-            id=secrets.token_urlsafe(18),
+            id=secrets.token_hex(16),  # hex: an id a person types never starts with "-"
             api=api,
             tool=tool,
             client=client,

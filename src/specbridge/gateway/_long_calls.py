@@ -197,7 +197,7 @@ class CallService:
         running = self._running.get(call_id) if call_id is not None else None
         if running is None:
             self._prune()
-            running = _Running(secrets.token_urlsafe(18), scope, same)
+            running = _Running(secrets.token_hex(16), scope, same)
             name = call_key(scope[0], scope[1], running.id)
             await store.claim(name, self.owner, same, lease, keep, self.clock())  # a fresh id: always won
             self._running[running.id] = running

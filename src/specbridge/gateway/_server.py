@@ -38,6 +38,7 @@ from ..call import CallResult
 from ..config import ClientConfig
 from ..tools import Tool
 from ._approving import bound_values, needs_approval
+from ._elicit import Asking, InputNeeded, ask_client, asking
 from ._gateway import ApiState, Gateway, Snapshot
 from ._logging import log_event, monotonic
 from ._long_calls import GET_CALL_RESULT, get_call_result_tool
@@ -233,6 +234,16 @@ class ApiServer:
 
     async def call_tool(
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        # approvals.by: client asks the client's user through this request (gateway/_elicit.py)
+        asking.set(Asking(ctx.session, ctx.request_id, params.input_responses))
+        try:
+            return await self._tool_call(ctx, params)
+        except InputNeeded as needed:
+            return needed.result
+
+    async def _tool_call(
+        self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         snapshot, client = view_of(ctx, self.gateway)
         state = snapshot.state(self.api)
@@ -277,6 +288,8 @@ class ApiServer:
                         types.INVALID_PARAMS, error.message, data={"code": str(ErrorCode.TOOL_UNKNOWN)}
                     ) from None
                 result = CallResult(text=error.message, is_error=True, code=error.code)
+            except InputNeeded:
+                raise
             except Exception:
                 raise self._internal("tools/call", tool=tool.name, client=client_id) from None
         elapsed = monotonic() - started
@@ -357,15 +370,28 @@ class ApiServer:
                 tool.name, arguments, client_bindings=bindings, secret_id=secret_id, approved=True
             )
 
+        client_id, bound = client.id if client is not None else None, bound_values(state.api, tool, bindings)
+        timeout = state.caller.timeout(tool)
+        # approvals.by: client: the client's user answers first where the client can ask them
+        await ask_client(
+            gate,
+            self.api,
+            tool.name,
+            client_id,
+            arguments,
+            bound,
+            budget=deadline_at - monotonic(),
+            send_timeout=timeout,
+        )
         return await gate.call(
             self.api,
             tool.name,
-            client.id if client is not None else None,
+            client_id,
             arguments,
-            bound_values(state.api, tool, bindings),
+            bound,
             send,
             budget=deadline_at - monotonic(),
-            send_timeout=state.caller.timeout(tool),
+            send_timeout=timeout,
         )
 
     def _conform(self, state: ApiState, name: str, schema: Any, result: CallResult) -> CallResult:

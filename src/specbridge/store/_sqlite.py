@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 import sqlite3
+import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -76,7 +77,7 @@ class SqliteStore(Store):
                 Path(self.path).parent.mkdir(parents=True, exist_ok=True)
             db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
             db.row_factory = _dict_row
-            db.execute("PRAGMA journal_mode=WAL")
+            _wal(db)
             db.execute("PRAGMA synchronous=NORMAL")
             return db
 
@@ -233,3 +234,17 @@ def _migrate(db: sqlite3.Connection) -> None:
         for statement in sql.MIGRATIONS[version - 1]:
             db.execute(statement)
         db.execute("INSERT INTO schema_version (version) VALUES (?)", (version,))
+
+
+def _wal(db: sqlite3.Connection, attempts: int = 200) -> None:
+    """Switch a file to WAL. On a new file that several processes open at once the switch can answer
+    "database is locked" at once, without waiting on the busy timeout (SQLite takes no busy handler
+    for it), so it is tried again, a bounded number of times, a few milliseconds apart."""
+    for attempt in range(attempts):
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or attempt == attempts - 1:
+                raise
+            time.sleep(0.005 + 0.005 * min(attempt, 10))

@@ -1,0 +1,77 @@
+"""Two gateway processes (`specbridge serve --transport http`) on one PostgreSQL and on one Redis store:
+the same approval approved through both admin APIs at the same moment is answered once (one 200, one
+409 `approval-answered`), and the call is sent upstream exactly once whichever instance the agent asks."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import anyio
+import httpx
+import mcp_types as types
+import pytest
+
+from tests.gateway._harness import http_client
+from tests.gateway._process import admin_post, gateway_process
+from tests.gateway.test_gateway_approvals import ADMIN_KEY, ORDER, approval_config, approval_id, text
+from tests.store._backends import POSTGRES, REDIS, _refused, namespaces
+from tests.support.upstream import Upstream, json_response
+
+__all__ = ["namespaces"]
+
+
+@pytest.fixture
+def upstream() -> Iterator[Upstream]:
+    with Upstream() as server:
+        server.route("/shops/s1/orders", json_response({"id": "o1"}, status=201))
+        yield server
+
+
+@pytest.fixture(params=["postgresql", "redis"])
+def shared_store(request: pytest.FixtureRequest, namespaces: Callable[[str], str]) -> str:
+    url = POSTGRES if request.param == "postgresql" else REDIS
+    reason = _refused(url)
+    if reason:
+        pytest.skip(reason)
+    return f"{url}?namespace={namespaces(request.param)}"
+
+
+async def test_one_approval_approved_on_two_instances_at_once_is_answered_once_and_sent_once(
+    tmp_path: Path, upstream: Upstream, shared_store: str
+) -> None:
+    config = approval_config(tmp_path, upstream, shared_store)
+    async with gateway_process(config) as one, gateway_process(config) as two:
+        async with http_client(f"{one.base}/mcp") as client:
+            pending_id = approval_id(await client.call_tool("createOrder", ORDER))
+
+        answers: list[httpx.Response] = []
+
+        async def approve(base: str, ready: anyio.Event) -> None:
+            await ready.wait()
+            answers.append(await admin_post(base, ADMIN_KEY, f"/admin/approvals/{pending_id}/approve"))
+
+        go = anyio.Event()
+        with anyio.fail_after(30):
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(approve, one.base, go)
+                tasks.start_soon(approve, two.base, go)
+                await anyio.wait_all_tasks_blocked()
+                go.set()
+        assert sorted(answer.status_code for answer in answers) == [200, 409]
+        refused = next(answer for answer in answers if answer.status_code == 409)
+        assert refused.json()["error"]["code"] == "approval-answered"
+
+        # The agent asks both instances at once for the approved call's result: it is sent once.
+        results: list[types.CallToolResult] = []
+
+        async def call(base: str) -> None:
+            async with http_client(f"{base}/mcp") as agent:
+                results.append(await agent.call_tool("createOrder", ORDER))
+
+        with anyio.fail_after(60):
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(call, one.base)
+                tasks.start_soon(call, two.base)
+    assert [request.path for request in upstream.requests] == ["/shops/s1/orders"]
+    assert any(result.structured_content == {"id": "o1"} for result in results), [text(r) for r in results]
