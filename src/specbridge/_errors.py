@@ -100,6 +100,7 @@ class ErrorCode(StrEnum):
     CALL_OUTCOME_UNKNOWN = "call-outcome-unknown"
     # approvals.by: client (gateway/_elicit.py)
     APPROVAL_ASK_FAILED = "approval-ask-failed"
+    WEBHOOK_SIGNATURE_INVALID = "webhook-signature-invalid"
 
 
 class SpecbridgeError(Exception):

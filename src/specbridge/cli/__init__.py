@@ -1,9 +1,7 @@
 """The `specbridge` command. Each command lives in its own module (see `_app.COMMAND_MODULES`) and only
 wires the package together."""
 
-from ._app import COMMAND_MODULES, app
-
-COMMAND_MODULES.setdefault("approvals", "_approvals")  # `specbridge approvals …` (cli/_approvals.py)
+from ._app import app
 
 
 def main() -> None:

@@ -36,6 +36,8 @@ COMMAND_MODULES = {
     "lint": "_lint",
     "serve": "_serve",
     "tools": "_tools",
+    "approvals": "_approvals",
+    "webhooks": "_webhooks",
 }
 
 

@@ -33,6 +33,7 @@ from ._stdio import serve_stdio as serve_stdio
 from ._webhooks import WebhookSender as WebhookSender
 from ._webhooks import approval_route as approval_route
 from ._webhooks import running_webhooks as running_webhooks
+from ._webhooks import verify as verify_delivery
 
 __all__ = [
     "DEFAULT_DEADLINE",
@@ -64,4 +65,5 @@ __all__ = [
     "running_webhooks",
     "serve_http",
     "serve_stdio",
+    "verify_delivery",
 ]

@@ -72,6 +72,32 @@ def signed_headers(msg_id: str, timestamp: int, body: bytes, keys: Sequence[byte
     }
 
 
+def verify(
+    headers: Mapping[str, str],
+    body: bytes,
+    secrets: Sequence[str],
+    *,
+    now: float | None = None,
+    max_age: float | None = None,
+) -> str | None:
+    """Why a delivery is not one of ours signed with one of `secrets` (None when it is): the Standard
+    Webhooks check a receiver makes, for `specbridge webhooks verify`. `max_age` (seconds) also refuses
+    an old or future timestamp, as a live receiver should to stop replays."""
+    found = {name.lower(): value for name, value in headers.items()}
+    msg_id, stamp, given = (found.get(f"webhook-{part}") for part in ("id", "timestamp", "signature"))
+    if not msg_id or not stamp or not given:
+        return "the webhook-id, webhook-timestamp and webhook-signature headers are all needed"
+    if not stamp.isdigit():
+        return "webhook-timestamp is not a whole number of seconds"
+    if max_age is not None and abs((time.time() if now is None else now) - int(stamp)) > max_age:
+        return f"webhook-timestamp is more than {max_age:g} s away from now (a replay, or a saved delivery)"
+    expected = set(signature(msg_id, int(stamp), body, [secret_key(secret) for secret in secrets]).split())
+    offered = {part for part in given.split() if part.startswith("v1,")}
+    if any(hmac.compare_digest(mine, theirs) for mine in expected for theirs in offered):
+        return None
+    return "no v1 signature matches the secret(s) given for this id, timestamp and body"
+
+
 def approval_route(config: Config) -> Callable[[Delivery], WebhookConfig | None]:
     """Where an approval event goes: the webhook of the approval's API (`apis.<api>.approvals` or the
     top level's); None when that API has none (any more)."""
