@@ -46,6 +46,16 @@ def test_a_plan_carries_the_tool_settings_timeout_and_approval() -> None:
     assert (caller.plan(ping).timeout, caller.plan(ping).requires_approval) == (10.0, False)
 
 
+def test_a_plan_shows_the_bound_values_by_their_config_names_the_clients_over_the_tools() -> None:
+    caller = _caller(createOrder=ToolConfig(bindings={"path.shopId": "s", "header.X-Tenant": "t"}))
+    tool = caller.toolset.get("createOrder")
+    assert tool is not None
+    plan = caller.plan(tool, {"header.X-Tenant": "mine", "query.region": "eu"})
+    assert dict(plan.binding_values) == {"path.shopId": "s", "header.X-Tenant": "mine", "query.region": "eu"}
+    with pytest.raises(TypeError):
+        plan.binding_values["path.shopId"] = "other"  # type: ignore[index]  # plans are shared
+
+
 def test_the_tool_settings_are_read_once_per_plan(monkeypatch: pytest.MonkeyPatch) -> None:
     reads: list[str] = []
     original = ApiConfig.tool_settings

@@ -14,10 +14,10 @@ import anyio
 import pytest
 
 from specbridge import ErrorCode
-from specbridge.call import CallResult, ImageContent
+from specbridge.call import Caller, CallResult, ImageContent
 from specbridge.config import config_from_data
 from specbridge.document import parse_document
-from specbridge.gateway import ApprovalGate, bound_values, needs_approval
+from specbridge.gateway import ApprovalGate
 from specbridge.store import Status, Store, open_store
 from specbridge.tools import convert
 
@@ -65,7 +65,7 @@ def test_per_api_settings_come_from_the_config(gate: ApprovalGate) -> None:
     assert gate.desk.for_api("unknown").settings.wait == 0.0  # the top level's
 
 
-def test_which_tools_need_approval_and_which_values_are_bound() -> None:
+async def test_which_tools_need_approval_and_which_values_are_bound() -> None:
     config = config_from_data(CONFIG, source="specbridge.yaml")
     document = parse_document(
         json.dumps(
@@ -94,13 +94,16 @@ def test_which_tools_need_approval_and_which_values_are_bound() -> None:
             }
         )
     )
-    tools = {tool.name: tool for tool in convert(document).tools}
-    api = config.apis["shop"]
-    assert needs_approval(api, tools["refundOrder"]) and not needs_approval(api, tools["listOrders"])
-    assert bound_values(api, tools["refundOrder"], {"header.X-Tenant": "t-1"}) == {
+    toolset = convert(document)
+    tools = {tool.name: tool for tool in toolset.tools}
+    caller = Caller(config.apis["shop"], toolset)  # the gateway asks the call's plan
+    refund, listing = caller.plan(tools["refundOrder"], None), caller.plan(tools["listOrders"], None)
+    assert refund.requires_approval and not listing.requires_approval
+    assert dict(caller.plan(tools["refundOrder"], {"header.X-Tenant": "t-1"}).binding_values) == {
         "body.currency": "EUR",
         "header.X-Tenant": "t-1",
     }
+    await caller.aclose()
 
 
 async def test_no_answer_within_the_wait_is_an_approval_pending_result_with_the_id(

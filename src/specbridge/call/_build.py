@@ -1,16 +1,17 @@
 """Building exactly one request from the tool's argument→location map, the checked arguments and the
 stored credential only. Nothing of the agent's own request is copied.
+
+The URL and its path are `_url`'s; here the rest is assembled: query, header and cookie values per
+style/explode, the document's fixed headers, Accept and our own headers, the body (`_body`), and the
+credential, put on last by `BuiltRequest.to_httpx`.
 """
 
 from __future__ import annotations
 
-import functools
 import re
-import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import unquote, unquote_to_bytes
 
 import httpx
 
@@ -22,14 +23,13 @@ from ._body import Attachment, encode_body
 from ._check import format_path
 from ._credential import Credential
 from ._encode import deep_pairs, name_key, quote, refuse, scalar
+from ._url import request_url, template_query, with_query
 
 Json = Any
 USER_AGENT = f"specbridge/{__version__}"
 ACCEPT = "application/json, text/*;q=0.9, */*;q=0.8"
 ACCEPT_ENCODING = "gzip, deflate"
-MAX_URL_LENGTH = 32_000  # httpx refuses 65,536; most servers stop far below
 _TOKEN = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
-_PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,8 +103,8 @@ def build_request(
         for location in ("query", "cookie", "body")
     }
     sent = tuple(extra for extra in extras if extra.sent)
-    url = _url(tool, base_url, by_location["path"])
-    pairs: list[tuple[str, str]] = _template_query(tool.operation.path)
+    url = request_url(tool, base_url, by_location["path"])
+    pairs: list[tuple[str, str]] = template_query(tool.operation.path)
     for name, _ in pairs:
         _not_owned("query", name, owned)
     for argument, value in by_location["query"]:
@@ -115,12 +115,7 @@ def build_request(
         if extra.location == "query":
             _not_owned("query", extra.name, owned)
             pairs.append((extra.name, scalar(extra.value)))
-    if pairs:
-        url += "?" + "&".join(f"{quote(name)}={quote(value)}" for name, value in pairs)
-    if len(url) > MAX_URL_LENGTH:
-        raise refuse(
-            f"the request URL would be longer than {MAX_URL_LENGTH} characters", ErrorCode.PATH_REFUSED
-        )
+    url = with_query(url, pairs)
 
     fixed = {name.lower(): (name, value) for name, value in tool.fixed_headers}
     headers: list[tuple[str, str]] = [
@@ -178,116 +173,7 @@ def _same_kind(sent: str | None, fixed: str) -> bool:
     return ours == theirs or all(is_json)
 
 
-# -- URL -------------------------------------------------------------------------------------------
-
-
-def _url(tool: Tool, base_url: str, path_arguments: list[tuple[Argument, Json]]) -> str:
-    values = {argument.original: (argument, value) for argument, value in path_arguments}
-
-    def fill(match: re.Match[str]) -> str:
-        name = match.group(1)
-        if name not in values:
-            raise refuse(f"path.{name}: has no value", ErrorCode.PATH_REFUSED)
-        argument, value = values[name]
-        return _path_value(argument, value)
-
-    # `/files/{id}#get_link` names a variant, not a URL part; a literal `?beta=true` is query
-    template = tool.operation.path.split("#", 1)[0].split("?", 1)[0]
-    _check_template(template)
-    path = _PLACEHOLDER.sub(fill, template)
-    base = base_url.rstrip("/")
-    url = base + (path if path.startswith("/") else "/" + path)
-    _stays_under(url, base)
-    return url
-
-
-_OVERLONG_DOTS = (b"\xc0\xae", b"\xe0\x80\xae")
-
-
-@functools.lru_cache(maxsize=4096)
-def _check_template(template: str) -> None:
-    """Refuse a document's path template whose own text climbs out of the base path as *some* server
-    reads it: `..;` (Tomcat), `\\` as `/` (IIS, WHATWG parsers), `%2F` or `%252e` decoded before
-    routing, overlong UTF-8 or NFKC-folded dots. Only the template's literal text is read this way;
-    argument values are percent-encoded and never contain such forms."""
-    literal = _PLACEHOLDER.sub("x", template).split("?", 1)[0].split("#", 1)[0]
-    text = literal
-    for _ in range(3):
-        data = unquote_to_bytes(text)
-        for overlong in _OVERLONG_DOTS:
-            data = data.replace(overlong, b".")
-        text = data.decode("utf-8", "replace")
-    text = unicodedata.normalize("NFKC", text).replace("\\", "/")
-    for segment in text.split("/"):
-        if segment.split(";", 1)[0].strip() in (".", ".."):
-            raise refuse("the operation's path would leave the base URL", ErrorCode.PATH_REFUSED)
-
-
-def _template_query(template: str) -> list[tuple[str, str]]:
-    """The literal query of a path key (`/responses/{id}?beta=true`), sent as it is written."""
-    query = template.split("#", 1)[0].partition("?")[2]
-    return [
-        (unquote(name), unquote(value))
-        for name, _, value in (pair.partition("=") for pair in query.split("&") if pair)
-    ]
-
-
-def _path_value(argument: Argument, value: Json) -> str:
-    items = _items(value)
-    for _key, item in items:
-        if item in ("", ".", ".."):
-            raise refuse(
-                f"path.{argument.name}: an empty, `.` or `..` value would change the path",
-                ErrorCode.PATH_REFUSED,
-            )
-    style, explode, name = argument.style or "simple", argument.explode, quote(argument.original)
-    if isinstance(value, dict):
-        joined = (
-            [f"{quote(k)}={quote(v)}" for k, v in items]
-            if explode
-            else [part for k, v in items for part in (quote(k), quote(v))]
-        )
-    else:
-        joined = [quote(v) for _, v in items]
-    if style == "label":
-        return "." + ("." if explode else ",").join(joined)
-    if style == "matrix":
-        if isinstance(value, list) and explode:
-            return "".join(f";{name}={part}" for part in joined)
-        if isinstance(value, dict) and explode:
-            return "".join(f";{part}" for part in joined)
-        return f";{name}=" + ",".join(joined)
-    return ",".join(joined)
-
-
-def _stays_under(url: str, base: str) -> None:
-    try:
-        target = httpx.URL(url)
-        root = httpx.URL(base + "/")
-    except (httpx.InvalidURL, ValueError):
-        raise refuse("the request URL is not valid", ErrorCode.PATH_REFUSED) from None
-    raw_path = url.split("?", 1)[0][len(base) :]
-    for segment in raw_path.split("/"):
-        if unquote(segment) in (".", ".."):
-            raise refuse("the request path would leave the base URL", ErrorCode.PATH_REFUSED)
-    if (
-        target.scheme != root.scheme
-        or target.host != root.host
-        or target.port != root.port
-        or not target.raw_path.decode("ascii").startswith(root.raw_path.decode("ascii"))
-    ):
-        raise refuse("the request URL would leave the base URL", ErrorCode.PATH_REFUSED)
-
-
 # -- query, headers, cookies -----------------------------------------------------------------------
-
-
-def _items(value: Json) -> list[tuple[str, str]]:
-    if isinstance(value, dict):
-        return [(str(k), scalar(v)) for k, v in value.items()]
-    if isinstance(value, list):
-        return [("", scalar(v)) for v in value]
-    return [("", scalar(value))]
 
 
 def _query_pairs(argument: Argument, value: Json) -> list[tuple[str, str]]:
@@ -413,6 +299,3 @@ def _check_header(name: str, value: str, owned: Mapping[str, str]) -> None:
         raise refuse(f"header.{name}: a header value may not contain CR, LF or NUL", ErrorCode.HEADER_REFUSED)
     if not all(" " <= ch <= "~" or ch == "\t" for ch in value):
         raise refuse(f"header.{name}: a header value must be printable ASCII", ErrorCode.HEADER_REFUSED)
-
-
-# -- body ------------------------------------------------------------------------------------------

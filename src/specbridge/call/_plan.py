@@ -2,7 +2,7 @@
 out once and kept (bounded) instead of on every call.
 
 A `CallPlan` holds the tool's settings (`tools.<name>` in the config), the binding plan (the tool's
-bindings with the client's on top), the input schema without the bound arguments, the upstream timeout
+bindings with the client's on top) and those values as the config names them, the input schema without the bound arguments, the upstream timeout
 and whether a person must approve each call. The compiled check is made on the first call (a listing asks
 for the schema of every tool and should not compile a check for each) and kept in a smaller cache of its
 own, shared by the plans that bind the same argument names.
@@ -11,6 +11,7 @@ own, shared by the plans that bind the same argument names.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 import orjson
@@ -33,6 +34,7 @@ class CallPlan:
     __slots__ = (
         "_checker",
         "_checkers",
+        "binding_values",
         "bindings",
         "bound",
         "requires_approval",
@@ -48,10 +50,13 @@ class CallPlan:
         bindings: BindingPlan,
         timeout: float,
         checkers: Lru[CheckerKey, Checker],
+        binding_values: Mapping[str, Json] | None = None,
     ) -> None:
         self.tool = tool
         self.settings = settings
         self.bindings = bindings
+        # the config's bindings for these calls (the tool's, then the client's) as a person sees them
+        self.binding_values: Mapping[str, Json] = MappingProxyType(dict(binding_values or {}))
         self.timeout = timeout
         self.requires_approval = settings is not None and settings.requires_approval
         self.bound: tuple[str, ...] = tuple(bound_values(bindings))  # what a redirect may not carry
@@ -103,7 +108,7 @@ class Plans:
             if settings is not None and settings.timeout is not None
             else (self.api.timeout or DEFAULT_TIMEOUT)
         )
-        return CallPlan(tool, settings, plan_bindings(tool, bindings), timeout, self.checkers)
+        return CallPlan(tool, settings, plan_bindings(tool, bindings), timeout, self.checkers, bindings)
 
     def __len__(self) -> int:
         return len(self._plans)

@@ -10,9 +10,7 @@ from ._admin import admin_routes as admin_routes
 from ._approving import ApprovalGate as ApprovalGate
 from ._approving import Desk as Desk
 from ._approving import approval_settings as approval_settings
-from ._approving import bound_values as bound_values
 from ._approving import config_store as config_store
-from ._approving import needs_approval as needs_approval
 from ._clients import key_sha256 as key_sha256
 from ._clients import new_key as new_key
 from ._gateway import DEFAULT_DEADLINE as DEFAULT_DEADLINE
@@ -52,7 +50,6 @@ __all__ = [
     "approval_settings",
     "base_url",
     "bind",
-    "bound_values",
     "config_store",
     "configure_logging",
     "endpoint_urls",
@@ -60,7 +57,6 @@ __all__ = [
     "http_app",
     "is_loopback",
     "key_sha256",
-    "needs_approval",
     "new_key",
     "running_webhooks",
     "serve_http",

@@ -22,9 +22,8 @@ import anyio
 from .._errors import ErrorCode
 from ..approvals import ApprovalError, Approvals, ApprovalSettings
 from ..call import CallResult, ImageContent
-from ..config import ApiConfig, ApprovalsConfig, Config
+from ..config import ApprovalsConfig, Config
 from ..store import Approval, Status, Store, open_store
-from ..tools import Tool
 
 Json = Any
 # What an approved call keeps of the call deadline for itself, on top of its upstream timeout: an
@@ -39,19 +38,6 @@ def approval_settings(config: ApprovalsConfig) -> ApprovalSettings:
 def config_store(config: Config) -> Store:
     """The store `store:` names (not started). The reader made a relative SQLite path absolute."""
     return open_store(config.store)
-
-
-def needs_approval(api: ApiConfig, tool: Tool) -> bool:
-    settings = api.tool_settings(tool)
-    return settings is not None and settings.requires_approval
-
-
-def bound_values(api: ApiConfig, tool: Tool, client_bindings: Mapping[str, Json] | None) -> dict[str, Json]:
-    """The values the config binds for this call (the tool's, then the client's), as a person sees them."""
-    settings = api.tool_settings(tool)
-    bound = dict(settings.bindings) if settings is not None else {}
-    bound.update(client_bindings or {})
-    return bound
 
 
 def result_json(result: CallResult) -> Json:

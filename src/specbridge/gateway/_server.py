@@ -1,4 +1,6 @@
 """One MCP server (the official SDK's low-level `Server`) per API: tools/list, tools/call, list_changed.
+It adapts MCP requests and results and maps errors; how a document tool's call runs (idempotency, long
+calls, approvals) is `_calling.CallPolicy`'s.
 
 Error mapping (PRODUCT §5, docs/gateway.md):
 
@@ -36,9 +38,8 @@ from .._errors import CallError, ErrorCode
 from .._json import dumps
 from ..call import CallResult
 from ..config import ClientConfig
-from ..tools import Tool
-from ._approving import bound_values, needs_approval
-from ._elicit import Asking, InputNeeded, ask_client, asking
+from ._calling import CallPolicy
+from ._elicit import Asking, InputNeeded, asking
 from ._gateway import ApiState, Gateway, Snapshot
 from ._logging import log_event, monotonic
 from ._long_calls import GET_CALL_RESULT, get_call_result_tool
@@ -115,6 +116,7 @@ class ApiServer:
     def __init__(self, gateway: Gateway, api: str) -> None:
         self.gateway = gateway
         self.api = api
+        self.policy = CallPolicy(gateway, api)  # how a document tool's call runs (gateway/_calling.py)
         self.bus = InMemorySubscriptionBus()
         self._legacy_connections: weakref.WeakSet[Connection] = weakref.WeakSet()
         self.server = _GatewayServer(
@@ -280,7 +282,9 @@ class ApiServer:
         result: CallResult | None = None
         with anyio.move_on_after(self.gateway.deadline):
             try:
-                result = await self._call(state, tool, client, arguments, started + self.gateway.deadline)
+                result = await self.policy.call(
+                    state, tool, client, arguments, started + self.gateway.deadline
+                )
             except CallError as error:
                 if error.code == ErrorCode.TOOL_UNKNOWN:
                     metrics.error(self.api, str(error.code))
@@ -319,80 +323,6 @@ class ApiServer:
             ms=round(elapsed * 1000, 1),
         )
         return to_mcp_result(result)
-
-    async def _call(
-        self,
-        state: ApiState,
-        tool: Tool,
-        client: ClientConfig | None,
-        arguments: Mapping[str, Any],
-        deadline_at: float,
-    ) -> CallResult:
-        """One call through the caller, around its idempotency key and as a long call where configured
-        (`_long_calls`); for a `requires_approval` tool, checked first, then through the approval flow
-        on the store (PRODUCT §5.1), the caller sending only once a person said yes."""
-        client_bindings = client.bindings.get(self.api) if client is not None else None
-        secret_id = client.secrets.get(self.api) if client is not None else None
-
-        async def send(arguments: Mapping[str, Any], extra: Mapping[str, Any]) -> CallResult:
-            bindings = {**(client_bindings or {}), **extra} if extra else client_bindings
-            return await self._send(state, tool, client, arguments, bindings, secret_id, deadline_at)
-
-        return await self.gateway.calls.call(
-            state.api,
-            tool,
-            client.id if client is not None else None,
-            arguments,
-            send,
-            budget=deadline_at - monotonic(),
-            send_timeout=state.caller.timeout(tool),
-        )
-
-    async def _send(
-        self,
-        state: ApiState,
-        tool: Tool,
-        client: ClientConfig | None,
-        arguments: Mapping[str, Any],
-        bindings: Mapping[str, Any] | None,
-        secret_id: str | None,
-        deadline_at: float,
-    ) -> CallResult:
-        if not needs_approval(state.api, tool):
-            return await state.caller.call(
-                tool.name, arguments, client_bindings=bindings, secret_id=secret_id
-            )
-        state.caller.prepare(tool, arguments, client_bindings=bindings)  # bad arguments need no person
-        gate = self.gateway.approvals.current()
-
-        def send() -> Awaitable[CallResult]:
-            return state.caller.call(
-                tool.name, arguments, client_bindings=bindings, secret_id=secret_id, approved=True
-            )
-
-        client_id, bound = client.id if client is not None else None, bound_values(state.api, tool, bindings)
-        timeout = state.caller.timeout(tool)
-        # approvals.by: client: the client's user answers first where the client can ask them
-        await ask_client(
-            gate,
-            self.api,
-            tool.name,
-            client_id,
-            arguments,
-            bound,
-            budget=deadline_at - monotonic(),
-            send_timeout=timeout,
-        )
-        return await gate.call(
-            self.api,
-            tool.name,
-            client_id,
-            arguments,
-            bound,
-            send,
-            budget=deadline_at - monotonic(),
-            send_timeout=timeout,
-        )
 
     def _conform(self, state: ApiState, name: str, schema: Any, result: CallResult) -> CallResult:
         """MCP wants `structuredContent` that fits the tool's `outputSchema`; an answer that does not is
