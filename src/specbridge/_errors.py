@@ -100,6 +100,9 @@ class ErrorCode(StrEnum):
     CALL_OUTCOME_UNKNOWN = "call-outcome-unknown"
     # approvals.by: client (gateway/_elicit.py)
     APPROVAL_ASK_FAILED = "approval-ask-failed"
+    # Attachments (gateway/_files.py)
+    FILE_NOT_FOUND = "file-not-found"
+    FILE_TOO_LARGE = "file-too-large"
 
 
 class SpecbridgeError(Exception):

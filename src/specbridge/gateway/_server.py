@@ -39,6 +39,7 @@ from ..config import ClientConfig
 from ..tools import Tool
 from ._approving import bound_values, needs_approval
 from ._elicit import Asking, InputNeeded, ask_client, asking
+from ._files import owner_of
 from ._gateway import ApiState, Gateway, Snapshot
 from ._logging import log_event, monotonic
 from ._long_calls import GET_CALL_RESULT, get_call_result_tool
@@ -358,17 +359,27 @@ class ApiServer:
         secret_id: str | None,
         deadline_at: float,
     ) -> CallResult:
+        # Files by `file_id` become attachments, and a binary answer a file (gateway/_files.py).
+        files, owner = self.gateway.files, owner_of(client)
+        given, attachments = await files.attachments(tool, owner, arguments)
         if not needs_approval(state.api, tool):
-            return await state.caller.call(
-                tool.name, arguments, client_bindings=bindings, secret_id=secret_id
+            result = await state.caller.call(
+                tool.name, given, client_bindings=bindings, secret_id=secret_id, attachments=attachments
             )
-        state.caller.prepare(tool, arguments, client_bindings=bindings)  # bad arguments need no person
+            return await files.keep_answer(owner, result)
+        state.caller.prepare(tool, given, client_bindings=bindings)  # bad arguments need no person
         gate = self.gateway.approvals.current()
 
-        def send() -> Awaitable[CallResult]:
-            return state.caller.call(
-                tool.name, arguments, client_bindings=bindings, secret_id=secret_id, approved=True
+        async def send() -> CallResult:
+            result = await state.caller.call(
+                tool.name,
+                given,
+                client_bindings=bindings,
+                secret_id=secret_id,
+                attachments=attachments,
+                approved=True,
             )
+            return await files.keep_answer(owner, result)
 
         client_id, bound = client.id if client is not None else None, bound_values(state.api, tool, bindings)
         timeout = state.caller.timeout(tool)
