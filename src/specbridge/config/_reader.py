@@ -162,7 +162,12 @@ class _Builder:
     def files(self, raw: Mapping[str, Any]) -> FilesConfig:
         found = FilesConfig()
         if raw.get("max_bytes") is not None:
-            found = replace(found, max_bytes=parse_size(raw["max_bytes"]))
+            try:
+                found = replace(found, max_bytes=parse_size(raw["max_bytes"]))
+            except ValueError:
+                raise self.fail(
+                    ["files", "max_bytes"], "must be a size of at least 1 byte: 1000, 512kB, 25MB, 1GiB"
+                ) from None
         if raw.get("ttl") is not None:
             found = replace(found, ttl=parse_duration(raw["ttl"]))
         return found

@@ -20,7 +20,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Literal
-from urllib.parse import unquote
+from urllib.parse import quote, unquote
 
 from starlette.datastructures import UploadFile
 from starlette.requests import Request
@@ -28,6 +28,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from .._errors import CallError, ErrorCode
+from .._json import dumps
 from ..call import Attachment, CallResult
 from ..config import ClientConfig, FilesConfig
 from ..store import Store, StoredFile, StoreError
@@ -217,16 +218,10 @@ class Files:
         }
         text = (
             f"{result.text} It was kept as the file {record.id} "
-            f'({_json_text(described)}); pass {{"file_id": "{record.id}"}} to a tool that takes a file, '
+            f'({dumps(described)}); pass {{"file_id": "{record.id}"}} to a tool that takes a file, '
             "or GET /files/" + record.id + " for the bytes."
         )
         return replace(result, text=text, binary=None)
-
-
-def _json_text(value: Json) -> str:
-    from .._json import dumps
-
-    return dumps(value)
 
 
 # -- POST /files, GET and DELETE /files/{id} -----------------------------------------------------------
@@ -365,16 +360,10 @@ def file_routes(
         record, data = found
         headers = {"X-Content-Type-Options": "nosniff"}
         if record.filename:
-            headers["Content-Disposition"] = f"attachment; filename*=UTF-8''{_quoted(record.filename)}"
+            headers["Content-Disposition"] = f"attachment; filename*=UTF-8''{quote(record.filename, safe='')}"
         return Response(data, media_type=record.content_type, headers=headers)
 
     return [
         Route("/files", guard(upload), methods=["POST"]),
         Route("/files/{file_id}", guard(one), methods=["GET", "DELETE"]),
     ]
-
-
-def _quoted(name: str) -> str:
-    from urllib.parse import quote
-
-    return quote(name, safe="")
