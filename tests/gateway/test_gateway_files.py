@@ -238,6 +238,9 @@ async def test_a_multipart_upload_with_one_file_part_is_kept_with_its_name_and_t
             headers=auth,
         )
         back = await http.get(f"{base}/files/{answer.json()['file_id']}", headers=auth)
+        garbled = await http.post(
+            f"{base}/files", content=b"garbage", headers={**auth, "Content-Type": "multipart/form-data"}
+        )
     assert answer.status_code == 201
     assert {k: answer.json()[k] for k in ("size", "content_type", "filename")} == {
         "size": len(PDF),
@@ -246,6 +249,7 @@ async def test_a_multipart_upload_with_one_file_part_is_kept_with_its_name_and_t
     }
     assert back.content == PDF and back.headers["content-type"] == "application/pdf"
     assert two.status_code == 400 and two.json()["error"]["code"] == "request-invalid"
+    assert garbled.status_code == 400 and garbled.json()["error"]["code"] == "request-invalid"
 
 
 async def test_a_binary_answer_is_kept_as_a_file_of_the_caller_and_passed_on_to_an_upload_tool(
@@ -277,3 +281,18 @@ async def test_without_an_open_store_a_binary_answer_is_only_described(
         report = await client.call_tool("getReport", {"id": "r1"})
     assert not report.is_error and "file_id" not in text(report)
     assert not (tmp_path / "state.db").exists()
+
+
+async def test_a_binary_answer_over_the_cap_is_described_and_not_kept(
+    tmp_path: Path, upstream: Upstream
+) -> None:
+    config = config_with(
+        tmp_path, upstream, f"sqlite:///{tmp_path / 'state.db'}", files="files: {max_bytes: 100}\n"
+    )
+    async with running_gateway(config) as (base, gateway):
+        await gateway.approvals.open(gateway.config)
+        async with http_client(f"{base}/mcp", key=KEY_A) as client:
+            report = await client.call_tool("getReport", {"id": "r1"})
+    assert not report.is_error
+    assert "larger than files.max_bytes (100), so it was not kept" in text(report)
+    assert "file_id" not in text(report)

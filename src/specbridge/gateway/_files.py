@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import quote, unquote
 
 from starlette.datastructures import UploadFile
+from starlette.exceptions import HTTPException
+from starlette.formparsers import MultiPartException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
@@ -330,8 +332,9 @@ def file_routes(
             record = await files.put(owner, data, content_type[:255], filename)
         except StoreError as error:
             return _error(503, error.code, error.message)
-        except Exception:  # a malformed multipart body: python-multipart's own errors
-            return _error(400, ErrorCode.REQUEST_INVALID, "the multipart body could not be read")
+        except (HTTPException, MultiPartException) as error:  # a malformed multipart body
+            detail = error.detail if isinstance(error, HTTPException) else error.message
+            return _error(400, ErrorCode.REQUEST_INVALID, f"the multipart body could not be read: {detail}")
         log_event("file uploaded", client=owner, size=record.size)
         return JSONResponse(
             {
