@@ -73,7 +73,10 @@ def _is_binary(schema: Json) -> bool:
         return False
     if schema.get("contentEncoding") == "base64":
         return True
-    return schema.get("format") == "binary" or "contentMediaType" in schema
+    media = schema.get("contentMediaType")
+    if isinstance(media, str) and media.lower().startswith("text/"):
+        return False  # text the agent writes, not a file
+    return schema.get("format") == "binary" or media is not None
 
 
 def file_fields(tool: Tool) -> dict[str, FileField]:
@@ -89,9 +92,14 @@ def file_fields(tool: Tool) -> dict[str, FileField]:
         if argument.location != "body":
             continue
         if body.whole and argument.name == "body":
-            if _is_binary(argument.schema) or declared != "multipart/form-data":
+            if _is_binary(argument.schema):  # base64 text or raw bytes: not JSON, a form or plain text
                 found["body"] = "body"
-        elif declared == "multipart/form-data" and _is_binary(argument.schema):
+        # A part the document wants as base64 text stays text: raw bytes would not be what it reads.
+        elif (
+            declared == "multipart/form-data"
+            and _is_binary(argument.schema)
+            and "contentEncoding" not in argument.schema
+        ):
             found[argument.name] = "part"
     return found
 
