@@ -101,6 +101,9 @@ class ErrorCode(StrEnum):
     # approvals.by: client (gateway/_elicit.py)
     APPROVAL_ASK_FAILED = "approval-ask-failed"
     WEBHOOK_SIGNATURE_INVALID = "webhook-signature-invalid"
+    # Attachments (gateway/_files.py)
+    FILE_NOT_FOUND = "file-not-found"
+    FILE_TOO_LARGE = "file-too-large"
 
 
 class SpecbridgeError(Exception):

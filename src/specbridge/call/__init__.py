@@ -16,6 +16,7 @@ from ._egress import check_base_url as check_base_url
 from ._limits import DEFAULT_LIMITS as DEFAULT_LIMITS
 from ._limits import CallLimits as CallLimits
 from ._lru import Lru as Lru
+from ._result import BinaryContent as BinaryContent
 from ._result import CallResult as CallResult
 from ._result import ImageContent as ImageContent
 from ._transport import EgressTransport as EgressTransport
@@ -23,6 +24,7 @@ from ._transport import EgressTransport as EgressTransport
 __all__ = [
     "DEFAULT_LIMITS",
     "Attachment",
+    "BinaryContent",
     "BuiltRequest",
     "CallLimits",
     "CallResult",

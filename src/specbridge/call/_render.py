@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from typing import Any, AnyStr
+from urllib.parse import unquote
 
 import orjson
 
@@ -15,7 +16,7 @@ from .._errors import ErrorCode
 from .._json import dumps
 from ._credential import MIN_REDACTED, Credential
 from ._escapes import escaped_pattern
-from ._result import CallResult, ImageContent
+from ._result import BinaryContent, CallResult, ImageContent
 from ._send import READ_LIMIT, Answer
 
 Json = Any
@@ -189,8 +190,30 @@ def _success(answer: Answer, redactor: Redactor) -> CallResult:
             f"The API answered {status} with an image ({kind}, {len(answer.body)} bytes).",
             status=status,
             image=ImageContent(answer.body, kind),
+            binary=BinaryContent(answer.body, kind, _filename(answer)),
         )
-    return CallResult(_describe(answer, kind), status=status)
+    # Whole bytes that carry no credential travel on, so a gateway can keep them as a file.
+    whole = not answer.truncated and redactor.data(answer.body) == answer.body
+    binary = BinaryContent(answer.body, kind, _filename(answer)) if whole else None
+    return CallResult(_describe(answer, kind), status=status, binary=binary)
+
+
+def _filename(answer: Answer) -> str | None:
+    """The file name a `Content-Disposition` gives (`filename*=UTF-8''…` first), without any folder."""
+    header = answer.headers.get("content-disposition", "")
+    found: str | None = None
+    for part in header.split(";"):
+        key, _, value = part.strip().partition("=")
+        key, value = key.strip().lower(), value.strip()
+        if key == "filename*" and "''" in value:
+            found = unquote(value.split("''", 1)[1])
+            break
+        if key == "filename" and value:
+            found = value.strip('"')
+    if not found:
+        return None
+    name = found.replace("\\", "/").rsplit("/", 1)[-1].strip()
+    return name[:255] or None
 
 
 def _describe(answer: Answer, kind: str) -> str:

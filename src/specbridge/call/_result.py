@@ -15,6 +15,16 @@ class ImageContent:
 
 
 @dataclass(frozen=True, slots=True)
+class BinaryContent:
+    """A binary answer's bytes (PDF, archive, image...), for a gateway that keeps them as a file; the
+    agent reads only the result's text."""
+
+    data: bytes
+    mime_type: str
+    filename: str | None = None  # from the answer's Content-Disposition
+
+
+@dataclass(frozen=True, slots=True)
 class CallResult:
     """`text` is what the agent reads. `structured` is the parsed JSON answer when it is an object
     (MCP structuredContent). `is_error` results carry a stable `code` listed in docs/errors.md."""
@@ -25,3 +35,4 @@ class CallResult:
     status: int | None = None  # the upstream HTTP status, when a request was sent
     structured: dict[str, Any] | None = None
     image: ImageContent | None = None
+    binary: BinaryContent | None = None

@@ -32,6 +32,7 @@ from ._model import CallsConfig as CallsConfig
 from ._model import ClientConfig as ClientConfig
 from ._model import Config as Config
 from ._model import EgressConfig as EgressConfig
+from ._model import FilesConfig as FilesConfig
 from ._model import IdempotencyConfig as IdempotencyConfig
 from ._model import LimitsConfig as LimitsConfig
 from ._model import LintConfig as LintConfig
@@ -69,6 +70,7 @@ __all__ = [
     "ClientConfig",
     "Config",
     "EgressConfig",
+    "FilesConfig",
     "IdempotencyConfig",
     "LimitsConfig",
     "LintConfig",

@@ -116,6 +116,15 @@ class CallsConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class FilesConfig:
+    """`files:`: uploads through `POST /files` and binary answers kept for the client, in the store.
+    `max_bytes`: the largest file (25 MB); `ttl`: seconds a file is kept (24 h)."""
+
+    max_bytes: int = 25 * 1000 * 1000
+    ttl: float = 86400.0
+
+
+@dataclass(frozen=True, slots=True)
 class AdminConfig:
     """`admins.<id>`: a person who may answer approvals (admin API, web page). Not a client key."""
 
@@ -221,6 +230,7 @@ class Config:
     limits: LimitsConfig = field(default_factory=LimitsConfig)
     idempotency: IdempotencyConfig = field(default_factory=IdempotencyConfig)
     calls: CallsConfig = field(default_factory=CallsConfig)
+    files: FilesConfig = field(default_factory=FilesConfig)
 
     def approvals_for(self, api: str | None = None) -> ApprovalsConfig:
         """The approval settings of an API (its `approvals:` over the top level's), or the top level's."""

@@ -25,6 +25,7 @@ from ._model import (
     ClientConfig,
     Config,
     EgressConfig,
+    FilesConfig,
     IdempotencyConfig,
     LimitsConfig,
     LintConfig,
@@ -49,6 +50,32 @@ def parse_duration(value: float | str) -> float:
     if found is None:
         raise ValueError(f"not a duration: {value!r}")
     return float(found.group(1)) * _UNITS[found.group(2)]
+
+
+_SIZE = re.compile(r"\s*([0-9]+)\s*([kKmMgG]i?[bB]|[bB])?\s*")
+_SIZE_UNITS = {
+    "": 1,
+    "b": 1,
+    "kb": 1000,
+    "mb": 1000**2,
+    "gb": 1000**3,
+    "kib": 1024,
+    "mib": 1024**2,
+    "gib": 1024**3,
+}
+
+
+def parse_size(value: int | str) -> int:
+    """A size as the schema accepts it: a number of bytes, or `512kB`, `25MB`, `1GiB` (kB = 1000)."""
+    if isinstance(value, int):
+        return value
+    found = _SIZE.fullmatch(value)
+    if found is None:
+        raise ValueError(f"not a size: {value!r}")
+    size = int(found.group(1)) * _SIZE_UNITS[(found.group(2) or "").lower()]
+    if size < 1:
+        raise ValueError(f"not a size of at least 1 byte: {value!r}")
+    return size
 
 
 def load_config(path: str | os.PathLike[str]) -> Config:
@@ -129,7 +156,21 @@ class _Builder:
             limits=LimitsConfig(**(top.get("limits") or {})),
             idempotency=idempotency,
             calls=calls,
+            files=self.files(top.get("files") or {}),
         )
+
+    def files(self, raw: Mapping[str, Any]) -> FilesConfig:
+        found = FilesConfig()
+        if raw.get("max_bytes") is not None:
+            try:
+                found = replace(found, max_bytes=parse_size(raw["max_bytes"]))
+            except ValueError:
+                raise self.fail(
+                    ["files", "max_bytes"], "must be a size of at least 1 byte: 1000, 512kB, 25MB, 1GiB"
+                ) from None
+        if raw.get("ttl") is not None:
+            found = replace(found, ttl=parse_duration(raw["ttl"]))
+        return found
 
     def idempotency(self, raw: Mapping[str, Any], inherited: IdempotencyConfig) -> IdempotencyConfig:
         found = inherited

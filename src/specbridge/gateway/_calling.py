@@ -14,6 +14,7 @@ from typing import Any
 from ..call import CallResult
 from ..config import ClientConfig
 from ..tools import Tool
+from ._files import owner_of
 from ._elicit import ask_client
 from ._gateway import ApiState, Gateway
 from ._logging import monotonic
@@ -63,17 +64,27 @@ class CallPolicy:
         deadline_at: float,
     ) -> CallResult:
         plan = state.caller.plan(tool, bindings)
+        # Files by `file_id` become attachments, and a binary answer a file (gateway/_files.py).
+        files, owner = self.gateway.files, owner_of(client)
+        given, attachments = await files.attachments(tool, owner, arguments)
         if not plan.requires_approval:
-            return await state.caller.call(
-                tool.name, arguments, client_bindings=bindings, secret_id=secret_id
+            result = await state.caller.call(
+                tool.name, given, client_bindings=bindings, secret_id=secret_id, attachments=attachments
             )
-        state.caller.prepare(tool, arguments, client_bindings=bindings)  # bad arguments need no person
+            return await files.keep_answer(owner, result)
+        state.caller.prepare(tool, given, client_bindings=bindings)  # bad arguments need no person
         gate = self.gateway.approvals.current()
 
-        def send() -> Awaitable[CallResult]:
-            return state.caller.call(
-                tool.name, arguments, client_bindings=bindings, secret_id=secret_id, approved=True
+        async def send() -> CallResult:
+            result = await state.caller.call(
+                tool.name,
+                given,
+                client_bindings=bindings,
+                secret_id=secret_id,
+                attachments=attachments,
+                approved=True,
             )
+            return await files.keep_answer(owner, result)
 
         client_id, bound = client.id if client is not None else None, dict(plan.binding_values)
         # approvals.by: client: the client's user answers first where the client can ask them

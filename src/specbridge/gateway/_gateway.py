@@ -31,6 +31,7 @@ from ..document import load_document
 from ..search import SearchIndex
 from ..tools import ToolSet, convert, too_big_for_one_context
 from ._approving import ApprovalService
+from ._files import Files
 from ._local import is_loopback
 from ._logging import log_event
 from ._long_calls import CallService
@@ -144,6 +145,11 @@ class Gateway:
         self.stdio_client_id = stdio_client
         self.metrics = metrics or Metrics()
         self.approvals = ApprovalService()  # the store and approval gate, when the config needs them
+        self.files = Files(
+            lambda: self.approvals.open(self.config),
+            lambda: self.config.files,
+            lambda: self.approvals.store is not None,
+        )
         self.calls = CallService(
             self.approvals, lambda: self.config, deadline=deadline
         )  # idempotency keys, long calls

@@ -35,6 +35,7 @@ from .._errors import ErrorCode
 from ..config import AdminConfig
 from ._admin import LOOPBACK_HOSTS, admin_routes
 from ._clients import Refusal, authenticate
+from ._files import file_routes
 from ._gateway import Gateway
 from ._local import LOCAL_HOSTS, is_loopback
 from ._logging import log_event
@@ -217,6 +218,7 @@ def http_app(
 
     local = security_settings(host)
     routes += [Route("/healthz", local_route(healthz, local)), Route("/metrics", local_route(metrics, local))]
+    routes += file_routes(gateway, lambda endpoint: local_route(endpoint, local))  # POST /files, …
     # People answer approvals here (admin keys of the config as it is now; the store's current gate).
     routes += admin_routes(
         gateway.approvals.desk,

@@ -12,6 +12,7 @@ import mcp_types as types
 from .._errors import ErrorCode
 from ..call import Caller, CallResult
 from ..tools import Tool, mcp_tool
+from ._files import with_file_fields
 from ._idempotency import key_plan, served_bindings, with_key_argument
 
 
@@ -22,6 +23,7 @@ def tool_entry(caller: Caller, tool: Tool, client_bindings: Mapping[str, Any] | 
     entry["inputSchema"] = caller.input_schema(tool, served_bindings(plan, client_bindings))
     if plan is not None:
         entry["inputSchema"] = with_key_argument(entry["inputSchema"], plan)
+    entry["inputSchema"] = with_file_fields(entry["inputSchema"], tool)  # a file by its `file_id`
     return entry
 
 

@@ -24,6 +24,7 @@ from ._model import ClaimState as ClaimState
 from ._model import Condition as Condition
 from ._model import Delivery as Delivery
 from ._model import Status as Status
+from ._model import StoredFile as StoredFile
 
 # The store next to the config, when `store:` is not set.
 DEFAULT_STORE = "sqlite:///.specbridge/state.db"
@@ -42,6 +43,7 @@ __all__ = [
     "Status",
     "Store",
     "StoreError",
+    "StoredFile",
     "open_store",
 ]
 

@@ -17,7 +17,7 @@ from types import TracebackType
 from typing import Self
 
 from .._errors import ErrorCode, SpecbridgeError
-from ._model import Announcement, Approval, Claim, Condition, Delivery, Json, Status
+from ._model import Announcement, Approval, Claim, Condition, Delivery, Json, Status, StoredFile
 
 
 class StoreError(SpecbridgeError):
@@ -126,3 +126,22 @@ class Store(ABC):
     @abstractmethod
     async def retry_at(self, delivery_id: str, due: float, error: str) -> None:
         """The delivery failed: due again at `due`, with the error kept for operators."""
+
+    # Files
+
+    @abstractmethod
+    async def put_file(self, file: StoredFile, data: bytes) -> None:
+        """Keep `data` under `file.id` until `file.expires_at` (the caller checked the size cap)."""
+
+    @abstractmethod
+    async def get_file(self, file_id: str, owner: str, now: float) -> tuple[StoredFile, bytes] | None:
+        """The file and its bytes if `owner` owns it and it has not expired; None otherwise, alike
+        for "no such file" and "someone else's", so an id never tells whether it exists."""
+
+    @abstractmethod
+    async def delete_file(self, file_id: str, owner: str, now: float) -> bool:
+        """Remove a file `owner` owns (not expired); False when there was none to remove."""
+
+    @abstractmethod
+    async def sweep_files(self, now: float) -> int:
+        """Remove files past their expiry (Redis removes them by itself); how many were."""

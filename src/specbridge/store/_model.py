@@ -108,3 +108,16 @@ class Delivery:
     created_at: float
     attempts: int  # leases handed out so far, this one included
     last_error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StoredFile:
+    """A file a client uploaded (or a binary answer kept for it); the bytes travel beside the record."""
+
+    id: str
+    owner: str  # the client id: only its owner can read, pass on or delete it
+    content_type: str
+    filename: str | None
+    size: int
+    created_at: float
+    expires_at: float  # gone after this (`files.ttl`); `sweep_files` removes the bytes

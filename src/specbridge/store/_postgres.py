@@ -22,7 +22,7 @@ from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from . import _sql as sql
 from ._base import Store, StoreError
-from ._model import Announcement, Approval, Claim, Condition, Delivery, Json, Status
+from ._model import Announcement, Approval, Claim, Condition, Delivery, Json, Status, StoredFile
 from ._records import (
     approval_from,
     approval_values,
@@ -31,6 +31,8 @@ from ._records import (
     delivery_from,
     delivery_values,
     encode,
+    file_from,
+    file_values,
 )
 
 P = "%s"
@@ -225,6 +227,21 @@ class PostgresStore(Store):
 
     async def retry_at(self, delivery_id: str, due: float, error: str) -> None:
         await self._count(sql.retry_at(P), (due, error, delivery_id))
+
+    # Files
+
+    async def put_file(self, file: StoredFile, data: bytes) -> None:
+        await self._count(sql.insert_file(P), (*file_values(file), data))
+
+    async def get_file(self, file_id: str, owner: str, now: float) -> tuple[StoredFile, bytes] | None:
+        row = await self._one(sql.select_file(P, data=True), (file_id, owner, now))
+        return None if row is None else (file_from(row), bytes(row["data"]))
+
+    async def delete_file(self, file_id: str, owner: str, now: float) -> bool:
+        return await self._count(sql.delete_file(P), (file_id, owner, now)) == 1
+
+    async def sweep_files(self, now: float) -> int:
+        return await self._count("DELETE FROM files WHERE expires_at <= %s", (now,))
 
 
 def _first_line(error: BaseException) -> str:

@@ -8,7 +8,17 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._json import dumps
-from ._model import CHANGEABLE, Announcement, Approval, Claim, ClaimState, Delivery, Json, Status
+from ._model import (
+    CHANGEABLE,
+    Announcement,
+    Approval,
+    Claim,
+    ClaimState,
+    Delivery,
+    Json,
+    Status,
+    StoredFile,
+)
 
 APPROVAL_FIELDS = (
     "id",
@@ -125,4 +135,30 @@ def delivery_from(row: Mapping[str, Any]) -> Delivery:
         created_at=float(row["created_at"]),
         attempts=int(row["attempts"]),
         last_error=None if error is None or error == "" else str(error),
+    )
+
+
+def file_values(file: StoredFile) -> tuple[Any, ...]:
+    """The columns of `_sql.FILE_FIELDS`, in that order."""
+    return (
+        file.id,
+        file.owner,
+        file.content_type,
+        file.filename,
+        file.size,
+        file.created_at,
+        file.expires_at,
+    )
+
+
+def file_from(row: Mapping[str, Any]) -> StoredFile:
+    filename = row.get("filename")
+    return StoredFile(
+        id=str(row["id"]),
+        owner=str(row["owner"]),
+        content_type=str(row["content_type"]),
+        filename=None if filename in (None, "") else str(filename),
+        size=int(row["size"]),
+        created_at=float(row["created_at"]),
+        expires_at=float(row["expires_at"]),
     )

@@ -2,7 +2,8 @@
 
 Layout under the namespace prefix `NS:`: `a:ID` an approval, `open:FINGERPRINT` the id of the open
 approval for one call, `status:S` and `all` sorted sets of ids by creation time, `c:KEY` a claim
-(with a Redis TTL of its `keep`), `o:ID` an outbox delivery and `due` the deliveries by due time.
+(with a Redis TTL of its `keep`), `o:ID` an outbox delivery and `due` the deliveries by due time,
+`f:ID` a file (its record and its bytes in one hash, with a Redis TTL of the file's lifetime).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from redis.exceptions import RedisError
 from . import _redis_lua as lua
 from . import _sql
 from ._base import Store, StoreError
-from ._model import Announcement, Approval, Claim, Condition, Delivery, Json, Status
+from ._model import Announcement, Approval, Claim, Condition, Delivery, Json, Status, StoredFile
 from ._records import (
     APPROVAL_FIELDS,
     approval_from,
@@ -29,9 +30,18 @@ from ._records import (
     delivery_from,
     delivery_values,
     encode,
+    file_from,
+    file_values,
 )
 
-SCHEMA_VERSION = 1  # Redis needs no migration steps yet; the key guards against an older specbridge
+# Redis needs no migration steps; the key guards against an older specbridge. 2: files (`f:ID`).
+SCHEMA_VERSION = 2
+
+# Deletes a file only for its owner, in one step.
+DELETE_FILE = """
+if redis.call('HGET', KEYS[1], 'owner') == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
 
 
 def _text(value: Any) -> str:
@@ -60,6 +70,7 @@ class RedisStore(Store):
         self.name = urlunsplit(parts._replace(netloc=f":***@{host}")) if parts.password else url
         self._redis: aioredis.Redis | None = None
         self._scripts: dict[str, Any] = {}
+        self._bytes: aioredis.Redis | None = None  # files: their bytes must not be decoded
 
     async def start(self) -> None:
         client = aioredis.Redis.from_url(self.url, decode_responses=True, socket_connect_timeout=10)
@@ -68,6 +79,9 @@ class RedisStore(Store):
             version_key = self.prefix + "schema_version"
             await client.set(version_key, SCHEMA_VERSION, nx=True)
             current = int(await client.get(version_key) or 0)
+            if current < SCHEMA_VERSION:
+                await client.set(version_key, SCHEMA_VERSION)
+                current = SCHEMA_VERSION
         except RedisError as error:
             await client.aclose()
             raise StoreError(f"cannot open the store {self.name}: {error}") from None
@@ -77,8 +91,13 @@ class RedisStore(Store):
         self._redis = client
         for name in lua.SCRIPTS:
             self._scripts[name] = client.register_script(getattr(lua, name))
+        self._scripts["DELETE_FILE"] = client.register_script(DELETE_FILE)
+        self._bytes = aioredis.Redis.from_url(self.url, decode_responses=False, socket_connect_timeout=10)
 
     async def close(self) -> None:
+        if self._bytes is not None:
+            raw, self._bytes = self._bytes, None
+            await raw.aclose()
         if self._redis is not None:
             client, self._redis = self._redis, None
             await client.aclose()
@@ -222,3 +241,48 @@ class RedisStore(Store):
 
     async def retry_at(self, delivery_id: str, due: float, error: str) -> None:
         await self._script("RETRY_AT", delivery_id, _text(float(due)), error)
+
+    # Files
+
+    async def put_file(self, file: StoredFile, data: bytes) -> None:
+        if self._bytes is None:
+            raise StoreError(f"the store {self.name} is not started")
+        fields = dict(zip(_sql.FILE_FIELDS, file_values(file), strict=True))
+        record: dict[str, str | bytes] = {
+            name: _text(value) for name, value in fields.items() if value is not None
+        }
+        record["data"] = data
+        key = self.prefix + "f:" + file.id
+        # The TTL is the file's lifetime, not its wall-clock expiry: callers' clocks may be fake.
+        ttl = max(1, int((file.expires_at - file.created_at) * 1000))
+        with self._failing():
+            async with self._bytes.pipeline(transaction=True) as pipe:
+                pipe.hset(key, mapping=record)
+                pipe.pexpire(key, ttl)
+                await pipe.execute()
+
+    async def get_file(self, file_id: str, owner: str, now: float) -> tuple[StoredFile, bytes] | None:
+        if self._bytes is None:
+            raise StoreError(f"the store {self.name} is not started")
+        with self._failing():
+            raw = await self._bytes.hgetall(self.prefix + "f:" + file_id)  # type: ignore[misc]
+        if not raw:
+            return None
+        data = raw.pop(b"data", b"")
+        row = {name.decode(): value.decode() for name, value in raw.items()}
+        if row.get("owner") != owner or float(row["expires_at"]) <= now:
+            return None
+        return file_from(row), bytes(data)
+
+    async def delete_file(self, file_id: str, owner: str, now: float) -> bool:
+        key = self.prefix + "f:" + file_id
+        with self._failing():
+            expires = await self._client().hget(key, "expires_at")  # type: ignore[misc]
+        if expires is None or float(expires) <= now:
+            return False
+        self._client()
+        with self._failing():
+            return bool(await self._scripts["DELETE_FILE"](keys=[key], args=[owner]))
+
+    async def sweep_files(self, now: float) -> int:
+        return 0  # each file carries a Redis TTL of its lifetime

@@ -35,6 +35,14 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             due_at {TIME} NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, last_error TEXT)""",
         "CREATE INDEX outbox_due ON outbox (due_at, created_at)",
     ),
+    (
+        # BYTEA: PostgreSQL's blob; SQLite keeps a blob as it is under any declared type.
+        f"""CREATE TABLE files (
+            id TEXT PRIMARY KEY, owner TEXT NOT NULL, content_type TEXT NOT NULL, filename TEXT,
+            size INTEGER NOT NULL, created_at {TIME} NOT NULL, expires_at {TIME} NOT NULL,
+            data BYTEA NOT NULL)""",
+        "CREATE INDEX files_expiry ON files (expires_at)",
+    ),
 )
 VERSION = len(MIGRATIONS)
 
@@ -122,3 +130,19 @@ def enqueue(p: str) -> str:
 
 def retry_at(p: str) -> str:
     return f"UPDATE outbox SET due_at = {p}, last_error = {p} WHERE id = {p}"
+
+
+FILE_FIELDS = ("id", "owner", "content_type", "filename", "size", "created_at", "expires_at")
+
+
+def insert_file(p: str) -> str:
+    return f"INSERT INTO files ({', '.join(FILE_FIELDS)}, data) VALUES ({', '.join([p] * 8)})"
+
+
+def select_file(p: str, *, data: bool) -> str:
+    columns = ", ".join(FILE_FIELDS) + (", data" if data else "")
+    return f"SELECT {columns} FROM files WHERE id = {p} AND owner = {p} AND expires_at > {p}"
+
+
+def delete_file(p: str) -> str:
+    return f"DELETE FROM files WHERE id = {p} AND owner = {p} AND expires_at > {p}"

@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 from . import _sql as sql
 from ._base import Store, StoreError
-from ._model import Announcement, Approval, Claim, Condition, Delivery, Json, Status
+from ._model import Announcement, Approval, Claim, Condition, Delivery, Json, Status, StoredFile
 from ._records import (
     approval_from,
     approval_values,
@@ -29,6 +29,8 @@ from ._records import (
     delivery_from,
     delivery_values,
     encode,
+    file_from,
+    file_values,
 )
 
 T = TypeVar("T")
@@ -223,6 +225,28 @@ class SqliteStore(Store):
 
     async def retry_at(self, delivery_id: str, due: float, error: str) -> None:
         await self._write(lambda db: db.execute(sql.retry_at(P), (due, error, delivery_id)))
+
+    # Files
+
+    async def put_file(self, file: StoredFile, data: bytes) -> None:
+        params = (*file_values(file), data)
+        await self._write(lambda db: db.execute(sql.insert_file(P), params))
+
+    async def get_file(self, file_id: str, owner: str, now: float) -> tuple[StoredFile, bytes] | None:
+        def work(db: sqlite3.Connection) -> tuple[StoredFile, bytes] | None:
+            row = db.execute(sql.select_file(P, data=True), (file_id, owner, now)).fetchone()
+            return None if row is None else (file_from(row), bytes(row["data"]))
+
+        return await self._run(work)
+
+    async def delete_file(self, file_id: str, owner: str, now: float) -> bool:
+        params = (file_id, owner, now)
+        return await self._write(lambda db: db.execute(sql.delete_file(P), params).rowcount == 1)
+
+    async def sweep_files(self, now: float) -> int:
+        return await self._write(
+            lambda db: db.execute("DELETE FROM files WHERE expires_at <= ?", (now,)).rowcount
+        )
 
 
 def _migrate(db: sqlite3.Connection) -> None:

@@ -1,0 +1,90 @@
+"""Which tool fields take a file by `file_id`, read from the operation's request body."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from specbridge.document import load_document
+from specbridge.gateway._files import FILE_REF, file_fields, with_file_fields
+from specbridge.tools import ToolSet, convert
+
+DOCUMENT = """\
+openapi: 3.1.0
+info: {title: Fields, version: '1'}
+paths:
+  /forms:
+    post:
+      operationId: sendForm
+      requestBody:
+        content:
+          multipart/form-data:
+            schema:
+              type: object
+              properties:
+                file: {type: string, format: binary}
+                picture: {type: string, contentMediaType: image/png}
+                encoded: {type: string, contentEncoding: base64}
+                note: {type: string}
+                meta: {type: object}
+      responses: {'204': {description: Done}}
+  /raw:
+    put:
+      operationId: putRaw
+      requestBody:
+        content:
+          application/octet-stream:
+            schema: {type: string, format: binary}
+      responses: {'204': {description: Done}}
+  /text:
+    put:
+      operationId: putText
+      requestBody:
+        content:
+          text/plain:
+            schema: {type: string}
+      responses: {'204': {description: Done}}
+  /json:
+    post:
+      operationId: postJson
+      requestBody:
+        content:
+          application/json:
+            schema: {type: object, properties: {file: {type: string, format: binary}}}
+      responses: {'204': {description: Done}}
+"""
+
+
+def tools(tmp_path: Path) -> ToolSet:
+    path = tmp_path / "fields.yaml"
+    path.write_text(DOCUMENT, encoding="utf-8")
+    return convert(load_document(path))
+
+
+def test_binary_parts_and_a_binary_raw_body_take_files_and_nothing_else_does(tmp_path: Path) -> None:
+    toolset = tools(tmp_path)
+
+    def fields(name: str) -> dict[str, str]:
+        tool = toolset.get(name)
+        assert tool is not None
+        return dict(file_fields(tool))
+
+    # A base64-text part is text the document reads as base64, not a file part.
+    assert fields("sendForm") == {"file": "part", "picture": "part"}
+    assert fields("putRaw") == {"body": "body"}
+    assert fields("putText") == {}
+    assert fields("postJson") == {}
+
+
+def test_a_served_file_field_takes_its_old_value_or_a_file_reference(tmp_path: Path) -> None:
+    tool = tools(tmp_path).get("putRaw")
+    assert tool is not None
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {"body": {"type": "string"}},
+        "required": ["body"],
+    }
+    served = with_file_fields(schema, tool)
+    assert served["properties"]["body"] == {"anyOf": [{"type": "string"}, FILE_REF]}
+    assert served["required"] == ["body"]
+    assert schema["properties"]["body"] == {"type": "string"}  # the schema given is not changed

@@ -1,0 +1,298 @@
+"""Attachments end to end: POST /files over HTTP, the SDK client calling upload tools of a real upstream on
+loopback, binary answers kept as files, on SQLite, PostgreSQL and Redis."""
+
+from __future__ import annotations
+
+import base64
+import re
+from collections.abc import Iterator
+from email.parser import BytesParser
+from email.policy import HTTP
+from pathlib import Path
+
+import httpx
+import mcp_types as types
+import pytest
+
+from specbridge.gateway import key_sha256, new_key
+from tests.gateway._harness import http_client, running_gateway, write_config
+from tests.store._backends import namespaces, store_url
+from tests.support.upstream import RecordedRequest, Reply, Upstream, json_response
+
+__all__ = ["namespaces", "store_url"]
+
+FILES_SPEC = """\
+openapi: 3.1.0
+info: {title: Files fixture, version: '1'}
+paths:
+  /avatars:
+    post:
+      operationId: uploadAvatar
+      summary: Upload an avatar (multipart)
+      requestBody:
+        required: true
+        content:
+          multipart/form-data:
+            schema:
+              type: object
+              required: [file]
+              properties:
+                file: {type: string, format: binary}
+                caption: {type: string}
+      responses: {'201': {description: Stored, content: {application/json: {schema: {type: object}}}}}
+  /blobs/{name}:
+    put:
+      operationId: putBlob
+      summary: Store raw bytes
+      parameters:
+        - {name: name, in: path, required: true, schema: {type: string}}
+      requestBody:
+        required: true
+        content:
+          application/octet-stream:
+            schema: {type: string, format: binary}
+      responses: {'200': {description: Stored, content: {application/json: {schema: {type: object}}}}}
+  /reports/{id}:
+    get:
+      operationId: getReport
+      summary: Download a report
+      parameters:
+        - {name: id, in: path, required: true, schema: {type: string}}
+      responses: {'200': {description: The PDF, content: {application/pdf: {schema: {type: string, format: binary}}}}}
+"""
+
+DATA = bytes(range(256)) * 40 + b"\r\n--not-a-boundary--\r\n\x00"
+PDF = b"%PDF-1.7\n" + bytes(range(256)) * 8 + b"\n%%EOF\n"
+KEY_A, KEY_B = new_key(), new_key()
+CLIENTS = (
+    "clients:\n"
+    f"  a: {{key_sha256: {key_sha256(KEY_A)}, apis: [shop]}}\n"
+    f"  b: {{key_sha256: {key_sha256(KEY_B)}, apis: [shop]}}\n"
+)
+
+
+@pytest.fixture
+def upstream() -> Iterator[Upstream]:
+    with Upstream() as server:
+        server.route("/avatars", json_response({"stored": True}, status=201))
+        server.route("/blobs/b1", json_response({"stored": True}))
+        server.route(
+            "/reports/r1",
+            Reply(
+                200,
+                [
+                    ("Content-Type", "application/pdf"),
+                    ("Content-Disposition", 'attachment; filename="r1.pdf"'),
+                ],
+                PDF,
+            ),
+        )
+        yield server
+
+
+def config_with(tmp_path: Path, upstream: Upstream, store: str, files: str = "") -> Path:
+    path = write_config(tmp_path, upstream, spec=FILES_SPEC, clients=CLIENTS)
+    path.write_text(path.read_text(encoding="utf-8") + f"store: '{store}'\n{files}", encoding="utf-8")
+    return path
+
+
+def text(result: types.CallToolResult) -> str:
+    return " ".join(block.text for block in result.content if isinstance(block, types.TextContent))
+
+
+def parts(request: RecordedRequest) -> dict[str, tuple[str | None, str, bytes]]:
+    """The multipart body the upstream received: name -> (filename, content type, bytes)."""
+    head = f"Content-Type: {request.headers['content-type']}\r\n\r\n".encode()
+    message = BytesParser(policy=HTTP).parsebytes(head + request.body)
+    found: dict[str, tuple[str | None, str, bytes]] = {}
+    for part in message.iter_parts():
+        name = part.get_param("name", header="content-disposition")
+        payload = part.get_payload(decode=True)
+        found[str(name)] = (
+            part.get_filename(),
+            part.get_content_type(),
+            payload if isinstance(payload, bytes) else b"",
+        )
+    return found
+
+
+async def upload(base: str, key: str, data: bytes, **headers: str) -> httpx.Response:
+    async with httpx.AsyncClient(timeout=30) as http:
+        return await http.post(
+            f"{base}/files", content=data, headers={"Authorization": f"Bearer {key}", **headers}
+        )
+
+
+async def test_an_uploaded_file_goes_upstream_byte_for_byte_as_a_multipart_part_and_as_a_raw_body(
+    tmp_path: Path, upstream: Upstream, store_url: str
+) -> None:
+    config = config_with(tmp_path, upstream, store_url)
+    async with running_gateway(config) as (base, _):
+        answer = await upload(
+            base, KEY_A, DATA, **{"Content-Type": "image/png", "X-Filename": "me%20%C3%A9.png"}
+        )
+        assert answer.status_code == 201
+        described = answer.json()
+        assert {k: described[k] for k in ("size", "content_type", "filename")} == {
+            "size": len(DATA),
+            "content_type": "image/png",
+            "filename": "me é.png",
+        }
+        file_id = described["file_id"]
+        async with http_client(f"{base}/mcp", key=KEY_A) as client:
+            part = await client.call_tool("uploadAvatar", {"file": {"file_id": file_id}, "caption": "hi"})
+            raw = await client.call_tool(
+                "putBlob", {"name": "b1", "body": {"file_id": file_id, "content_type": "application/x-raw"}}
+            )
+            as_text = await client.call_tool(
+                "putBlob", {"name": "b1", "body": base64.b64encode(b"abc").decode()}
+            )
+    assert not part.is_error and not raw.is_error and not as_text.is_error, (text(part), text(raw))
+    avatars = [r for r in upstream.requests if r.path == "/avatars"]
+    blobs = [r for r in upstream.requests if r.path == "/blobs/b1"]
+    assert parts(avatars[0])["file"] == ("me é.png", "image/png", DATA)
+    assert parts(avatars[0])["caption"][2] == b"hi"
+    assert blobs[0].body == DATA
+    assert blobs[0].headers["content-type"] == "application/octet-stream"
+    assert blobs[1].body == b"abc"  # base64 text is still accepted for a raw body
+
+
+async def test_the_served_schema_takes_a_file_reference_or_the_text_it_took_before(
+    tmp_path: Path, upstream: Upstream
+) -> None:
+    config = config_with(tmp_path, upstream, f"sqlite:///{tmp_path / 'state.db'}")
+    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp", key=KEY_A) as client:
+        tools = {tool.name: tool.input_schema for tool in (await client.list_tools()).tools}
+    file_schema = tools["uploadAvatar"]["properties"]["file"]
+    body_schema = tools["putBlob"]["properties"]["body"]
+    for schema in (file_schema, body_schema):
+        original, reference = schema["anyOf"]
+        assert reference["required"] == ["file_id"] and reference["type"] == "object"
+        assert original["type"] == "string"
+    assert "anyOf" not in tools["uploadAvatar"]["properties"]["caption"]
+
+
+async def test_another_clients_file_is_not_found_over_http_and_through_a_tool(
+    tmp_path: Path, upstream: Upstream, store_url: str
+) -> None:
+    config = config_with(tmp_path, upstream, store_url)
+    async with running_gateway(config) as (base, _):
+        file_id = (await upload(base, KEY_A, DATA)).json()["file_id"]
+        async with httpx.AsyncClient(timeout=30) as http:
+            theirs = await http.get(f"{base}/files/{file_id}", headers={"Authorization": f"Bearer {KEY_B}"})
+            unknown = await http.get(f"{base}/files/f_nope", headers={"Authorization": f"Bearer {KEY_B}"})
+            not_deleted = await http.delete(
+                f"{base}/files/{file_id}", headers={"Authorization": f"Bearer {KEY_B}"}
+            )
+            mine = await http.get(f"{base}/files/{file_id}", headers={"Authorization": f"Bearer {KEY_A}"})
+            no_key = await http.get(f"{base}/files/{file_id}")
+        async with http_client(f"{base}/mcp", key=KEY_B) as client:
+            result = await client.call_tool("uploadAvatar", {"file": {"file_id": file_id}})
+    for refused in (theirs, unknown, not_deleted):
+        assert refused.status_code == 404
+        assert refused.json() == {"error": {"code": "file-not-found", "message": "not found"}}
+    assert mine.status_code == 200 and mine.content == DATA
+    assert no_key.status_code == 401 and no_key.json()["error"]["code"] == "key-missing"
+    assert result.is_error and text(result).startswith("[file-not-found]")
+    assert not [r for r in upstream.requests if r.path == "/avatars"]
+
+
+async def test_a_file_over_the_cap_is_refused_with_413_and_kept_nowhere(
+    tmp_path: Path, upstream: Upstream, store_url: str
+) -> None:
+    config = config_with(tmp_path, upstream, store_url, files="files: {max_bytes: 1kB, ttl: 1h}\n")
+    async with running_gateway(config) as (base, _):
+        over = await upload(base, KEY_A, b"x" * 1001)
+        at_cap = await upload(base, KEY_A, b"x" * 1000)
+    assert over.status_code == 413
+    assert over.json()["error"]["code"] == "file-too-large"
+    assert at_cap.status_code == 201 and at_cap.json()["size"] == 1000
+
+
+async def test_a_deleted_file_is_gone_for_its_owner(
+    tmp_path: Path, upstream: Upstream, store_url: str
+) -> None:
+    config = config_with(tmp_path, upstream, store_url)
+    async with running_gateway(config) as (base, _):
+        file_id = (await upload(base, KEY_A, DATA)).json()["file_id"]
+        auth = {"Authorization": f"Bearer {KEY_A}"}
+        async with httpx.AsyncClient(timeout=30) as http:
+            deleted = await http.delete(f"{base}/files/{file_id}", headers=auth)
+            after = await http.get(f"{base}/files/{file_id}", headers=auth)
+    assert deleted.status_code == 204
+    assert after.status_code == 404
+
+
+async def test_a_multipart_upload_with_one_file_part_is_kept_with_its_name_and_type(
+    tmp_path: Path, upstream: Upstream
+) -> None:
+    config = config_with(tmp_path, upstream, f"sqlite:///{tmp_path / 'state.db'}")
+    async with running_gateway(config) as (base, _), httpx.AsyncClient(timeout=30) as http:
+        auth = {"Authorization": f"Bearer {KEY_A}"}
+        answer = await http.post(
+            f"{base}/files", files={"file": ("scan.pdf", PDF, "application/pdf")}, headers=auth
+        )
+        two = await http.post(
+            f"{base}/files",
+            files=[("a", ("a.txt", b"a", "text/plain")), ("b", ("b.txt", b"b", "text/plain"))],
+            headers=auth,
+        )
+        back = await http.get(f"{base}/files/{answer.json()['file_id']}", headers=auth)
+        garbled = await http.post(
+            f"{base}/files", content=b"garbage", headers={**auth, "Content-Type": "multipart/form-data"}
+        )
+    assert answer.status_code == 201
+    assert {k: answer.json()[k] for k in ("size", "content_type", "filename")} == {
+        "size": len(PDF),
+        "content_type": "application/pdf",
+        "filename": "scan.pdf",
+    }
+    assert back.content == PDF and back.headers["content-type"] == "application/pdf"
+    assert two.status_code == 400 and two.json()["error"]["code"] == "request-invalid"
+    assert garbled.status_code == 400 and garbled.json()["error"]["code"] == "request-invalid"
+
+
+async def test_a_binary_answer_is_kept_as_a_file_of_the_caller_and_passed_on_to_an_upload_tool(
+    tmp_path: Path, upstream: Upstream, store_url: str
+) -> None:
+    config = config_with(tmp_path, upstream, store_url)
+    async with running_gateway(config) as (base, gateway):
+        await gateway.approvals.open(gateway.config)  # files are kept where the store is open
+        async with http_client(f"{base}/mcp", key=KEY_A) as client:
+            report = await client.call_tool("getReport", {"id": "r1"})
+            found = re.search(r'"file_id": ?"([^"]+)"', text(report))
+            assert found is not None, text(report)
+            file_id = found.group(1)
+            passed = await client.call_tool("uploadAvatar", {"file": {"file_id": file_id}})
+        async with httpx.AsyncClient(timeout=30) as http:
+            theirs = await http.get(f"{base}/files/{file_id}", headers={"Authorization": f"Bearer {KEY_B}"})
+    assert not report.is_error and "application/pdf" in text(report)
+    assert not passed.is_error, text(passed)
+    avatar = next(r for r in upstream.requests if r.path == "/avatars")
+    assert parts(avatar)["file"] == ("r1.pdf", "application/pdf", PDF)
+    assert theirs.status_code == 404
+
+
+async def test_without_an_open_store_a_binary_answer_is_only_described(
+    tmp_path: Path, upstream: Upstream
+) -> None:
+    config = config_with(tmp_path, upstream, f"sqlite:///{tmp_path / 'state.db'}")
+    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp", key=KEY_A) as client:
+        report = await client.call_tool("getReport", {"id": "r1"})
+    assert not report.is_error and "file_id" not in text(report)
+    assert not (tmp_path / "state.db").exists()
+
+
+async def test_a_binary_answer_over_the_cap_is_described_and_not_kept(
+    tmp_path: Path, upstream: Upstream
+) -> None:
+    config = config_with(
+        tmp_path, upstream, f"sqlite:///{tmp_path / 'state.db'}", files="files: {max_bytes: 100}\n"
+    )
+    async with running_gateway(config) as (base, gateway):
+        await gateway.approvals.open(gateway.config)
+        async with http_client(f"{base}/mcp", key=KEY_A) as client:
+            report = await client.call_tool("getReport", {"id": "r1"})
+    assert not report.is_error
+    assert "larger than files.max_bytes (100), so it was not kept" in text(report)
+    assert "file_id" not in text(report)
