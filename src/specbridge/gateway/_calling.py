@@ -8,14 +8,14 @@ caller's plan for the tool and the call's bindings (`call/_plan.py`), never from
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from ..call import CallResult
 from ..config import ClientConfig
 from ..tools import Tool
-from ._files import owner_of
 from ._elicit import ask_client
+from ._files import owner_of
 from ._gateway import ApiState, Gateway
 from ._logging import monotonic
 
