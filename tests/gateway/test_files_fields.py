@@ -86,9 +86,9 @@ def test_a_served_file_field_takes_its_old_value_or_a_file_reference(tmp_path: P
     }
     served = with_file_fields(schema, tool)
     assert served["properties"]["body"] == {"anyOf": [{"type": "string"}, FILE_REF]}
-    # Its one file field may come as `attachments: [ref]` instead, so the field itself is not required.
+    # Its one file field may come as `attachments: [ref]` instead; the field stays required as listed.
     assert served["properties"]["attachments"]["items"] == FILE_REF
-    assert served["required"] == []
+    assert served["required"] == ["body"]
     assert schema["properties"]["body"] == {"type": "string"}  # the schema given is not changed
     assert schema["required"] == ["body"]
 

@@ -78,8 +78,9 @@ def attachments_field(tool: Tool) -> str | None:
 
 def with_file_fields(schema: dict[str, Json], tool: Tool) -> dict[str, Json]:
     """`schema` (as served) with each file field taking a file reference as well as what it took, and,
-    where the tool has exactly one, an `attachments` array of one reference that fills it instead (so
-    the field itself is no longer required: one of the two is)."""
+    where the tool has exactly one, an `attachments` array of one reference that fills it instead. The
+    field stays `required`: clients that fill what a schema requires keep sending it, and the gateway
+    takes `attachments` in its place (checked in `from_attachments`)."""
     fields = file_fields(tool)
     properties = schema.get("properties")
     if not fields or not isinstance(properties, dict):
@@ -99,9 +100,6 @@ def with_file_fields(schema: dict[str, Json], tool: Tool) -> dict[str, Json]:
             "minItems": 1,
             "maxItems": 1,
         }
-        required = schema.get("required")
-        if isinstance(required, list) and single in required:
-            served["required"] = [name for name in required if name != single]
     return served
 
 
