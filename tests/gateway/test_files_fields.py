@@ -86,5 +86,21 @@ def test_a_served_file_field_takes_its_old_value_or_a_file_reference(tmp_path: P
     }
     served = with_file_fields(schema, tool)
     assert served["properties"]["body"] == {"anyOf": [{"type": "string"}, FILE_REF]}
+    # Its one file field may come as `attachments: [ref]` instead; the field stays required as listed.
+    assert served["properties"]["attachments"]["items"] == FILE_REF
     assert served["required"] == ["body"]
     assert schema["properties"]["body"] == {"type": "string"}  # the schema given is not changed
+    assert schema["required"] == ["body"]
+
+
+def test_a_tool_with_two_file_fields_gets_no_attachments_form(tmp_path: Path) -> None:
+    tool = tools(tmp_path).get("sendForm")
+    assert tool is not None
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {"file": {"type": "string"}, "picture": {"type": "string"}},
+        "required": ["file"],
+    }
+    served = with_file_fields(schema, tool)
+    assert "attachments" not in served["properties"]
+    assert served["required"] == ["file"]

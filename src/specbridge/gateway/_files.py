@@ -19,7 +19,7 @@ import secrets
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote
 
 from starlette.datastructures import UploadFile
@@ -36,90 +36,23 @@ from ..config import ClientConfig, FilesConfig
 from ..store import Store, StoredFile, StoreError
 from ..tools import Tool
 from ._clients import find_client, presented_key
+from ._file_fields import FILE_REF as FILE_REF
+from ._file_fields import file_fields as file_fields
+from ._file_fields import from_attachments, is_file_ref
+from ._file_fields import with_file_fields as with_file_fields
 from ._logging import log_event
 
 if TYPE_CHECKING:
     from ._gateway import Gateway
 
 Json = Any
-FileField = Literal["part", "body"]
 ANONYMOUS = "-"  # the owner of files when the config has no clients (no keys required)
 SWEEP_EVERY = 60.0
 _READ_CHUNK = 64 * 1024
 
-FILE_REF: dict[str, Json] = {
-    "type": "object",
-    "description": "A file uploaded to the gateway (POST /files) or kept from an earlier answer, by its id.",
-    "properties": {
-        "file_id": {"type": "string", "minLength": 1, "maxLength": 128},
-        "filename": {"type": "string", "maxLength": 255, "description": "Default: the file's own name."},
-        "content_type": {"type": "string", "maxLength": 255, "description": "Default: the file's own type."},
-    },
-    "required": ["file_id"],
-    "additionalProperties": False,
-}
-
 
 class FileNotFound(CallError):
     code = ErrorCode.FILE_NOT_FOUND
-
-
-# -- which fields take a file --------------------------------------------------------------------------
-
-
-def _is_binary(schema: Json) -> bool:
-    """Raw content: `format: binary` or a `contentMediaType`, unless the text is base64 of it."""
-    if not isinstance(schema, dict) or schema.get("format") == "byte":
-        return False
-    if schema.get("contentEncoding") == "base64":
-        return True
-    media = schema.get("contentMediaType")
-    if isinstance(media, str) and media.lower().startswith("text/"):
-        return False  # text the agent writes, not a file
-    return schema.get("format") == "binary" or media is not None
-
-
-def file_fields(tool: Tool) -> dict[str, FileField]:
-    """The arguments of `tool` that take a file: multipart file parts, or the raw binary body."""
-    body = tool.body
-    if body is None:
-        return {}
-    declared = body.content_type.split(";")[0].strip().lower()
-    if declared == "application/json" or declared.endswith("+json") or "urlencoded" in declared:
-        return {}
-    found: dict[str, FileField] = {}
-    for argument in tool.arguments:
-        if argument.location != "body":
-            continue
-        if body.whole and argument.name == "body":
-            if _is_binary(argument.schema):  # base64 text or raw bytes: not JSON, a form or plain text
-                found["body"] = "body"
-        # A part the document wants as base64 text stays text: raw bytes would not be what it reads.
-        elif (
-            declared == "multipart/form-data"
-            and _is_binary(argument.schema)
-            and "contentEncoding" not in argument.schema
-        ):
-            found[argument.name] = "part"
-    return found
-
-
-def with_file_fields(schema: dict[str, Json], tool: Tool) -> dict[str, Json]:
-    """`schema` (as served) with each file field taking a file reference as well as what it took."""
-    fields = file_fields(tool)
-    properties = schema.get("properties")
-    if not fields or not isinstance(properties, dict):
-        return schema
-    changed = dict(properties)
-    for name in fields:
-        original = properties.get(name)
-        if isinstance(original, dict):
-            changed[name] = {"anyOf": [original, FILE_REF]}
-    return {**schema, "properties": changed}
-
-
-def is_file_ref(value: Json) -> bool:
-    return isinstance(value, dict) and isinstance(value.get("file_id"), str)
 
 
 # -- the files of one gateway ------------------------------------------------------------------------
@@ -182,6 +115,7 @@ class Files:
     ) -> tuple[Mapping[str, Json], dict[str, Attachment]]:
         """The arguments with each file reference taken out (an empty text stands in, so a required
         field is still given) and the bytes it names, as the call layer's attachments."""
+        arguments = from_attachments(tool, arguments)
         refs = {name: arguments[name] for name in file_fields(tool) if is_file_ref(arguments.get(name))}
         if not refs:
             return arguments, {}

@@ -1,0 +1,106 @@
+"""`kill -9` of the real gateway while approval announcements wait in the outbox (their receiver answers
+500): after a restart on the same store, once the receiver is back, every one arrives, verified by the
+`standardwebhooks` package. The outbox is the store's, so nothing the killed process held is lost."""
+
+from __future__ import annotations
+
+import base64
+import secrets
+import signal
+import threading
+from pathlib import Path
+
+import anyio
+import pytest
+from standardwebhooks import Webhook
+
+from specbridge.gateway import key_sha256
+from tests.gateway._harness import http_client, write_config
+from tests.gateway._process import gateway_process
+from tests.gateway.test_gateway_approvals import ADMIN_KEY, approval_id
+from tests.store._backends import namespaces, store_url
+from tests.support.upstream import RecordedRequest, Reply, Upstream, json_response
+
+__all__ = ["namespaces", "store_url"]
+
+WHSEC = "whsec_" + base64.b64encode(secrets.token_bytes(32)).decode()
+ORDERS = [{"shopId": "s1", "product": "p1", "quantity": n} for n in (1, 2, 3)]
+# Retries back off from 2 s, doubling: the restarted gateway's first retry is due within a few seconds,
+# or a minute later when the kill caught a delivery mid-attempt (its lease must run out first).
+DELIVERED_WITHIN = 120
+
+
+class Receiver(Upstream):
+    """A webhook receiver that answers 500 until `up` is set; then 204, keeping what it accepted."""
+
+    def __init__(self, expected: int) -> None:
+        super().__init__()
+        self.expected = expected
+        self.up = threading.Event()
+        self.refused_ids: set[str] = set()
+        self.accepted: dict[str, RecordedRequest] = {}
+        self.all_refused = threading.Event()
+        self.all_accepted = threading.Event()
+        self._lock = threading.Lock()
+        self.route("/hook", self._hook)
+
+    def _hook(self, request: RecordedRequest) -> Reply:
+        with self._lock:
+            delivery = request.headers.get("webhook-id", "")
+            if not self.up.is_set():
+                self.refused_ids.add(delivery)
+                if len(self.refused_ids) >= self.expected:
+                    self.all_refused.set()
+                return Reply(500, [("Content-Type", "text/plain")], b"down")
+            self.accepted.setdefault(delivery, request)
+            if len(self.accepted) >= self.expected:
+                self.all_accepted.set()
+            return Reply(204)
+
+
+def webhook_config(tmp_path: Path, upstream: Upstream, receiver: Receiver, store: str) -> Path:
+    path = write_config(tmp_path, upstream, tools="tools:\n  createOrder: {requires_approval: true}\n")
+    hook = f"{{url: '{receiver.url}/hook', secret: env:SB_TEST_KILL_WEBHOOK, egress: {{allow: ['{receiver.address}']}}}}"
+    path.write_text(
+        path.read_text(encoding="utf-8")
+        + f"admins:\n  ops: {{key_sha256: {key_sha256(ADMIN_KEY)}}}\n"
+        + f"approvals: {{wait: 0, webhook: {hook}}}\nstore: '{store}'\n",
+        encoding="utf-8",
+    )
+    return path
+
+
+async def wait_for(event: threading.Event, seconds: float) -> None:
+    with anyio.fail_after(seconds):
+        while not await anyio.to_thread.run_sync(event.wait, 1.0):
+            pass
+
+
+async def test_announcements_pending_when_the_gateway_is_killed_arrive_after_its_restart(
+    tmp_path: Path, upstream: Upstream, store_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    upstream.route("/shops/s1/orders", json_response({"id": "o1"}, status=201))
+    monkeypatch.setenv("SB_TEST_KILL_WEBHOOK", WHSEC)
+    receiver = Receiver(expected=len(ORDERS))
+    with receiver:
+        config = webhook_config(tmp_path, upstream, receiver, store_url)
+        async with gateway_process(config) as first:
+            async with http_client(f"{first.base}/mcp") as client:
+                ids = [approval_id(await client.call_tool("createOrder", order)) for order in ORDERS]
+            await wait_for(
+                receiver.all_refused, 60
+            )  # each was attempted once and refused: still in the outbox
+            first.kill()
+            with anyio.fail_after(30):
+                await first.process.wait()
+        assert first.process.returncode == -signal.SIGKILL
+        assert receiver.accepted == {}
+
+        receiver.up.set()
+        async with gateway_process(config):
+            await wait_for(receiver.all_accepted, DELIVERED_WITHIN)
+
+    events = [Webhook(WHSEC).verify(request.body, request.headers) for request in receiver.accepted.values()]
+    assert sorted(event["data"]["id"] for event in events) == sorted(ids)
+    assert {event["type"] for event in events} == {"approval.requested"}
+    assert set(receiver.accepted) == receiver.refused_ids  # the same deliveries, retried under their ids
