@@ -71,3 +71,23 @@ async def test_an_empty_file_and_one_without_a_name_are_kept_as_such(store: Stor
     )
     await store.put_file(record, b"")
     assert await store.get_file(record.id, "agent-1", NOW) == (record, b"")
+
+
+async def test_live_files_names_the_unexpired_files_of_any_owner_and_nothing_else(store: Store) -> None:
+    mine, theirs, old = stored("agent-1"), stored("agent-2"), stored(ttl=60)
+    for record in (mine, theirs, old):
+        await store.put_file(record, b"")
+    deleted = stored()
+    await store.put_file(deleted, b"")
+    await store.delete_file(deleted.id, "agent-1", NOW)
+    asked = [mine.id, theirs.id, old.id, deleted.id, "f_never-stored"]
+    assert await store.live_files(asked, NOW + 61) == {mine.id, theirs.id}
+    assert await store.live_files([], NOW) == set()
+
+
+async def test_live_files_answers_for_more_ids_than_one_statement_takes(store: Store) -> None:
+    records = [stored() for _ in range(3)]
+    for record in records:
+        await store.put_file(record, b"")
+    asked = [secrets.token_hex(16) for _ in range(1200)] + [record.id for record in records]
+    assert await store.live_files(asked, NOW) == {record.id for record in records}

@@ -118,10 +118,13 @@ class CallsConfig:
 @dataclass(frozen=True, slots=True)
 class FilesConfig:
     """`files:`: uploads through `POST /files` and binary answers kept for the client, in the store.
-    `max_bytes`: the largest file (25 MB); `ttl`: seconds a file is kept (24 h)."""
+    `max_bytes`: the largest file (25 MB); `ttl`: seconds a file is kept (24 h); `folder`: an absolute
+    path (made from the config's folder) where the bytes are kept instead of the store, which then
+    holds only each file's record (owner, size, type, name, expiry)."""
 
     max_bytes: int = 25 * 1000 * 1000
     ttl: float = 86400.0
+    folder: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -170,6 +170,8 @@ class _Builder:
                 ) from None
         if raw.get("ttl") is not None:
             found = replace(found, ttl=parse_duration(raw["ttl"]))
+        if raw.get("folder") is not None:
+            found = replace(found, folder=self.folder(raw["folder"]))
         return found
 
     def idempotency(self, raw: Mapping[str, Any], inherited: IdempotencyConfig) -> IdempotencyConfig:

@@ -3,8 +3,11 @@ binary answers kept as files of the calling client.
 
 - `POST /files` takes the raw bytes (`Content-Type`, and the name in `X-Filename` or
   `Content-Disposition: attachment; filename=…`) or a `multipart/form-data` body with one file part;
-  `GET /files/{id}` gives the bytes back, `DELETE /files/{id}` removes them. Only the client that
-  uploaded a file sees it: another client's id answers 404 `file-not-found`, exactly like an unknown one.
+  `GET /files/{id}` gives the bytes back, `DELETE /files/{id}` removes them (the routes:
+  `_file_routes`). Only the client that uploaded a file sees it: another client's id answers 404
+  `file-not-found`, exactly like an unknown one.
+- Files live in the store (record and bytes), or with `files.folder` the record in the store and the
+  bytes in that folder (`_file_folder`); expired ones are swept at most once a minute.
 - A tool field that takes a file (a multipart part with `format: binary` or a `contentMediaType`, or a
   raw binary body) accepts `{"file_id", "filename"?, "content_type"?}` in the schema the gateway serves
   (the text the field took before is still accepted: `anyOf` of the two). The gateway reads the bytes
@@ -15,19 +18,12 @@ binary answers kept as files of the calling client.
 
 from __future__ import annotations
 
-import secrets
+import contextlib
+import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
-from urllib.parse import quote, unquote
-
-from starlette.datastructures import UploadFile
-from starlette.exceptions import HTTPException
-from starlette.formparsers import MultiPartException
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
-from starlette.routing import BaseRoute, Route
+from typing import Any
 
 from .._errors import CallError, ErrorCode
 from .._json import dumps
@@ -35,20 +31,16 @@ from ..call import Attachment, CallResult
 from ..config import ClientConfig, FilesConfig
 from ..store import Store, StoredFile, StoreError
 from ..tools import Tool
-from ._clients import find_client, presented_key
 from ._file_fields import FILE_REF as FILE_REF
 from ._file_fields import file_fields as file_fields
 from ._file_fields import from_attachments, is_file_ref
 from ._file_fields import with_file_fields as with_file_fields
+from ._file_folder import FILE_ID, FileFolder, new_file_id
 from ._logging import log_event
-
-if TYPE_CHECKING:
-    from ._gateway import Gateway
 
 Json = Any
 ANONYMOUS = "-"  # the owner of files when the config has no clients (no keys required)
 SWEEP_EVERY = 60.0
-_READ_CHUNK = 64 * 1024
 
 
 class FileNotFound(CallError):
@@ -63,7 +55,8 @@ def owner_of(client: ClientConfig | None) -> str:
 
 
 class Files:
-    """Files on the gateway's store (opened on first use), under the config's `files:`."""
+    """Files on the gateway's store (opened on first use), under the config's `files:`; with
+    `files.folder`, the records in the store and the bytes in that folder (`_file_folder`)."""
 
     def __init__(
         self,
@@ -75,40 +68,123 @@ class Files:
         self._settings = settings
         self._is_open = is_open
         self._swept_at = 0.0
+        self._folder: FileFolder | None = None
 
     @property
     def settings(self) -> FilesConfig:
         return self._settings()
+
+    def folder(self) -> FileFolder | None:
+        """The folder the config names for file bytes (it may change on reload), or None: the store."""
+        path = self.settings.folder
+        if path is None:
+            return None
+        if self._folder is None or str(self._folder.path) != path:
+            self._folder = FileFolder(path)
+        return self._folder
 
     async def store(self) -> Store:
         store = await self._open()
         now = time.time()
         if now - self._swept_at >= SWEEP_EVERY:
             self._swept_at = now
-            removed = await store.sweep_files(now)
-            if removed:
-                log_event("files expired", removed=removed)
+            try:
+                await self._sweep(store, now)
+            except StoreError as error:  # the request goes on; the next sweep tries again
+                log_event("files sweep failed", level=logging.WARNING, code=str(error.code))
         return store
 
+    async def sweep(self, now: float) -> tuple[int, int]:
+        """Remove the records of files expired at `now` and, with a folder, the bytes no live record
+        names; how many of each were removed (Redis forgets records by itself)."""
+        return await self._sweep(await self._open(), now)
+
+    async def _sweep(self, store: Store, now: float) -> tuple[int, int]:
+        records = await store.sweep_files(now)
+        folder = self.folder()
+        blobs = 0 if folder is None else await folder.sweep(now, lambda ids: store.live_files(ids, now))
+        if records or blobs:
+            log_event("files expired", removed=records, bytes_removed=blobs)
+        return records, blobs
+
     async def put(self, owner: str, data: bytes, content_type: str, filename: str | None) -> StoredFile:
+        record = await self.put_stream(owner, _single(data), content_type, filename, len(data))
+        assert record is not None  # the cap is the data's own size
+        return record
+
+    async def put_stream(
+        self, owner: str, chunks: AsyncIterable[bytes], content_type: str, filename: str | None, cap: int
+    ) -> StoredFile | None:
+        """Keep the bytes `chunks` bring as a file of `owner`; None, with nothing kept, once they pass
+        `cap`. With a folder they go to disk as they arrive; otherwise into the store whole."""
+        store, folder, file_id = await self.store(), self.folder(), new_file_id()
+        if folder is None:
+            data = bytearray()
+            async for chunk in chunks:
+                data += chunk
+                if len(data) > cap:
+                    return None
+            size, kept = len(data), bytes(data)
+        else:
+            written = await folder.write(file_id, chunks, cap)
+            if written is None:
+                return None
+            size, kept = written, b""  # the record only: a size above 0 and no bytes means the folder's
         now = time.time()
         record = StoredFile(
-            id="f_" + secrets.token_hex(16),
+            id=file_id,
             owner=owner,
             content_type=content_type,
             filename=filename,
-            size=len(data),
+            size=size,
             created_at=now,
             expires_at=now + self.settings.ttl,
         )
-        await (await self.store()).put_file(record, data)
+        try:
+            await store.put_file(record, kept)
+        except BaseException:
+            if folder is not None and size:
+                with contextlib.suppress(StoreError):
+                    await folder.remove(file_id)
+            raise
         return record
 
+    async def open(self, owner: str, file_id: str) -> tuple[StoredFile, bytes | AsyncIterator[bytes]] | None:
+        """A file of `owner` (not expired) and its bytes: whole from the store, or as chunks streamed
+        from the folder; None for an unknown, expired or someone else's id alike."""
+        found = await (await self.store()).get_file(file_id, owner, time.time())
+        if found is None:
+            return None
+        record, data = found
+        if data or record.size == 0:
+            return found
+        folder = self.folder()
+        chunks = None
+        if folder is not None and FILE_ID.fullmatch(record.id):
+            chunks = await folder.stream(record.id)
+        if chunks is None:  # no folder configured now, another instance's folder, or removed by hand
+            log_event(
+                "file bytes missing", level=logging.WARNING, folder=str(folder.path if folder else None)
+            )
+            return None
+        return record, chunks
+
     async def get(self, owner: str, file_id: str) -> tuple[StoredFile, bytes] | None:
-        return await (await self.store()).get_file(file_id, owner, time.time())
+        found = await self.open(owner, file_id)
+        if found is None:
+            return None
+        record, data = found
+        if not isinstance(data, bytes):
+            data = b"".join([chunk async for chunk in data])
+        return record, data
 
     async def delete(self, owner: str, file_id: str) -> bool:
-        return await (await self.store()).delete_file(file_id, owner, time.time())
+        if not await (await self.store()).delete_file(file_id, owner, time.time()):
+            return False
+        folder = self.folder()
+        if folder is not None and FILE_ID.fullmatch(file_id):
+            await folder.remove(file_id)  # the record is gone: the sweep would remove them too
+        return True
 
     async def attachments(
         self, tool: Tool, owner: str, arguments: Mapping[str, Json]
@@ -168,147 +244,5 @@ class Files:
         return replace(result, text=text, binary=None)
 
 
-# -- POST /files, GET and DELETE /files/{id} -----------------------------------------------------------
-
-
-def _error(status: int, code: ErrorCode, message: str) -> Response:
-    headers = {"WWW-Authenticate": 'Bearer realm="specbridge"'} if status == 401 else None
-    return JSONResponse(
-        {"error": {"code": str(code), "message": message}}, status_code=status, headers=headers
-    )
-
-
-def _not_found() -> Response:
-    return _error(404, ErrorCode.FILE_NOT_FOUND, "not found")
-
-
-def _too_large(cap: int) -> Response:
-    return _error(413, ErrorCode.FILE_TOO_LARGE, f"the file is larger than this gateway keeps ({cap} bytes)")
-
-
-def _who(request: Request, clients: Mapping[str, ClientConfig]) -> str | Response:
-    """The owner of the files this request may touch, or the refusal (as for the MCP endpoint)."""
-    if not clients:
-        return ANONYMOUS
-    key = presented_key(request.headers)
-    if key is None:
-        return _error(
-            401, ErrorCode.KEY_MISSING, "send your key as `Authorization: Bearer <key>` or `X-Api-Key: <key>`"
-        )
-    client = find_client(key, clients)
-    if client is None:
-        return _error(401, ErrorCode.KEY_INVALID, "this key is not known to the gateway")
-    return client.id
-
-
-def _filename(request: Request) -> str | None:
-    name = request.headers.get("x-filename")
-    if name is None:
-        for part in request.headers.get("content-disposition", "").split(";"):
-            key, _, value = part.strip().partition("=")
-            if key.strip().lower() == "filename*" and "''" in value:
-                name = value.split("''", 1)[1]
-                break
-            if key.strip().lower() == "filename":
-                name = value.strip().strip('"')
-    if not name:
-        return None
-    plain = unquote(name).replace("\\", "/").rsplit("/", 1)[-1].strip()
-    return "".join(ch for ch in plain if ch.isprintable())[:255] or None
-
-
-async def _raw_body(request: Request, cap: int) -> bytes | None:
-    """The body, or None as soon as it passes `cap` bytes (the rest is not read)."""
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > cap:
-        return None
-    out = bytearray()
-    async for chunk in request.stream():
-        out += chunk
-        if len(out) > cap:
-            return None
-    return bytes(out)
-
-
-async def _multipart_file(request: Request, cap: int) -> tuple[bytes, str, str | None] | Response:
-    form = await request.form(max_files=1, max_fields=16, max_part_size=1024 * 1024)
-    try:
-        uploads = [value for _, value in form.multi_items() if isinstance(value, UploadFile)]
-        if len(uploads) != 1:
-            return _error(400, ErrorCode.REQUEST_INVALID, "send exactly one file part")
-        upload = uploads[0]
-        if upload.size is not None and upload.size > cap:
-            return _too_large(cap)
-        data = await upload.read(cap + 1)
-        if len(data) > cap:
-            return _too_large(cap)
-        return data, upload.content_type or "application/octet-stream", upload.filename or None
-    finally:
-        await form.close()
-
-
-def file_routes(
-    gateway: Gateway,
-    guard: Callable[[Callable[[Request], Awaitable[Response]]], Callable[[Request], Awaitable[Response]]],
-) -> list[BaseRoute]:
-    """The routes of the files API, each behind `guard` (the Host and Origin checks)."""
-    files = gateway.files
-
-    async def upload(request: Request) -> Response:
-        owner = _who(request, gateway.snapshot.clients)
-        if isinstance(owner, Response):
-            return owner
-        cap = files.settings.max_bytes
-        content_type = request.headers.get("content-type", "").strip() or "application/octet-stream"
-        try:
-            if content_type.split(";")[0].strip().lower() == "multipart/form-data":
-                parsed = await _multipart_file(request, cap)
-                if isinstance(parsed, Response):
-                    return parsed
-                data, content_type, filename = parsed
-            else:
-                raw = await _raw_body(request, cap)
-                if raw is None:
-                    return _too_large(cap)
-                data, filename = raw, _filename(request)
-            record = await files.put(owner, data, content_type[:255], filename)
-        except StoreError as error:
-            return _error(503, error.code, error.message)
-        except (HTTPException, MultiPartException) as error:  # a malformed multipart body
-            detail = error.detail if isinstance(error, HTTPException) else error.message
-            return _error(400, ErrorCode.REQUEST_INVALID, f"the multipart body could not be read: {detail}")
-        log_event("file uploaded", client=owner, size=record.size)
-        return JSONResponse(
-            {
-                "file_id": record.id,
-                "size": record.size,
-                "content_type": record.content_type,
-                "filename": record.filename,
-                "expires_at": record.expires_at,
-            },
-            status_code=201,
-        )
-
-    async def one(request: Request) -> Response:
-        owner = _who(request, gateway.snapshot.clients)
-        if isinstance(owner, Response):
-            return owner
-        file_id = str(request.path_params["file_id"])
-        try:
-            if request.method == "DELETE":
-                return Response(status_code=204) if await files.delete(owner, file_id) else _not_found()
-            found = await files.get(owner, file_id)
-        except StoreError as error:
-            return _error(503, error.code, error.message)
-        if found is None:
-            return _not_found()
-        record, data = found
-        headers = {"X-Content-Type-Options": "nosniff"}
-        if record.filename:
-            headers["Content-Disposition"] = f"attachment; filename*=UTF-8''{quote(record.filename, safe='')}"
-        return Response(data, media_type=record.content_type, headers=headers)
-
-    return [
-        Route("/files", guard(upload), methods=["POST"]),
-        Route("/files/{file_id}", guard(one), methods=["GET", "DELETE"]),
-    ]
+async def _single(data: bytes) -> AsyncIterator[bytes]:
+    yield data

@@ -35,7 +35,7 @@ from .._errors import ErrorCode
 from ..config import AdminConfig
 from ._admin import LOOPBACK_HOSTS, admin_routes
 from ._clients import Refusal, authenticate
-from ._files import file_routes
+from ._file_routes import file_routes
 from ._gateway import Gateway
 from ._local import LOCAL_HOSTS, is_loopback
 from ._logging import log_event

@@ -12,7 +12,7 @@ means atomic across connections and processes sharing the store, not only inside
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from types import TracebackType
 from typing import Self
 
@@ -145,3 +145,8 @@ class Store(ABC):
     @abstractmethod
     async def sweep_files(self, now: float) -> int:
         """Remove files past their expiry (Redis removes them by itself); how many were."""
+
+    @abstractmethod
+    async def live_files(self, file_ids: Collection[str], now: float) -> set[str]:
+        """Those of `file_ids` that name a file not yet expired, whoever owns it: for the files folder's
+        sweep (`files.folder`), which removes bytes no record names any more."""

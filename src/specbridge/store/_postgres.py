@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Collection, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -242,6 +242,15 @@ class PostgresStore(Store):
 
     async def sweep_files(self, now: float) -> int:
         return await self._count("DELETE FROM files WHERE expires_at <= %s", (now,))
+
+    async def live_files(self, file_ids: Collection[str], now: float) -> set[str]:
+        ids, found = list(file_ids), set[str]()
+        async with self._connection() as conn:
+            for at in range(0, len(ids), sql.LIVE_BATCH):
+                batch = ids[at : at + sql.LIVE_BATCH]
+                cursor = await conn.execute(sql.live_files(P, len(batch)).encode(), (now, *batch))
+                found.update(str(row["id"]) for row in await cursor.fetchall())
+        return found
 
 
 def _first_line(error: BaseException) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -286,3 +286,18 @@ class RedisStore(Store):
 
     async def sweep_files(self, now: float) -> int:
         return 0  # each file carries a Redis TTL of its lifetime
+
+    async def live_files(self, file_ids: Collection[str], now: float) -> set[str]:
+        ids, found = list(file_ids), set[str]()
+        client = self._client()
+        for at in range(0, len(ids), _sql.LIVE_BATCH):
+            batch = ids[at : at + _sql.LIVE_BATCH]
+            with self._failing():
+                async with client.pipeline(transaction=False) as pipe:
+                    for file_id in batch:
+                        pipe.hget(self.prefix + "f:" + file_id, "expires_at")
+                    expiries = await pipe.execute()
+            found.update(
+                i for i, expires in zip(batch, expiries, strict=True) if expires and float(expires) > now
+            )
+        return found

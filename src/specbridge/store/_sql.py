@@ -146,3 +146,11 @@ def select_file(p: str, *, data: bool) -> str:
 
 def delete_file(p: str) -> str:
     return f"DELETE FROM files WHERE id = {p} AND owner = {p} AND expires_at > {p}"
+
+
+# Ids asked about in one `live_files` statement (SQLite's default cap on parameters is 999 in old builds).
+LIVE_BATCH = 500
+
+
+def live_files(p: str, count: int) -> str:
+    return f"SELECT id FROM files WHERE expires_at > {p} AND id IN ({', '.join([p] * count)})"

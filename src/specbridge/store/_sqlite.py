@@ -13,7 +13,7 @@ import asyncio
 import secrets
 import sqlite3
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
@@ -247,6 +247,19 @@ class SqliteStore(Store):
         return await self._write(
             lambda db: db.execute("DELETE FROM files WHERE expires_at <= ?", (now,)).rowcount
         )
+
+    async def live_files(self, file_ids: Collection[str], now: float) -> set[str]:
+        ids = list(file_ids)
+
+        def work(db: sqlite3.Connection) -> set[str]:
+            found: set[str] = set()
+            for at in range(0, len(ids), sql.LIVE_BATCH):
+                batch = ids[at : at + sql.LIVE_BATCH]
+                rows = db.execute(sql.live_files(P, len(batch)), (now, *batch)).fetchall()
+                found.update(str(row["id"]) for row in rows)
+            return found
+
+        return await self._run(work)
 
 
 def _migrate(db: sqlite3.Connection) -> None:
