@@ -43,7 +43,10 @@ def test_a_size_is_bytes_or_a_number_with_a_unit(max_bytes: object, expected: in
         ({"files": {"max_bytes": "25 furlongs"}}, "files.max_bytes"),
         ({"files": {"max_bytes": "0MB"}}, "files.max_bytes"),
         ({"files": {"ttl": 0}}, "files.ttl"),
-        ({"files": {"folder": "/tmp"}}, "files"),
+        ({"files": {"folder": ""}}, "files.folder"),
+        ({"files": {"folder": "  "}}, "files.folder"),
+        ({"files": {"folder": 7}}, "files.folder"),
+        ({"files": {"place": "/tmp"}}, "files"),
     ],
 )
 def test_a_wrong_files_value_is_refused_naming_its_key(data: dict[str, object], key: str) -> None:
@@ -51,3 +54,18 @@ def test_a_wrong_files_value_is_refused_naming_its_key(data: dict[str, object], 
         read(data)
     assert raised.value.code == ErrorCode.CONFIG_INVALID
     assert key in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    ("folder", "expected"),
+    [
+        ("files", "/srv/conf/files"),
+        ("./state/files/", "/srv/conf/state/files"),
+        ("../shared/files", "/srv/shared/files"),
+        ("/var/lib/specbridge/files", "/var/lib/specbridge/files"),
+    ],
+)
+def test_a_files_folder_is_taken_from_the_configs_own_folder_like_the_sqlite_path(
+    folder: str, expected: str
+) -> None:
+    assert read({"files": {"folder": folder}}).files == FilesConfig(folder=expected)
