@@ -1,22 +1,37 @@
-"""Upload throughput of `POST /files`, on each store backend.
+"""Upload throughput of `POST /files`, on each store backend and with `files.folder`; and what passing a
+file by `file_id` saves over the same bytes as base64 text in a tool call.
 
-    .venv/bin/python bench/files.py [--size-mb 5] [--uploads 8]
+    .venv/bin/python bench/files.py [--size-mb 5] [--uploads 8] [--call-mb 1] [--calls 30]
 
-A gateway serving the example shop over HTTP on 127.0.0.1 (a free port), its store on a fresh namespace
-(SQLite: a temporary file; PostgreSQL 127.0.0.1:5432/test: a new schema; Redis 127.0.0.1:6379: a new key
-prefix; both dropped afterwards). One client (httpx) uploads `--uploads` files of `--size-mb` MB one after
-the other, then reads each back with `GET /files/{id}`; the figures are MB/s (10^6 bytes) over the whole
-exchange, and the store's own `put_file` alone for comparison.
+1. Throughput. A gateway serving the example shop over HTTP on 127.0.0.1 (a free port), its store on a
+   fresh namespace (SQLite: a temporary file; PostgreSQL 127.0.0.1:5432/test: a new schema; Redis
+   127.0.0.1:6379: a new key prefix; both dropped afterwards), then the same with `files.folder` (the
+   record in that store, the bytes in a temporary folder). One client (httpx) uploads `--uploads` files
+   of `--size-mb` MB one after the other, then reads each back with `GET /files/{id}`; the figures are
+   MB/s (10^6 bytes) over the whole exchange, and the store's own `put_file` alone for comparison.
+2. A call carrying a file: `specbridge serve --transport http` in its own process (two: files in the
+   store, SQLite; files in a folder), the official MCP SDK client, a loopback upstream with a raw-body
+   upload operation (`putBlob`, checked to receive the exact bytes each time); p50/p95 ms of one call
+   carrying `--call-mb` MB by `file_id`, by the `attachments` form, and as base64 text (with
+   `limits.max_string` raised for it: the default refuses it, as the last line shows), round-robin over
+   the six; and of the `POST /files` upload itself.
 """
 
 from __future__ import annotations
 
 import argparse
+import base64
 import os
+import re
 import secrets
+import statistics
+import subprocess
 import sys
 import tempfile
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import AsyncExitStack, ExitStack, contextmanager
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -25,6 +40,10 @@ import anyio
 import httpx
 import psycopg
 import redis
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+from tests.support.upstream import Upstream, json_response
 
 from specbridge.config import config_from_data
 from specbridge.gateway import Gateway, bind, serve_http
@@ -34,14 +53,18 @@ ROOT = Path(__file__).resolve().parents[1]
 SHOP = ROOT / "src" / "specbridge" / "examples" / "shop.openapi.yaml"
 POSTGRES = "postgresql://postgres@127.0.0.1:5432/test"
 REDIS = "redis://127.0.0.1:6379/0"
+SERVING = re.compile(r"serving \S+ at (http://[\d.]+:\d+)/")
 
 
-async def bench(store_url: str, size: int, uploads: int) -> tuple[float, float, float]:
+async def bench(store_url: str, size: int, uploads: int, folder: str | None) -> tuple[float, float, float]:
+    files: dict[str, object] = {"max_bytes": size + 1}
+    if folder is not None:
+        files["folder"] = folder
     config = config_from_data(
         {
             "apis": {"shop": {"spec": str(SHOP), "base_url": "https://shop.example"}},
             "store": store_url,
-            "files": {"max_bytes": size + 1},
+            "files": files,
         },
         source="bench",
         base_dir=ROOT,
@@ -76,6 +99,8 @@ async def bench(store_url: str, size: int, uploads: int) -> tuple[float, float, 
             down = size * uploads / (time.perf_counter() - started) / 1e6
         stop.set()
     sock.close()
+    if folder is not None:
+        return up, down, float("nan")  # the store holds only records: no `put_file` of the bytes to time
     async with open_store(store_url) as store:
         started = time.perf_counter()
         for _ in range(uploads):
@@ -92,11 +117,13 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--size-mb", type=float, default=5)
     parser.add_argument("--uploads", type=int, default=8)
+    parser.add_argument("--call-mb", type=float, default=1)
+    parser.add_argument("--calls", type=int, default=30)
     options = parser.parse_args()
     size = int(options.size_mb * 1e6)
     namespace = f"bench_files_{secrets.token_hex(4)}"
     print(f"{options.uploads} uploads of {size:,} bytes, one at a time")
-    print(f"{'backend':<12}{'POST /files MB/s':>18}{'GET MB/s':>10}{'put_file MB/s':>15}")
+    print(f"{'backend':<22}{'POST /files MB/s':>18}{'GET MB/s':>10}{'put_file MB/s':>15}")
     with tempfile.TemporaryDirectory() as folder:
         urls = {
             "sqlite": f"sqlite:///{folder}/state.db",
@@ -104,9 +131,13 @@ def main() -> None:
             "redis": f"{REDIS}?namespace={namespace}",
         }
         try:
-            for name, url in urls.items():
-                up, down, direct = anyio.run(bench, url, size, options.uploads)
-                print(f"{name:<12}{up:>18.1f}{down:>10.1f}{direct:>15.1f}")
+            for bytes_in in ("store", "folder"):
+                for name, url in urls.items():
+                    blobs = f"{folder}/blobs-{name}" if bytes_in == "folder" else None
+                    up, down, direct = anyio.run(bench, url, size, options.uploads, blobs)
+                    label = name if blobs is None else f"{name} + folder"
+                    shown = "—" if direct != direct else f"{direct:.1f}"
+                    print(f"{label:<22}{up:>18.1f}{down:>10.1f}{shown:>15}")
         finally:
             with psycopg.connect(POSTGRES, autocommit=True) as conn:
                 conn.execute(f'DROP SCHEMA IF EXISTS "{namespace}" CASCADE'.encode())
@@ -115,6 +146,152 @@ def main() -> None:
             if keys:
                 client.delete(*keys)
             client.close()
+    call_with_a_file(int(options.call_mb * 1e6), options.calls)
+
+
+# -- one call carrying a file, end to end ---------------------------------------------------------------
+
+BLOB_SPEC = """\
+openapi: 3.1.0
+info: {title: Blob store, version: '1'}
+paths:
+  /blobs/{name}:
+    put:
+      operationId: putBlob
+      summary: Store raw bytes
+      parameters:
+        - {name: name, in: path, required: true, schema: {type: string}}
+      requestBody:
+        required: true
+        content:
+          application/octet-stream:
+            schema: {type: string, format: binary}
+      responses: {'200': {description: Stored, content: {application/json: {schema: {type: object}}}}}
+"""
+
+
+@contextmanager
+def serving(config: Path) -> Iterator[str]:
+    """`specbridge serve --transport http` in its own process; its base URL once it listens."""
+    command = [sys.executable, "-m", "specbridge", "serve", "--config", str(config), "--transport", "http"]
+    process = subprocess.Popen(
+        [*command, "--port", "0"], stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, env={**os.environ}
+    )
+    assert process.stderr is not None
+    try:
+        base = ""
+        for raw in process.stderr:
+            found = SERVING.search(raw.decode("utf-8", "replace"))
+            if found:
+                base = found.group(1)
+                break
+        if not base:
+            raise SystemExit("the gateway did not start")
+        stderr = process.stderr
+        threading.Thread(target=lambda: [None for _ in stderr], daemon=True).start()  # keep the pipe drained
+        yield base
+    finally:
+        process.kill()
+        process.wait()
+
+
+def blob_config(home: Path, upstream: Upstream, *, folder: bool, max_string: int | None) -> Path:
+    home.mkdir()
+    (home / "blobs.yaml").write_text(BLOB_SPEC, encoding="utf-8")
+    limits = f"limits: {{max_string: {max_string}}}\n" if max_string else ""
+    files = "files: {folder: ./files}\n" if folder else ""
+    config = home / "specbridge.yaml"
+    config.write_text(
+        f"apis:\n  blobs:\n    spec: ./blobs.yaml\n    base_url: {upstream.url}\n"
+        f'    egress: {{allow: ["{upstream.address}"]}}\n    timeout: 30\n'
+        f"store: 'sqlite:///{home / 'state.db'}'\n{files}{limits}",
+        encoding="utf-8",
+    )
+    return config
+
+
+def percentiles(samples: list[float]) -> str:
+    ordered = sorted(samples)
+    p95 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))]
+    return f"p50 {statistics.median(ordered) * 1000:7.1f} ms  p95 {p95 * 1000:7.1f} ms"
+
+
+async def timed_calls(bases: dict[str, str], data: bytes, calls: int, upstream: Upstream) -> dict[str, str]:
+    """Per gateway and way of passing the file: one call at a time, `calls` each (after 3 not timed),
+    round-robin over all of them so the shared machine's noise falls on each alike; the upstream checked
+    to have received exactly `data` every time."""
+    encoded = base64.b64encode(data).decode()
+    ways: dict[tuple[str, str], dict[str, object]] = {}
+    uploaded: dict[str, list[float]] = {label: [] for label in bases}
+    async with httpx.AsyncClient(timeout=120) as http:
+        for _ in range(calls + 3):
+            for label, base in bases.items():
+                started = time.perf_counter()
+                answer = await http.post(f"{base}/files", content=data, headers={"Content-Type": "image/png"})
+                answer.raise_for_status()
+                uploaded[label].append(time.perf_counter() - started)
+                file_id = answer.json()["file_id"]
+                ways[label, "file_id"] = {"name": "b1", "body": {"file_id": file_id}}
+                ways[label, "attachments"] = {"name": "b1", "attachments": [{"file_id": file_id}]}
+                ways[label, "base64 text"] = {"name": "b1", "body": encoded}
+    samples: dict[tuple[str, str], list[float]] = {key: [] for key in ways}
+    async with AsyncExitStack() as stack:
+        clients = {}
+        for label, base in bases.items():
+            http_client = await stack.enter_async_context(create_mcp_http_client())
+            clients[label] = await stack.enter_async_context(
+                Client(streamable_http_client(f"{base}/mcp", http_client=http_client), mode="legacy")
+            )
+        for round_ in range(calls + 3):
+            for (label, way), arguments in ways.items():
+                upstream.requests.clear()
+                started = time.perf_counter()
+                result = await clients[label].call_tool("putBlob", arguments)
+                elapsed = time.perf_counter() - started
+                assert not result.is_error, (label, way, result.content)
+                assert upstream.requests[-1].body == data, (label, way)
+                if round_ >= 3:
+                    samples[label, way].append(elapsed)
+    figures = {
+        f"files in the {label:<7} {way}": percentiles(values) for (label, way), values in samples.items()
+    }
+    for label, values in uploaded.items():
+        figures[f"files in the {label:<7} POST /files (the upload)"] = percentiles(values[3:])
+    return figures
+
+
+async def refused_as_text(base: str, data: bytes) -> str:
+    async with (
+        create_mcp_http_client() as http_client,
+        Client(streamable_http_client(f"{base}/mcp", http_client=http_client), mode="legacy") as client,
+    ):
+        result = await client.call_tool("putBlob", {"name": "b1", "body": base64.b64encode(data).decode()})
+    text = result.content[0].text if result.content else ""  # type: ignore[union-attr]
+    return text[:160] if result.is_error else "accepted"
+
+
+def call_with_a_file(size: int, calls: int) -> None:
+    data = os.urandom(size)
+    room = len(base64.b64encode(data)) + 1024  # `limits.max_string` the base64 text needs
+    print(
+        f"\none putBlob call carrying {size:,} bytes, {calls} calls each way (specbridge serve, SDK client)"
+    )
+    with Upstream() as upstream, tempfile.TemporaryDirectory() as folder, ExitStack() as running:
+        upstream.route("/blobs/b1", json_response({"stored": True}))
+        bases = {
+            label: running.enter_context(
+                serving(
+                    blob_config(Path(folder) / label, upstream, folder=label == "folder", max_string=room)
+                )
+            )
+            for label in ("store", "folder")
+        }
+        for way, figures in anyio.run(timed_calls, bases, data, calls, upstream).items():
+            print(f"  {way:<48} {figures}")
+        base = running.enter_context(
+            serving(blob_config(Path(folder) / "defaults", upstream, folder=False, max_string=None))
+        )
+        print(f"  base64 text under the default limits: {anyio.run(refused_as_text, base, data)}")
 
 
 if __name__ == "__main__":
