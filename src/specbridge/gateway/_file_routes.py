@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from ._gateway import Gateway
 
 _READ_CHUNK = 64 * 1024
+_FORM_FIELDS, _FORM_PART = 16, 1024 * 1024  # a multipart upload's other fields: how many, how large
+_FORM_ROOM = _FORM_FIELDS * _FORM_PART + 64 * 1024  # what they and the part headers may add to the file
 
 
 # -- POST /files, GET and DELETE /files/{id} -----------------------------------------------------------
@@ -113,7 +115,9 @@ def file_routes(
         content_type = request.headers.get("content-type", "").strip() or "application/octet-stream"
         try:
             if content_type.split(";")[0].strip().lower() == "multipart/form-data":
-                form = await request.form(max_files=1, max_fields=16, max_part_size=1024 * 1024)
+                if _declared_over(request, cap + _FORM_ROOM):
+                    return _too_large(cap)
+                form = await request.form(max_files=1, max_fields=_FORM_FIELDS, max_part_size=_FORM_PART)
                 try:
                     upload = _one_upload(form, cap)
                     if isinstance(upload, Response):
