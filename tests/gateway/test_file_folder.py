@@ -147,3 +147,16 @@ async def test_an_existing_folder_is_used_as_it_is(store: Store, tmp_path: Path)
     record = await files_on(store, folder).put("a", b"x", "text/plain", None)
     assert stat.S_IMODE(folder.stat().st_mode) == 0o750  # logged, not changed: the operator's to decide
     assert (folder / record.id).read_bytes() == b"x"
+
+
+async def test_a_folder_removed_while_the_gateway_runs_is_made_again_on_the_next_file(
+    store: Store, tmp_path: Path
+) -> None:
+    files = files_on(store, tmp_path / "files")
+    first = await files.put("a", b"one", "text/plain", None)
+    (tmp_path / "files" / first.id).unlink()
+    (tmp_path / "files").rmdir()
+    second = await files.put("a", b"two", "text/plain", None)
+    assert stat.S_IMODE((tmp_path / "files").stat().st_mode) == 0o700
+    assert await files.get("a", second.id) == (second, b"two")
+    assert await files.get("a", first.id) is None

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import re
 import secrets
@@ -64,7 +65,12 @@ class FileFolder:
         if not stat.S_ISDIR(mode):
             raise StoreError(f"the files folder {self.path} is not a folder")
         if mode & 0o077:
-            log_event("files folder open to others", folder=str(self.path), mode=oct(stat.S_IMODE(mode)))
+            log_event(
+                "files folder open to others",
+                level=logging.WARNING,
+                folder=str(self.path),
+                mode=oct(stat.S_IMODE(mode)),
+            )
         self._ready = True
 
     def where(self, file_id: str) -> Path:
@@ -80,7 +86,12 @@ class FileFolder:
         await asyncio.to_thread(self._ensure)
         temp = self.path / (TEMP + secrets.token_hex(8))
         try:
-            handle = await asyncio.to_thread(_create, temp)
+            try:
+                handle = await asyncio.to_thread(_create, temp)
+            except FileNotFoundError:  # the folder was removed since: made again, once
+                self._ready = False
+                await asyncio.to_thread(self._ensure)
+                handle = await asyncio.to_thread(_create, temp)
         except OSError as error:
             raise self._failed(error) from None
         size, pending, kept = 0, bytearray(), False
@@ -104,15 +115,6 @@ class FileFolder:
             if not kept:
                 with contextlib.suppress(OSError):
                     temp.unlink()
-
-    async def read(self, file_id: str) -> bytes | None:
-        """The bytes of `file_id`, or None when they are not here (another instance's folder, swept)."""
-        try:
-            return await asyncio.to_thread(self.where(file_id).read_bytes)
-        except FileNotFoundError:
-            return None
-        except OSError as error:
-            raise self._failed(error) from None
 
     async def stream(self, file_id: str) -> AsyncIterator[bytes] | None:
         """The bytes of `file_id` chunk by chunk (the file opened now, so a later removal does not cut
