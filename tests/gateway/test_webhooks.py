@@ -79,6 +79,13 @@ async def announce_two(store: Store, clock: Clock) -> str:
     return approval.id
 
 
+async def request_two(store: Store, clock: Clock) -> None:
+    """Two new approvals (two calls), each announced: two deliveries that do not wait on each other."""
+    approvals = Approvals(store, ApprovalSettings(wait=0), clock=clock, announce=True)
+    for order in ("o-1", "o-2"):
+        await approvals.request("shop", "refundOrder", "bot", {"orderId": order}, {})
+
+
 def verified(secret: str | bytes, request: RecordedRequest) -> Any:
     return Webhook(secret).verify(request.body, request.headers)
 
@@ -187,7 +194,7 @@ async def test_an_unreachable_receiver_is_retried_later_not_dropped(
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    await announce_two(store, clock)
+    await request_two(store, clock)
     url = f"http://127.0.0.1:{port}/hook"
     webhooks = sender(
         store,
@@ -209,7 +216,7 @@ async def test_a_redirect_is_not_followed_and_counts_as_a_failure(
 ) -> None:
     monkeypatch.setenv("SB_TEST_WEBHOOK", WHSEC)
     receiver.route("/moved", redirect(receiver.url + "/hook", status=307))
-    await announce_two(store, clock)
+    await request_two(store, clock)
     webhooks = sender(store, clock, hook(receiver, path="/moved"))
     try:
         await webhooks.run_once()
@@ -226,7 +233,7 @@ async def test_the_egress_policy_refuses_a_private_receiver_not_listed_as_an_exc
     store: Store, clock: Clock, receiver: Upstream, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("SB_TEST_WEBHOOK", WHSEC)
-    await announce_two(store, clock)
+    await request_two(store, clock)
     target = WebhookConfig(
         url=receiver.url + "/hook", secrets=(Secret("env:SB_TEST_WEBHOOK"),), egress=EgressConfig()
     )
@@ -250,7 +257,7 @@ async def test_a_delivery_is_given_up_after_the_retry_period_and_logged(
 ) -> None:
     monkeypatch.setenv("SB_TEST_WEBHOOK", WHSEC)
     receiver.route("/down", text_response("down", status=500))
-    await announce_two(store, clock)
+    await request_two(store, clock)
     webhooks = sender(
         store, clock, hook(receiver, path="/down"), backoff=Backoff(base=60, cap=60), give_up_after=100
     )
@@ -273,7 +280,7 @@ async def test_an_unset_secret_is_a_failure_to_retry_and_sends_nothing(
     store: Store, clock: Clock, receiver: Upstream, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("SB_TEST_WEBHOOK", raising=False)
-    await announce_two(store, clock)
+    await request_two(store, clock)
     webhooks = sender(store, clock, hook(receiver))
     try:
         assert await webhooks.run_once() == 2

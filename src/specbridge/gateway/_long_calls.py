@@ -26,9 +26,9 @@ import anyio
 from .._errors import ErrorCode
 from ..call import CallResult
 from ..config import ApiConfig, Config
-from ..store import ClaimState, Store, StoreError
+from ..store import Announcement, ClaimState, Store, StoreError
 from ..tools import Tool
-from ._approving import ApprovalService, result_from_json, result_json
+from ._approving import ApprovalService, client_receiver, result_from_json, result_json
 from ._idempotency import Idempotency, fingerprint, key_plan, split_key
 from ._logging import log_event
 
@@ -230,24 +230,24 @@ class CallService:
                 tool=running.scope[2],
             )
             return
-        running.result = result
+        running.result = result  # from here on a wait gets the result: `told_pending` is settled
         try:
             with anyio.CancelScope(shield=True):
-                await store.complete(name, self.owner, result_json(result), self.clock())
-                if running.told_pending:
-                    await self._announce(store, running, result)
+                now = self.clock()
+                announce = self._completed(running, result, now) if running.told_pending else None
+                await store.complete(name, self.owner, result_json(result), now, announce)
         finally:
             running.done.set()
 
-    async def _announce(self, store: Store, running: _Running, result: CallResult) -> None:
-        """`call.completed` to the client's webhook, when it asked for it: the agent was told the call
-        is pending, and this tells its owner it is done (the result as the agent gets it)."""
+    def _completed(self, running: _Running, result: CallResult, now: float) -> Announcement | None:
+        """`call.completed` for the client's webhook, when it asked for it: the agent was told the call
+        is pending, and this tells its owner it is done (the result as the agent gets it). Written in
+        the store step that stores the result, so a gateway killed in between loses neither."""
         api, client_id, tool = running.scope
         client = self._config().clients.get(client_id)
         hook = client.webhook if client is not None else None
-        if hook is None or "call.completed" not in hook.events:
-            return
-        now = self.clock()
+        if hook is None or CALL_COMPLETED not in hook.events:
+            return None
         data = {
             "call_id": running.id,
             "api": api,
@@ -255,9 +255,9 @@ class CallService:
             "client": client_id,
             "result": result_json(result),
         }
-        await store.enqueue(
-            CALL_COMPLETED, {"type": CALL_COMPLETED, "timestamp": iso(now), "data": data}, now
-        )
+        receiver = client_receiver(client_id)
+        payload = {"type": CALL_COMPLETED, "timestamp": iso(now), "data": data}
+        return Announcement(CALL_COMPLETED, payload, now, receiver, f"{receiver}|call:{running.id}")
 
     async def _await(self, running: _Running, wait: float) -> CallResult:
         with anyio.move_on_after(wait):
