@@ -337,3 +337,73 @@ async def test_the_background_sender_delivers_while_running_and_is_absent_withou
         "approval.requested",
         "approval.answered",
     ]
+
+
+async def test_one_calls_events_wait_for_each_other_and_other_calls_do_not_wait(
+    store: Store, clock: Clock, receiver: Upstream, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SB_TEST_WEBHOOK", WHSEC)
+    up = {"ok": False}
+    receiver.route(
+        "/flaky", lambda request: text_response("ok" if up["ok"] else "down", status=200 if up["ok"] else 503)
+    )
+    first = await announce_two(store, clock)  # requested, then answered: one stream
+    approvals = Approvals(store, ApprovalSettings(wait=0), clock=clock, announce=True)
+    other = await approvals.request("shop", "refundOrder", "bot", {"orderId": "o-2"}, {})
+    webhooks = sender(store, clock, hook(receiver, path="/flaky"))
+    try:
+        assert await webhooks.run_once() == 2  # the first of each call; the answer waits for its request
+        up["ok"] = True
+        clock.now += 3
+        assert await webhooks.run_once() == 3
+    finally:
+        await webhooks.aclose()
+    seen = [
+        (event["type"], event["data"]["id"]) for event in map(lambda r: verified(WHSEC, r), receiver.requests)
+    ]
+    assert seen[:2] == [("approval.requested", first), ("approval.requested", other.id)]
+    mine = [kind for kind, approval in seen[2:] if approval == first]
+    assert mine == ["approval.requested", "approval.answered"]  # retried first, then its answer
+
+
+async def test_a_clients_event_goes_to_its_own_webhook_only_while_it_subscribes(
+    store: Store, clock: Clock, receiver: Upstream, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from specbridge.gateway._approving import announcer
+
+    monkeypatch.setenv("SB_TEST_WEBHOOK", WHSEC)
+    monkeypatch.setenv("SB_TEST_CLIENT", OLD_WHSEC)
+
+    def config(events: list[str]) -> Any:
+        client = {
+            "key_sha256": "a" * 64,
+            "apis": ["shop"],
+            "webhook": {**hook(receiver, "env:SB_TEST_CLIENT", "/bot"), "events": events},
+        }
+        return config_from_data(
+            {"apis": {"shop": {"spec": "shop.yaml"}}, "clients": {"bot": client}}, source="specbridge.yaml"
+        )
+
+    subscribed = config(["approval.requested"])
+    approvals = Approvals(
+        store, ApprovalSettings(wait=0), clock=clock, announce=announcer(subscribed, subscribed.approvals)
+    )
+    await approvals.request("shop", "refundOrder", "bot", {"orderId": "o-1"}, {"body.currency": "EUR"})
+    await approvals.request("shop", "refundOrder", "bot", {"orderId": "o-2"}, {})
+    webhooks = WebhookSender(store, approval_route(subscribed), clock=clock)
+    try:
+        (first, _) = await store.lease_due(clock.now, 0)  # handed out again at once (a zero lease)
+        await webhooks._attempt(first)
+    finally:
+        await webhooks.aclose()
+    unsubscribed = WebhookSender(store, approval_route(config(["call.completed"])), clock=clock)
+    try:
+        assert await unsubscribed.run_once() == 1  # the second: dropped, the client no longer wants it
+    finally:
+        await unsubscribed.aclose()
+    (request,) = receiver.requests
+    assert request.path == "/bot"
+    event = verified(OLD_WHSEC, request)
+    assert event["type"] == "approval.requested" and event["data"]["arguments"] == {"orderId": "o-1"}
+    assert "bound" not in event["data"]
+    assert await store.lease_due(clock.now + 3600, 10) == []
