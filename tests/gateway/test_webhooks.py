@@ -389,6 +389,7 @@ async def test_a_clients_event_goes_to_its_own_webhook_only_while_it_subscribes(
         store, ApprovalSettings(wait=0), clock=clock, announce=announcer(subscribed, subscribed.approvals)
     )
     await approvals.request("shop", "refundOrder", "bot", {"orderId": "o-1"}, {"body.currency": "EUR"})
+    clock.now += 1
     await approvals.request("shop", "refundOrder", "bot", {"orderId": "o-2"}, {})
     webhooks = WebhookSender(store, approval_route(subscribed), clock=clock)
     try:

@@ -103,14 +103,16 @@ def verify(
     return "no v1 signature matches the secret(s) given for this id, timestamp and body"
 
 
-def approval_route(config: Config) -> Callable[[Delivery], WebhookConfig | None]:
+def approval_route(config: Config | Callable[[], Config]) -> Callable[[Delivery], WebhookConfig | None]:
     """Where a delivery goes, under the config as it is now: for the operators (`approvals`), the
     webhook of the approval's API (`apis.<api>.approvals` or the top level's); for `client:<id>`, that
     client's webhook while it still subscribes to the event. None when there is none (any more).
     A row written before receivers existed goes where its payload says (a `call.` event to its client)."""
 
+    current = config if callable(config) else lambda: config  # a gateway's follows its reloads
+
     def client_hook(client_id: str, topic: str) -> WebhookConfig | None:
-        client = config.clients.get(client_id)
+        client = current().clients.get(client_id)
         hook = client.webhook if client is not None else None
         return hook if hook is not None and topic in hook.events else None
 
@@ -123,7 +125,7 @@ def approval_route(config: Config) -> Callable[[Delivery], WebhookConfig | None]
             return client_hook(client_id, delivery.topic) if receiver == client_receiver(client_id) else None
         if receiver is None and delivery.topic.startswith("call."):
             return client_hook(str(data.get("client")) if isinstance(data, Mapping) else "", delivery.topic)
-        return config.approvals_for(api if isinstance(api, str) else None).webhook
+        return current().approvals_for(api if isinstance(api, str) else None).webhook
 
     return route
 
@@ -281,11 +283,12 @@ class WebhookSender:
 
 @asynccontextmanager
 async def running_webhooks(
-    store: Store, config: Config, **options: Any
+    store: Store, config: Config, *, current: Callable[[], Config] | None = None, **options: Any
 ) -> AsyncIterator[WebhookSender | None]:
     """The approvals webhook sender running in the background while the block runs (the gateway's
     lifespan), or None when no API has a webhook. `webhooks: {lease, timeout}` of the config set the
-    sender's (`options` win). Leaving the block stops it and closes its clients."""
+    sender's (`options` win); `current`, when given, is the config each delivery is routed by (the
+    gateway's, after reloads). Leaving the block stops it and closes its clients."""
     if (
         config.approvals.webhook is None
         and all(api.approvals.webhook is None for api in config.apis.values())
@@ -294,7 +297,7 @@ async def running_webhooks(
         yield None
         return
     options = {"lease": config.webhooks.lease, "timeout": config.webhooks.timeout, **options}
-    sender = WebhookSender(store, approval_route(config), **options)
+    sender = WebhookSender(store, approval_route(current or config), **options)
     try:
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(sender.run)
