@@ -1,14 +1,18 @@
 """The outbox's fan-out and ordering, on every backend: one step writes every receiver's row with the
 change it announces (or none of them), `complete` stores a result and its `call.completed` together,
-and a stream's deliveries are handed out one at a time, oldest first."""
+a stream's deliveries are handed out one at a time, oldest first, and a delivery written before
+receivers and streams existed is still handed out after the upgrade."""
 
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 
+import psycopg
 import pytest
+import redis
 
-from specbridge.store import Announcement, Approval, ClaimState, Condition, Status, Store, open_store
+from specbridge.store import Announcement, Approval, ClaimState, Condition, Status, Store, _sql, open_store
 
 NOW = 1_764_500_000.0
 PENDING = Condition(statuses=frozenset({Status.PENDING}))
@@ -128,3 +132,55 @@ async def test_complete_stores_the_result_and_its_announcement_in_one_step(store
         "client:bot",
         {"data": {"call_id": "c-1"}},
     )
+
+
+def _old_store(url: str) -> None:
+    """The store as the version before receivers and streams left it, with one delivery in its outbox."""
+    base, _, query = url.partition("?namespace=")
+    row = ("old-1", "approval.requested", '{"data": {"api": "shop"}}', NOW, NOW)
+    if url.startswith("sqlite:"):
+        with sqlite3.connect(url.removeprefix("sqlite:///")) as db:
+            db.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+            for version, steps in enumerate(_sql.MIGRATIONS[:2], start=1):
+                for statement in steps:
+                    db.execute(statement)
+                db.execute("INSERT INTO schema_version (version) VALUES (?)", (version,))
+            db.execute(
+                "INSERT INTO outbox (id, topic, payload, created_at, due_at) VALUES (?, ?, ?, ?, ?)", row
+            )
+    elif url.startswith("postgresql:"):
+        with psycopg.connect(base, autocommit=True) as conn:
+            conn.execute(f'CREATE SCHEMA "{query}"'.encode())
+            conn.execute(f'SET search_path TO "{query}"'.encode())
+            conn.execute(b"CREATE TABLE schema_version (version INTEGER NOT NULL)")
+            for version, steps in enumerate(_sql.MIGRATIONS[:2], start=1):
+                for statement in steps:
+                    conn.execute(statement.encode())
+                conn.execute(b"INSERT INTO schema_version (version) VALUES (%s)", (version,))
+            conn.execute(
+                b"INSERT INTO outbox (id, topic, payload, created_at, due_at) VALUES (%s, %s, %s, %s, %s)",
+                row,
+            )
+    else:
+        client = redis.Redis.from_url(base)
+        client.set(f"{query}:schema_version", 2)
+        fields = dict(zip(("id", "topic", "payload", "created_at"), row[:4], strict=True))
+        client.hset(f"{query}:o:old-1", mapping={**fields, "created_at": repr(NOW), "attempts": "0"})
+        client.zadd(f"{query}:due", {"old-1": NOW})
+        client.close()
+
+
+async def test_a_delivery_written_before_receivers_existed_is_still_handed_out_after_the_upgrade(
+    store_url: str,
+) -> None:
+    _old_store(store_url)
+    async with open_store(store_url) as upgraded:
+        (old,) = await upgraded.lease_due(NOW + 1, lease=30)
+        assert (old.id, old.receiver, old.stream, old.payload) == (
+            "old-1",
+            None,
+            None,
+            {"data": {"api": "shop"}},
+        )
+        await upgraded.ack(old.id)
+        assert await upgraded.lease_due(NOW + 60, lease=30) == []
