@@ -321,12 +321,14 @@ async def test_with_announcements_each_new_approval_and_each_answer_is_queued_fo
     await approvals.approve(approval_id, by="alice")
     with pytest.raises(ApprovalError):
         await approvals.approve(approval_id, by="bob")
-    queued = await store.lease_due(clock.now, lease=30)
-    assert [(d.topic, d.payload["type"], d.payload["data"]["status"]) for d in queued] == [
+    (requested,) = await store.lease_due(clock.now, lease=30)  # one stream: the answer waits its turn
+    await store.ack(requested.id)
+    (answer,) = await store.lease_due(clock.now, lease=30)
+    assert [(d.topic, d.payload["type"], d.payload["data"]["status"]) for d in (requested, answer)] == [
         ("approval.requested", "approval.requested", "pending"),
         ("approval.answered", "approval.answered", "approved"),
     ]
-    answered = queued[1].payload
+    answered = answer.payload
     assert answered["timestamp"] == answered["data"]["answered_at"] == "2025-11-30T10:53:25Z"
     assert (answered["data"]["answered_by"], answered["data"]["arguments"]) == ("alice", ARGS)
 

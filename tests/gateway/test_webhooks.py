@@ -79,6 +79,13 @@ async def announce_two(store: Store, clock: Clock) -> str:
     return approval.id
 
 
+async def request_two(store: Store, clock: Clock) -> None:
+    """Two new approvals (two calls), each announced: two deliveries that do not wait on each other."""
+    approvals = Approvals(store, ApprovalSettings(wait=0), clock=clock, announce=True)
+    for order in ("o-1", "o-2"):
+        await approvals.request("shop", "refundOrder", "bot", {"orderId": order}, {})
+
+
 def verified(secret: str | bytes, request: RecordedRequest) -> Any:
     return Webhook(secret).verify(request.body, request.headers)
 
@@ -187,7 +194,7 @@ async def test_an_unreachable_receiver_is_retried_later_not_dropped(
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    await announce_two(store, clock)
+    await request_two(store, clock)
     url = f"http://127.0.0.1:{port}/hook"
     webhooks = sender(
         store,
@@ -209,7 +216,7 @@ async def test_a_redirect_is_not_followed_and_counts_as_a_failure(
 ) -> None:
     monkeypatch.setenv("SB_TEST_WEBHOOK", WHSEC)
     receiver.route("/moved", redirect(receiver.url + "/hook", status=307))
-    await announce_two(store, clock)
+    await request_two(store, clock)
     webhooks = sender(store, clock, hook(receiver, path="/moved"))
     try:
         await webhooks.run_once()
@@ -226,7 +233,7 @@ async def test_the_egress_policy_refuses_a_private_receiver_not_listed_as_an_exc
     store: Store, clock: Clock, receiver: Upstream, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("SB_TEST_WEBHOOK", WHSEC)
-    await announce_two(store, clock)
+    await request_two(store, clock)
     target = WebhookConfig(
         url=receiver.url + "/hook", secrets=(Secret("env:SB_TEST_WEBHOOK"),), egress=EgressConfig()
     )
@@ -250,7 +257,7 @@ async def test_a_delivery_is_given_up_after_the_retry_period_and_logged(
 ) -> None:
     monkeypatch.setenv("SB_TEST_WEBHOOK", WHSEC)
     receiver.route("/down", text_response("down", status=500))
-    await announce_two(store, clock)
+    await request_two(store, clock)
     webhooks = sender(
         store, clock, hook(receiver, path="/down"), backoff=Backoff(base=60, cap=60), give_up_after=100
     )
@@ -273,7 +280,7 @@ async def test_an_unset_secret_is_a_failure_to_retry_and_sends_nothing(
     store: Store, clock: Clock, receiver: Upstream, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("SB_TEST_WEBHOOK", raising=False)
-    await announce_two(store, clock)
+    await request_two(store, clock)
     webhooks = sender(store, clock, hook(receiver))
     try:
         assert await webhooks.run_once() == 2
@@ -330,3 +337,74 @@ async def test_the_background_sender_delivers_while_running_and_is_absent_withou
         "approval.requested",
         "approval.answered",
     ]
+
+
+async def test_one_calls_events_wait_for_each_other_and_other_calls_do_not_wait(
+    store: Store, clock: Clock, receiver: Upstream, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SB_TEST_WEBHOOK", WHSEC)
+    up = {"ok": False}
+    receiver.route(
+        "/flaky", lambda request: text_response("ok" if up["ok"] else "down", status=200 if up["ok"] else 503)
+    )
+    first = await announce_two(store, clock)  # requested, then answered: one stream
+    approvals = Approvals(store, ApprovalSettings(wait=0), clock=clock, announce=True)
+    other = await approvals.request("shop", "refundOrder", "bot", {"orderId": "o-2"}, {})
+    webhooks = sender(store, clock, hook(receiver, path="/flaky"))
+    try:
+        assert await webhooks.run_once() == 2  # the first of each call; the answer waits for its request
+        up["ok"] = True
+        clock.now += 3
+        assert await webhooks.run_once() == 3
+    finally:
+        await webhooks.aclose()
+    seen = [
+        (event["type"], event["data"]["id"]) for event in map(lambda r: verified(WHSEC, r), receiver.requests)
+    ]
+    assert seen[:2] == [("approval.requested", first), ("approval.requested", other.id)]
+    mine = [kind for kind, approval in seen[2:] if approval == first]
+    assert mine == ["approval.requested", "approval.answered"]  # retried first, then its answer
+
+
+async def test_a_clients_event_goes_to_its_own_webhook_only_while_it_subscribes(
+    store: Store, clock: Clock, receiver: Upstream, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from specbridge.gateway._approving import announcer
+
+    monkeypatch.setenv("SB_TEST_WEBHOOK", WHSEC)
+    monkeypatch.setenv("SB_TEST_CLIENT", OLD_WHSEC)
+
+    def config(events: list[str]) -> Any:
+        client = {
+            "key_sha256": "a" * 64,
+            "apis": ["shop"],
+            "webhook": {**hook(receiver, "env:SB_TEST_CLIENT", "/bot"), "events": events},
+        }
+        return config_from_data(
+            {"apis": {"shop": {"spec": "shop.yaml"}}, "clients": {"bot": client}}, source="specbridge.yaml"
+        )
+
+    subscribed = config(["approval.requested"])
+    approvals = Approvals(
+        store, ApprovalSettings(wait=0), clock=clock, announce=announcer(subscribed, subscribed.approvals)
+    )
+    await approvals.request("shop", "refundOrder", "bot", {"orderId": "o-1"}, {"body.currency": "EUR"})
+    clock.now += 1
+    await approvals.request("shop", "refundOrder", "bot", {"orderId": "o-2"}, {})
+    webhooks = WebhookSender(store, approval_route(subscribed), clock=clock)
+    try:
+        (first, _) = await store.lease_due(clock.now, 0)  # handed out again at once (a zero lease)
+        await webhooks._attempt(first)
+    finally:
+        await webhooks.aclose()
+    unsubscribed = WebhookSender(store, approval_route(config(["call.completed"])), clock=clock)
+    try:
+        assert await unsubscribed.run_once() == 1  # the second: dropped, the client no longer wants it
+    finally:
+        await unsubscribed.aclose()
+    (request,) = receiver.requests
+    assert request.path == "/bot"
+    event = verified(OLD_WHSEC, request)
+    assert event["type"] == "approval.requested" and event["data"]["arguments"] == {"orderId": "o-1"}
+    assert "bound" not in event["data"]
+    assert await store.lease_due(clock.now + 3600, 10) == []

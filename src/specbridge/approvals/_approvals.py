@@ -21,7 +21,7 @@ import hashlib
 import json
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -34,6 +34,10 @@ Json = Any
 EXECUTING = frozenset({Status.EXECUTING})
 TERMINAL = frozenset({Status.REJECTED, Status.EXPIRED, Status.DONE, Status.OUTCOME_UNKNOWN})
 MAX_REASON = 2000
+OPERATORS = "approvals"  # the outbox receiver of the operators' webhook (`approvals.webhook`)
+# The outbox rows announcing one event (`approval.requested` / `approval.answered`) of one approval at
+# `now`: one per receiver, all written in the store step that makes the change.
+Announcer = Callable[[str, Approval, float], Sequence[Announcement]]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -82,14 +86,16 @@ class Approvals:
         clock: Callable[[], float] = time.time,
         lease: float = 120.0,
         owner: str | None = None,
-        announce: bool = False,
+        announce: bool | Announcer = False,
     ) -> None:
         self.store = store
         self.settings = settings or ApprovalSettings()
         self.clock = clock
         self.lease = lease
         self.owner = owner or secrets.token_hex(8)
-        self.announce = announce  # put approval.requested / approval.answered in the outbox (webhooks)
+        # approval.requested / approval.answered into the outbox: True for the operators' webhook alone,
+        # or an `Announcer` fanning each event out to its receivers.
+        self.announce = announce
         self._changed = asyncio.Event()  # set (and replaced) whenever this process answers or finishes one
 
     # What a person does
@@ -135,10 +141,11 @@ class Approvals:
         now = self.clock()
         when = Condition(statuses=frozenset({Status.PENDING}), not_expired_at=now)
         changes = {"status": status, "answered_by": by, "answered_at": now, "reason": reason}
-        announce = None
+        announce: Sequence[Announcement] = ()
         if self.announce and (current := await self.store.get_approval(approval_id)) is not None:
             answer = replace(current, status=status, answered_by=by, answered_at=now, reason=reason)
-            announce = _event("approval.answered", answer, now)
+            # Never before its request in its stream, even when another instance's clock is behind.
+            announce = self._events("approval.answered", answer, max(now, current.created_at + 0.001))
         answered = await self.store.update_approval(approval_id, when, changes, announce)
         if answered is not None:
             self._wake()
@@ -176,7 +183,7 @@ class Approvals:
             created_at=now,
             expires_at=now + self.settings.expire,
         )
-        announce = _event("approval.requested", record, now) if self.announce else None
+        announce = self._events("approval.requested", record, now)
         approval, _ = await self.store.attach_or_create(record, now, announce)
         return approval
 
@@ -196,6 +203,11 @@ class Approvals:
                 await asyncio.wait_for(self._changed.wait(), min(delay, remaining))
             except TimeoutError:
                 delay = min(delay * 2, 1.0)
+
+    def _events(self, topic: str, approval: Approval, now: float) -> Sequence[Announcement]:
+        if callable(self.announce):
+            return self.announce(topic, approval, now)
+        return [approval_event(topic, approval, now)] if self.announce else []
 
     def _wake(self) -> None:
         changed, self._changed = self._changed, asyncio.Event()
@@ -264,9 +276,18 @@ class Approvals:
             raise _final(approval)
 
 
-def _event(topic: str, approval: Approval, now: float) -> Announcement:
-    """A webhook event in the Standard Webhooks payload shape: type, timestamp, data."""
-    return Announcement(topic, {"type": topic, "timestamp": _iso(now), "data": approval_json(approval)}, now)
+def approval_event(
+    topic: str,
+    approval: Approval,
+    now: float,
+    *,
+    receiver: str = OPERATORS,
+    data: Callable[[Approval], Json] = approval_json,
+) -> Announcement:
+    """A webhook event in the Standard Webhooks payload shape (type, timestamp, data) for `receiver`, in
+    the stream of this approval for that receiver (its events go out one at a time, in order)."""
+    payload = {"type": topic, "timestamp": _iso(now), "data": data(approval)}
+    return Announcement(topic, payload, now, receiver=receiver, stream=f"{receiver}|approval:{approval.id}")
 
 
 def _pending(approval: Approval) -> ApprovalError:

@@ -34,3 +34,21 @@ def approval_json(approval: Approval) -> dict[str, Any]:
         "finished_at": _when(approval.finished_at),
         "result": approval.result,
     }
+
+
+def client_approval_json(approval: Approval) -> dict[str, Any]:
+    """An approval as its own client's webhook gets it: what the client's agent sent and what became of
+    it, nothing the operator keeps to themselves: not the bound values (the config's, which the model
+    never saw), not who answered (an admin id), not a result (an answer event never has one)."""
+    return {
+        "id": approval.id,
+        "status": str(approval.status),
+        "api": approval.api,
+        "tool": approval.tool,
+        "client": approval.client,
+        "arguments": approval.arguments,
+        "reason": approval.reason,
+        "created_at": _when(approval.created_at),
+        "expires_at": _when(approval.expires_at),
+        "answered_at": _when(approval.answered_at),
+    }

@@ -41,6 +41,7 @@ from ._model import SearchIndexConfig as SearchIndexConfig
 from ._model import SearchMode as SearchMode
 from ._model import ToolConfig as ToolConfig
 from ._model import WebhookConfig as WebhookConfig
+from ._model import WebhooksConfig as WebhooksConfig
 from ._reader import config_from_data as config_from_data
 from ._reader import load_config as load_config
 from ._reader import parse_duration as parse_duration
@@ -80,6 +81,7 @@ __all__ = [
     "Secret",
     "ToolConfig",
     "WebhookConfig",
+    "WebhooksConfig",
     "check_tool_names",
     "config_from_data",
     "config_schema",

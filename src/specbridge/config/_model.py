@@ -75,6 +75,10 @@ class ToolConfig:
     timeout: float | None = None
 
 
+# What a client's webhook can subscribe to (`clients.<id>.webhook.events`; default the first).
+CLIENT_EVENTS = ("call.completed", "approval.requested", "approval.answered")
+
+
 @dataclass(frozen=True, slots=True)
 class WebhookConfig:
     """`approvals.webhook`: where approvals are announced, signed with `secrets` (the first signs the
@@ -128,6 +132,16 @@ class FilesConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class WebhooksConfig:
+    """`webhooks:`: the sender of every webhook. `lease`: seconds a delivery being attempted is hidden
+    from other senders (and, after a crash, the longest it waits to be tried again); `timeout`: seconds
+    one attempt may take, kept below `lease` so an attempt ends before anyone else may take it."""
+
+    lease: float = 60.0
+    timeout: float = 10.0
+
+
+@dataclass(frozen=True, slots=True)
 class AdminConfig:
     """`admins.<id>`: a person who may answer approvals (admin API, web page). Not a client key."""
 
@@ -176,7 +190,7 @@ class ClientConfig:
     apis: tuple[str, ...]
     bindings: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # api -> binding -> value
     secrets: Mapping[str, str] = field(default_factory=dict)  # api -> secret id
-    webhook: WebhookConfig | None = None  # where this client's events go (`events`: call.completed)
+    webhook: WebhookConfig | None = None  # where this client's events go (`events`: CLIENT_EVENTS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,6 +248,7 @@ class Config:
     idempotency: IdempotencyConfig = field(default_factory=IdempotencyConfig)
     calls: CallsConfig = field(default_factory=CallsConfig)
     files: FilesConfig = field(default_factory=FilesConfig)
+    webhooks: WebhooksConfig = field(default_factory=WebhooksConfig)
 
     def approvals_for(self, api: str | None = None) -> ApprovalsConfig:
         """The approval settings of an API (its `approvals:` over the top level's), or the top level's."""

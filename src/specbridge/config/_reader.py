@@ -33,6 +33,7 @@ from ._model import (
     SearchIndexConfig,
     ToolConfig,
     WebhookConfig,
+    WebhooksConfig,
 )
 from ._schema import key_path, validate
 from ._secrets import secret_reference, shown
@@ -157,7 +158,14 @@ class _Builder:
             idempotency=idempotency,
             calls=calls,
             files=self.files(top.get("files") or {}),
+            webhooks=self.webhooks(top.get("webhooks") or {}),
         )
+
+    def webhooks(self, raw: Mapping[str, Any]) -> WebhooksConfig:
+        found = WebhooksConfig(**{name: parse_duration(value) for name, value in raw.items()})
+        if found.timeout >= found.lease:
+            raise self.fail(["webhooks", "timeout"], "must be below webhooks.lease (an attempt ends first)")
+        return found
 
     def files(self, raw: Mapping[str, Any]) -> FilesConfig:
         found = FilesConfig()

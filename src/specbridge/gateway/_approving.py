@@ -14,16 +14,24 @@ from __future__ import annotations
 import base64
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 import anyio
 
 from .._errors import ErrorCode
-from ..approvals import ApprovalError, Approvals, ApprovalSettings
+from ..approvals import (
+    OPERATORS,
+    Announcer,
+    ApprovalError,
+    Approvals,
+    ApprovalSettings,
+    approval_event,
+    client_approval_json,
+)
 from ..call import CallResult, ImageContent
 from ..config import ApprovalsConfig, Config
-from ..store import Approval, Status, Store, open_store
+from ..store import Announcement, Approval, Status, Store, open_store
 
 Json = Any
 # What an approved call keeps of the call deadline for itself, on top of its upstream timeout: an
@@ -65,6 +73,31 @@ def result_from_json(data: Json) -> CallResult:
         structured=data.get("structured"),
         image=None if image is None else ImageContent(base64.b64decode(image["data"]), image["mime_type"]),
     )
+
+
+def client_receiver(client_id: str) -> str:
+    """The outbox receiver of a client's own webhook (`clients.<id>.webhook`)."""
+    return f"client:{client_id}"
+
+
+def announcer(config: Config, settings: ApprovalsConfig) -> Announcer:
+    """Who hears of an approval event: the operators' webhook of its API (`settings.webhook`, the full
+    record) and the webhook of the client whose call it is, if it subscribed to the event
+    (`client_approval_json`: no bound values, no admin id). One outbox row each, so one receiver's
+    failures never hold up or lose the other's."""
+
+    def announce(topic: str, approval: Approval, now: float) -> Sequence[Announcement]:
+        found = []
+        if settings.webhook is not None:
+            found.append(approval_event(topic, approval, now, receiver=OPERATORS))
+        client = config.clients.get(approval.client)
+        hook = client.webhook if client is not None else None
+        if hook is not None and topic in hook.events:
+            receiver = client_receiver(approval.client)
+            found.append(approval_event(topic, approval, now, receiver=receiver, data=client_approval_json))
+        return found
+
+    return announce
 
 
 class Desk:
@@ -114,7 +147,7 @@ class ApprovalGate:
                 clock=clock,
                 lease=lease,
                 owner=owner,
-                announce=settings.webhook is not None,
+                announce=announcer(config, settings),
             )
 
         self.store = store

@@ -263,11 +263,11 @@ class Gateway:
         await self.approvals.aclose()
 
     async def run_webhooks(self) -> None:
-        """Deliver the store's outbox (approval announcements) until cancelled; nothing without a store."""
+        """Deliver the store's outbox (routed by the config as reloaded) until cancelled; needs a store."""
         store = self.approvals.store
         if store is None:
             return
-        async with running_webhooks(store, self.config):
+        async with running_webhooks(store, self.config, current=lambda: self.config):
             await anyio.sleep_forever()
 
     # -- reloading ---------------------------------------------------------------------------------

@@ -221,9 +221,11 @@ class Idempotency:
         ttl: float,
         budget: float,
         lease: float | None = None,
+        first: Callable[[CallResult], Awaitable[None]] | None = None,
     ) -> CallResult:
         """`send`'s result (sent once), the stored one, or an error result. `budget`: seconds this call
-        may wait for another caller's result."""
+        may wait for another caller's result. `first`: given a fresh result before the key stores it (a
+        long call stores its own result and `call.completed` first)."""
         name, wanted = store_key(scope, key), fingerprint(arguments)
         pause, give_up = 0.02, anyio.current_time() + max(0.0, budget)
         while True:
@@ -236,7 +238,7 @@ class Idempotency:
                     code=ErrorCode.IDEMPOTENCY_KEY_REUSED,
                 )
             if claim.won:
-                return await self._send(name, send)
+                return await self._send(name, send, first)
             if claim.state is ClaimState.DONE:
                 return result_from_json(claim.result)
             if claim.state is ClaimState.UNKNOWN:
@@ -258,7 +260,12 @@ class Idempotency:
             await anyio.sleep(min(pause, left))  # another instance's result is seen by polling
             pause = min(pause * 2, 0.5)
 
-    async def _send(self, name: str, send: Callable[[], Awaitable[CallResult]]) -> CallResult:
+    async def _send(
+        self,
+        name: str,
+        send: Callable[[], Awaitable[CallResult]],
+        first: Callable[[CallResult], Awaitable[None]] | None = None,
+    ) -> CallResult:
         try:
             result = await send()
         except BaseException:  # cancelled (the call deadline) or failed mid-send: maybe sent
@@ -266,6 +273,8 @@ class Idempotency:
                 await self.store.abandon(name, self.owner, sent=True)
             raise
         with anyio.CancelScope(shield=True):  # a result that arrived is kept, whatever happens now
+            if first is not None:
+                await first(result)
             kind = outcome(result)
             if kind == "answered":
                 await self.store.complete(name, self.owner, result_json(result), self.clock())

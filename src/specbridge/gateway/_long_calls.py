@@ -26,9 +26,9 @@ import anyio
 from .._errors import ErrorCode
 from ..call import CallResult
 from ..config import ApiConfig, Config
-from ..store import ClaimState, Store, StoreError
+from ..store import Announcement, ClaimState, Store, StoreError
 from ..tools import Tool
-from ._approving import ApprovalService, result_from_json, result_json
+from ._approving import ApprovalService, client_receiver, result_from_json, result_json
 from ._idempotency import Idempotency, fingerprint, key_plan, split_key
 from ._logging import log_event
 
@@ -52,6 +52,8 @@ MARGIN = 1.0  # what a wait leaves of the call deadline for answering
 KEPT = 10_000  # finished long calls remembered in memory (by arguments) for the same call again
 LEASE_MARGIN = 10.0  # what a claim's lease adds to the longest the send can take
 Send = Callable[[Mapping[str, Json], Mapping[str, Json]], Awaitable[CallResult]]
+Keep = Callable[[CallResult], Awaitable[None]]  # stores a long call's fresh result (and its event)
+Run = Callable[[Keep | None], Awaitable[CallResult]]
 
 
 def get_call_result_tool() -> dict[str, Json]:
@@ -160,20 +162,24 @@ class CallService:
         lease = self.deadline + send_timeout + LEASE_MARGIN
         extra = plan.binding(scope, key) if plan is not None and key is not None else {}
 
-        def plain() -> Awaitable[CallResult]:
+        def plain(keep: Keep | None = None) -> Awaitable[CallResult]:
             return send(rest, extra)
 
-        run = plain
+        run: Run = plain
         if key is not None:
             idempotency = Idempotency(store, clock=self.clock, owner=self.owner, lease=lease)
             ttl, the_key = api.idempotency.ttl, key
             wait_for_other = budget - MARGIN if not api.calls.long else send_timeout + MARGIN
 
-            def run() -> Awaitable[CallResult]:
-                return idempotency.run(scope, the_key, rest, plain, ttl=ttl, budget=wait_for_other)
+            def run(keep: Keep | None = None) -> Awaitable[CallResult]:
+                # A long call's result and event are stored before the key's: a kill between the two
+                # leaves the key outcome unknown (never re-sent), not a result without its event.
+                return idempotency.run(
+                    scope, the_key, rest, plain, ttl=ttl, budget=wait_for_other, first=keep
+                )
 
         if not api.calls.long:
-            return await run()
+            return await run(None)
         wait = max(0.0, min(api.calls.wait, budget - MARGIN))
         return await self._long(
             store, scope, arguments, run, wait=wait, keep=api.idempotency.ttl, lease=lease
@@ -186,7 +192,7 @@ class CallService:
         store: Store,
         scope: tuple[str, str, str],
         arguments: Mapping[str, Json],
-        run: Callable[[], Awaitable[CallResult]],
+        run: Run,
         *,
         wait: float,
         keep: float,
@@ -207,19 +213,32 @@ class CallService:
             task.add_done_callback(self._tasks.discard)
         return await self._await(running, wait)
 
-    async def _background(
-        self, store: Store, name: str, running: _Running, run: Callable[[], Awaitable[CallResult]]
-    ) -> None:
-        try:
-            result = await run()
-        except BaseException as error:  # cancelled at shutdown, or a fault: it may have been sent
+    async def _background(self, store: Store, name: str, running: _Running, run: Run) -> None:
+        stored = False
+
+        async def keep(result: CallResult) -> None:
+            """The result and, if the agent was told the call is pending, `call.completed`, in one store
+            step; from here on a wait gets the result, so `told_pending` is settled."""
+            nonlocal stored
+            stored, running.result = True, result
             with anyio.CancelScope(shield=True):
-                await store.abandon(name, self.owner, sent=True)
-            running.result = CallResult(
-                "the call ended without a result; it is not sent again",
-                is_error=True,
-                code=ErrorCode.CALL_OUTCOME_UNKNOWN,
-            )
+                now = self.clock()
+                announce = self._completed(running, result, now) if running.told_pending else None
+                await store.complete(name, self.owner, result_json(result), now, announce)
+
+        try:
+            result = await run(keep)
+            if not stored:  # no fresh result reached `keep` (a key's stored one, say)
+                await keep(result)
+        except BaseException as error:  # cancelled at shutdown, or a fault: it may have been sent
+            if not stored:
+                with anyio.CancelScope(shield=True):
+                    await store.abandon(name, self.owner, sent=True)
+                running.result = CallResult(
+                    "the call ended without a result; it is not sent again",
+                    is_error=True,
+                    code=ErrorCode.CALL_OUTCOME_UNKNOWN,
+                )
             running.done.set()
             if not isinstance(error, Exception):
                 raise
@@ -230,24 +249,17 @@ class CallService:
                 tool=running.scope[2],
             )
             return
-        running.result = result
-        try:
-            with anyio.CancelScope(shield=True):
-                await store.complete(name, self.owner, result_json(result), self.clock())
-                if running.told_pending:
-                    await self._announce(store, running, result)
-        finally:
-            running.done.set()
+        running.done.set()
 
-    async def _announce(self, store: Store, running: _Running, result: CallResult) -> None:
-        """`call.completed` to the client's webhook, when it asked for it: the agent was told the call
-        is pending, and this tells its owner it is done (the result as the agent gets it)."""
+    def _completed(self, running: _Running, result: CallResult, now: float) -> Announcement | None:
+        """`call.completed` for the client's webhook, when it asked for it: the agent was told the call
+        is pending, and this tells its owner it is done (the result as the agent gets it). Written in
+        the store step that stores the result, so a gateway killed in between loses neither."""
         api, client_id, tool = running.scope
         client = self._config().clients.get(client_id)
         hook = client.webhook if client is not None else None
-        if hook is None or "call.completed" not in hook.events:
-            return
-        now = self.clock()
+        if hook is None or CALL_COMPLETED not in hook.events:
+            return None
         data = {
             "call_id": running.id,
             "api": api,
@@ -255,9 +267,9 @@ class CallService:
             "client": client_id,
             "result": result_json(result),
         }
-        await store.enqueue(
-            CALL_COMPLETED, {"type": CALL_COMPLETED, "timestamp": iso(now), "data": data}, now
-        )
+        receiver = client_receiver(client_id)
+        payload = {"type": CALL_COMPLETED, "timestamp": iso(now), "data": data}
+        return Announcement(CALL_COMPLETED, payload, now, receiver, f"{receiver}|call:{running.id}")
 
     async def _await(self, running: _Running, wait: float) -> CallResult:
         with anyio.move_on_after(wait):

@@ -1,6 +1,8 @@
 """Signed webhooks from the store's outbox: each new approval and each answer (to `approvals.webhook`),
-and a client's own events such as `call.completed` (to `clients.<id>.webhook`), POSTed the Standard
-Webhooks way, at least once, through the egress policy.
+and a client's own events — `call.completed`, and `approval.requested` / `approval.answered` of its own
+calls — (to `clients.<id>.webhook`), POSTed the Standard Webhooks way, at least once, through the
+egress policy. Each outbox row names its receiver (`approvals`, `client:<id>`): an event for two
+receivers is two rows, written in the one store step that made the change.
 
 Every delivery carries `webhook-id` (the outbox id, the same on every retry, so receivers drop
 repeats), `webhook-timestamp` (seconds, at this attempt) and `webhook-signature`: `v1,<base64 of
@@ -9,7 +11,8 @@ is rotated receivers holding either the old or the new one accept. A `whsec_…`
 its prefix (as Standard Webhooks libraries read it); any other secret is used as its raw bytes.
 
 `WebhookSender` leases due deliveries (`Store.lease_due`; another instance never gets the same one
-while the lease runs), POSTs each without following redirects, `ack`s on 2xx and otherwise
+while the lease runs, and of one stream — one receiver's events of one call — only the oldest left, so
+they arrive in order), POSTs each without following redirects, `ack`s on 2xx and otherwise
 reschedules it (`retry_at`) with exponential backoff and jitter, until `give_up_after` seconds after it
 was created. Time comes from `clock`, so tests move a fake clock instead of sleeping.
 """
@@ -32,9 +35,11 @@ import httpx
 import orjson
 
 from .._errors import ErrorCode, SpecbridgeError
+from ..approvals import OPERATORS
 from ..call import EgressPolicy, EgressTransport
 from ..config import Config, WebhookConfig
 from ..store import Delivery, Store
+from ._approving import client_receiver
 from ._logging import log_event
 
 SECRET_PREFIX = "whsec_"
@@ -98,18 +103,29 @@ def verify(
     return "no v1 signature matches the secret(s) given for this id, timestamp and body"
 
 
-def approval_route(config: Config) -> Callable[[Delivery], WebhookConfig | None]:
-    """Where an approval event goes: the webhook of the approval's API (`apis.<api>.approvals` or the
-    top level's); None when that API has none (any more)."""
+def approval_route(config: Config | Callable[[], Config]) -> Callable[[Delivery], WebhookConfig | None]:
+    """Where a delivery goes, under the config as it is now: for the operators (`approvals`), the
+    webhook of the approval's API (`apis.<api>.approvals` or the top level's); for `client:<id>`, that
+    client's webhook while it still subscribes to the event. None when there is none (any more).
+    A row written before receivers existed goes where its payload says (a `call.` event to its client)."""
+
+    current = config if callable(config) else lambda: config  # a gateway's follows its reloads
+
+    def client_hook(client_id: str, topic: str) -> WebhookConfig | None:
+        client = current().clients.get(client_id)
+        hook = client.webhook if client is not None else None
+        return hook if hook is not None and topic in hook.events else None
 
     def route(delivery: Delivery) -> WebhookConfig | None:
         data = delivery.payload.get("data") if isinstance(delivery.payload, Mapping) else None
         api = data.get("api") if isinstance(data, Mapping) else None
-        if delivery.topic.startswith("call."):  # a client's own event: its `clients.<id>.webhook`
-            client = config.clients.get(str(data.get("client"))) if isinstance(data, Mapping) else None
-            hook = client.webhook if client is not None else None
-            return hook if hook is not None and delivery.topic in hook.events else None
-        return config.approvals_for(api if isinstance(api, str) else None).webhook
+        receiver = delivery.receiver
+        if receiver is not None and receiver != OPERATORS:
+            client_id = receiver.removeprefix(client_receiver(""))
+            return client_hook(client_id, delivery.topic) if receiver == client_receiver(client_id) else None
+        if receiver is None and delivery.topic.startswith("call."):
+            return client_hook(str(data.get("client")) if isinstance(data, Mapping) else "", delivery.topic)
+        return current().approvals_for(api if isinstance(api, str) else None).webhook
 
     return route
 
@@ -186,11 +202,17 @@ class WebhookSender:
                 await anyio.sleep(self.poll)
 
     async def run_once(self, limit: int = 10) -> int:
-        """Lease the due deliveries (up to `limit`) and attempt each once; how many were leased."""
-        leased = await self.store.lease_due(self.clock(), self.lease, limit)
-        for delivery in leased:
-            await self._attempt(delivery)
-        return len(leased)
+        """Lease the due deliveries (up to `limit` at a time) and attempt each once, again while a lease
+        hands out more (an acknowledged delivery lets the next of its stream go); how many were leased."""
+        handled = 0
+        for _ in range(limit):
+            leased = await self.store.lease_due(self.clock(), self.lease, limit)
+            for delivery in leased:
+                await self._attempt(delivery)
+            handled += len(leased)
+            if not leased:
+                break
+        return handled
 
     async def _attempt(self, delivery: Delivery) -> None:
         now = self.clock()
@@ -261,10 +283,12 @@ class WebhookSender:
 
 @asynccontextmanager
 async def running_webhooks(
-    store: Store, config: Config, **options: Any
+    store: Store, config: Config, *, current: Callable[[], Config] | None = None, **options: Any
 ) -> AsyncIterator[WebhookSender | None]:
     """The approvals webhook sender running in the background while the block runs (the gateway's
-    lifespan), or None when no API has a webhook. Leaving the block stops it and closes its clients."""
+    lifespan), or None when no API has a webhook. `webhooks: {lease, timeout}` of the config set the
+    sender's (`options` win); `current`, when given, is the config each delivery is routed by (the
+    gateway's, after reloads). Leaving the block stops it and closes its clients."""
     if (
         config.approvals.webhook is None
         and all(api.approvals.webhook is None for api in config.apis.values())
@@ -272,7 +296,8 @@ async def running_webhooks(
     ):
         yield None
         return
-    sender = WebhookSender(store, approval_route(config), **options)
+    options = {"lease": config.webhooks.lease, "timeout": config.webhooks.timeout, **options}
+    sender = WebhookSender(store, approval_route(current or config), **options)
     try:
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(sender.run)

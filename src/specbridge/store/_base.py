@@ -6,7 +6,11 @@ means atomic across connections and processes sharing the store, not only inside
 - `attach_or_create` never makes two open approvals for one fingerprint;
 - `update_approval` is a compare-and-set: of many concurrent callers with the same condition, one wins;
 - `claim` hands a key to exactly one owner until the claim is forgotten (`keep` seconds);
-- `lease_due` never hands one delivery to two workers while its lease runs.
+- `lease_due` never hands one delivery to two workers while its lease runs, and hands out a delivery of
+  a stream only when no older one of that stream is left in the outbox (one at a time, in order).
+
+Where a step takes `announce` (one `Announcement`, a sequence of them — one per receiver — or None),
+every announcement is written to the outbox in the same atomic step as the change, or none is.
 """
 
 from __future__ import annotations
@@ -17,7 +21,8 @@ from types import TracebackType
 from typing import Self
 
 from .._errors import ErrorCode, SpecbridgeError
-from ._model import Announcement, Approval, Claim, Condition, Delivery, Json, Status, StoredFile
+from ._model import Approval, Claim, Condition, Delivery, Json, Status, StoredFile
+from ._records import Announced
 
 
 class StoreError(SpecbridgeError):
@@ -52,7 +57,7 @@ class Store(ABC):
 
     @abstractmethod
     async def attach_or_create(
-        self, approval: Approval, now: float, announce: Announcement | None = None
+        self, approval: Approval, now: float, announce: Announced = None
     ) -> tuple[Approval, bool]:
         """The open approval with `approval.fingerprint` (not settled, not expired), or `approval` stored
         (and `announce` put in the outbox in the same step).
@@ -73,7 +78,7 @@ class Store(ABC):
         approval_id: str,
         when: Condition,
         changes: Mapping[str, Json],
-        announce: Announcement | None = None,
+        announce: Announced = None,
     ) -> Approval | None:
         """Apply `changes` (fields of `CHANGEABLE`) if the record meets `when`, with `announce` put in the
         outbox in the same step; the new record, or None (nothing changed, nothing announced)."""
@@ -94,8 +99,11 @@ class Store(ABC):
         again). `keep`: seconds the claim and its result are remembered (an idempotency TTL)."""
 
     @abstractmethod
-    async def complete(self, key: str, owner: str, result: Json, now: float) -> bool:
-        """Store the result of a claim `owner` holds; False if it is not theirs (or not held)."""
+    async def complete(
+        self, key: str, owner: str, result: Json, now: float, announce: Announced = None
+    ) -> bool:
+        """Store the result of a claim `owner` holds, with `announce` (e.g. `call.completed`) put in the
+        outbox in the same step; False if it is not theirs (or not held): nothing stored or announced."""
 
     @abstractmethod
     async def abandon(self, key: str, owner: str, *, sent: bool) -> bool:
@@ -112,12 +120,22 @@ class Store(ABC):
     # Outbox
 
     @abstractmethod
-    async def enqueue(self, topic: str, payload: Json, now: float, due: float | None = None) -> str:
-        """Add a delivery due at `due` (default now); its id."""
+    async def enqueue(
+        self,
+        topic: str,
+        payload: Json,
+        now: float,
+        due: float | None = None,
+        *,
+        receiver: str = "",
+        stream: str = "",
+    ) -> str:
+        """Add a delivery due at `due` (default now), for `receiver`, ordered in `stream`; its id."""
 
     @abstractmethod
     async def lease_due(self, now: float, lease: float, limit: int = 10) -> list[Delivery]:
-        """Up to `limit` due deliveries, oldest first, each hidden from other workers for `lease` seconds."""
+        """Up to `limit` due deliveries, oldest first, each hidden from other workers for `lease` seconds;
+        of each stream only its oldest delivery still in the outbox (the next waits for its `ack`)."""
 
     @abstractmethod
     async def ack(self, delivery_id: str) -> None:

@@ -98,6 +98,8 @@ class Announcement:
     topic: str
     payload: Json
     at: float  # created and due at
+    receiver: str = ""  # whose webhook it goes to (`approvals`, `client:<id>`); "" routes by the payload
+    stream: str = ""  # deliveries of one stream go out one at a time, oldest first; "" for none
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +110,8 @@ class Delivery:
     created_at: float
     attempts: int  # leases handed out so far, this one included
     last_error: str | None = None
+    receiver: str | None = None
+    stream: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

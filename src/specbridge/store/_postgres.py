@@ -22,8 +22,10 @@ from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from . import _sql as sql
 from ._base import Store, StoreError
-from ._model import Announcement, Approval, Claim, Condition, Delivery, Json, Status, StoredFile
+from ._model import Approval, Claim, Condition, Delivery, Json, Status, StoredFile
 from ._records import (
+    Announced,
+    announcements,
     approval_from,
     approval_values,
     checked_changes,
@@ -119,7 +121,7 @@ class PostgresStore(Store):
     # Approvals
 
     async def attach_or_create(
-        self, approval: Approval, now: float, announce: Announcement | None = None
+        self, approval: Approval, now: float, announce: Announced = None
     ) -> tuple[Approval, bool]:
         insert = sql.insert_approval(P).replace(
             " RETURNING", " ON CONFLICT (fingerprint) WHERE settled_at IS NULL DO NOTHING RETURNING"
@@ -133,8 +135,7 @@ class PostgresStore(Store):
                     )
                     row = await (await conn.execute(insert.encode(), approval_values(approval))).fetchone()
                     if row is not None:
-                        if announce is not None:
-                            await conn.execute(sql.enqueue(P).encode(), delivery_values(announce))
+                        await _enqueue(conn, announce)
                         return approval_from(row), True
                     row = await (
                         await conn.execute(sql.open_approval(P).encode(), (approval.fingerprint,))
@@ -158,16 +159,16 @@ class PostgresStore(Store):
         approval_id: str,
         when: Condition,
         changes: Mapping[str, Json],
-        announce: Announcement | None = None,
+        announce: Announced = None,
     ) -> Approval | None:
         statement, params = sql.update_approval(P, approval_id, when, checked_changes(changes))
-        if announce is None:
+        if not announcements(announce):
             row = await self._one(statement, params)
             return None if row is None else approval_from(row)
         async with self._connection() as conn, conn.transaction():
             row = await (await conn.execute(statement.encode(), params)).fetchone()
             if row is not None:
-                await conn.execute(sql.enqueue(P).encode(), delivery_values(announce))
+                await _enqueue(conn, announce)
         return None if row is None else approval_from(row)
 
     async def expire_due(self, now: float) -> int:
@@ -192,8 +193,17 @@ class PostgresStore(Store):
             raise StoreError(f"the store {self.name} lost the claim {key!r}")
         return claim_from(row, now)
 
-    async def complete(self, key: str, owner: str, result: Json, now: float) -> bool:
-        return await self._count(sql.complete_claim(P), (encode("result", result), key, owner)) == 1
+    async def complete(
+        self, key: str, owner: str, result: Json, now: float, announce: Announced = None
+    ) -> bool:
+        params = (encode("result", result), key, owner)
+        if not announcements(announce):
+            return await self._count(sql.complete_claim(P), params) == 1
+        async with self._connection() as conn, conn.transaction():
+            if (await conn.execute(sql.complete_claim(P).encode(), params)).rowcount != 1:
+                return False
+            await _enqueue(conn, announce)
+        return True
 
     async def abandon(self, key: str, owner: str, *, sent: bool) -> bool:
         return await self._count(sql.abandon_claim(P, sent), (key, owner)) == 1
@@ -207,16 +217,34 @@ class PostgresStore(Store):
 
     # Outbox
 
-    async def enqueue(self, topic: str, payload: Json, now: float, due: float | None = None) -> str:
+    async def enqueue(
+        self,
+        topic: str,
+        payload: Json,
+        now: float,
+        due: float | None = None,
+        *,
+        receiver: str = "",
+        stream: str = "",
+    ) -> str:
         delivery_id = secrets.token_urlsafe(18)
-        params = (delivery_id, topic, encode("payload", payload), now, now if due is None else due)
+        params = (
+            delivery_id,
+            topic,
+            encode("payload", payload),
+            now,
+            now if due is None else due,
+            receiver or None,
+            stream or None,
+        )
         await self._count(sql.enqueue(P), params)
         return delivery_id
 
     async def lease_due(self, now: float, lease: float, limit: int = 10) -> list[Delivery]:
         statement = (
-            "UPDATE outbox SET due_at = %s, attempts = attempts + 1 WHERE id IN (SELECT id FROM outbox "
-            "WHERE due_at <= %s ORDER BY created_at, id LIMIT %s FOR UPDATE SKIP LOCKED) RETURNING *"
+            "UPDATE outbox SET due_at = %s, attempts = attempts + 1 WHERE id IN ("
+            + sql.due_heads(P)
+            + " FOR UPDATE SKIP LOCKED) RETURNING *"
         )
         async with self._connection() as conn:
             rows = await (await conn.execute(statement.encode(), (now + lease, now, limit))).fetchall()
@@ -251,6 +279,11 @@ class PostgresStore(Store):
                 cursor = await conn.execute(sql.live_files(P, len(batch)).encode(), (now, *batch))
                 found.update(str(row["id"]) for row in await cursor.fetchall())
         return found
+
+
+async def _enqueue(conn: Conn, announce: Announced) -> None:
+    for one in announcements(announce):
+        await conn.execute(sql.enqueue(P).encode(), delivery_values(one))
 
 
 def _first_line(error: BaseException) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .._json import dumps
@@ -104,9 +104,28 @@ def checked_changes(changes: Mapping[str, Json]) -> dict[str, Any]:
     return {name: encode(name, value) for name, value in changes.items()}
 
 
-def delivery_values(announce: Announcement) -> tuple[str, str, str, float, float]:
-    """A new outbox row: id, topic, payload, created_at, due_at (due at once)."""
-    return secrets.token_urlsafe(18), announce.topic, dumps(announce.payload), announce.at, announce.at
+Announced = Announcement | Sequence[Announcement] | None
+
+
+def announcements(announce: Announced) -> tuple[Announcement, ...]:
+    """One announcement, several (one per receiver) or none, as a tuple."""
+    if announce is None:
+        return ()
+    return (announce,) if isinstance(announce, Announcement) else tuple(announce)
+
+
+def delivery_values(announce: Announcement) -> tuple[str, str, str, float, float, str | None, str | None]:
+    """A new outbox row (`_sql.OUTBOX_FIELDS`): id, topic, payload, created_at, due_at (due at once),
+    receiver, stream ("" stored as NULL: no stream, no ordering)."""
+    return (
+        secrets.token_urlsafe(18),
+        announce.topic,
+        dumps(announce.payload),
+        announce.at,
+        announce.at,
+        announce.receiver or None,
+        announce.stream or None,
+    )
 
 
 def claim_from(row: Mapping[str, Any], now: float, *, won: bool = False) -> Claim:
@@ -135,6 +154,8 @@ def delivery_from(row: Mapping[str, Any]) -> Delivery:
         created_at=float(row["created_at"]),
         attempts=int(row["attempts"]),
         last_error=None if error is None or error == "" else str(error),
+        receiver=row.get("receiver") or None,
+        stream=row.get("stream") or None,
     )
 
 

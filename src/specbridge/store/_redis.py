@@ -3,13 +3,13 @@
 Layout under the namespace prefix `NS:`: `a:ID` an approval, `open:FINGERPRINT` the id of the open
 approval for one call, `status:S` and `all` sorted sets of ids by creation time, `c:KEY` a claim
 (with a Redis TTL of its `keep`), `o:ID` an outbox delivery and `due` the deliveries by due time,
-`f:ID` a file (its record and its bytes in one hash, with a Redis TTL of the file's lifetime).
+`f:ID` a file (its record and its bytes in one hash, with a Redis TTL of the file's lifetime), and
+`s:STREAM` the deliveries of one stream by creation time (only the first is leased).
 """
 
 from __future__ import annotations
 
 import json
-import secrets
 from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
@@ -24,6 +24,8 @@ from ._base import Store, StoreError
 from ._model import Announcement, Approval, Claim, Condition, Delivery, Json, Status, StoredFile
 from ._records import (
     APPROVAL_FIELDS,
+    Announced,
+    announcements,
     approval_from,
     checked_changes,
     claim_from,
@@ -34,8 +36,9 @@ from ._records import (
     file_values,
 )
 
-# Redis needs no migration steps; the key guards against an older specbridge. 2: files (`f:ID`).
-SCHEMA_VERSION = 2
+# Redis needs no migration steps; the key guards against an older specbridge. 2: files (`f:ID`);
+# 3: outbox receivers and streams (`s:STREAM`), which an older sender would route and order wrongly.
+SCHEMA_VERSION = 3
 
 # Deletes a file only for its owner, in one step.
 DELETE_FILE = """
@@ -52,13 +55,17 @@ def _pairs(flat: list[Any]) -> dict[str, Any]:
     return dict(zip(flat[::2], flat[1::2], strict=True))
 
 
-def _delivery(announce: Announcement | None) -> str:
-    """An outbox record for a script to write with its change ("" for none)."""
-    if announce is None:
-        return ""
-    delivery_id, topic, payload, at, _ = delivery_values(announce)
-    record = {"id": delivery_id, "topic": topic, "payload": payload, "created_at": _text(at), "attempts": "0"}
-    return json.dumps(record)
+def _record(announce: Announcement, due: float | None = None) -> dict[str, str]:
+    delivery_id, topic, payload, at, _, receiver, stream = delivery_values(announce)
+    record = {"id": delivery_id, "topic": topic, "payload": payload, "created_at": _text(float(at))}
+    record |= {"attempts": "0", "due_at": _text(float(at if due is None else due))}
+    return record | {"receiver": receiver or "", "stream": stream or ""}
+
+
+def _delivery(announce: Announced) -> str:
+    """The outbox records for a script to write with its change, as a JSON list ("" for none)."""
+    records = [_record(one) for one in announcements(announce)]
+    return json.dumps(records) if records else ""
 
 
 class RedisStore(Store):
@@ -123,7 +130,7 @@ class RedisStore(Store):
     # Approvals
 
     async def attach_or_create(
-        self, approval: Approval, now: float, announce: Announcement | None = None
+        self, approval: Approval, now: float, announce: Announced = None
     ) -> tuple[Approval, bool]:
         record = {
             name: _text(value)
@@ -160,7 +167,7 @@ class RedisStore(Store):
         approval_id: str,
         when: Condition,
         changes: Mapping[str, Json],
-        announce: Announcement | None = None,
+        announce: Announced = None,
     ) -> Approval | None:
         condition: dict[str, Any] = {"statuses": sorted(str(status) for status in when.statuses)}
         if when.owner is not None:
@@ -199,11 +206,16 @@ class RedisStore(Store):
         )
         return claim_from(_pairs(flat), now, won=bool(won))
 
-    async def complete(self, key: str, owner: str, result: Json, now: float) -> bool:
-        return bool(await self._script("SETTLE_CLAIM", key, owner, "done", encode("result", result)))
+    async def complete(
+        self, key: str, owner: str, result: Json, now: float, announce: Announced = None
+    ) -> bool:
+        done = await self._script(
+            "SETTLE_CLAIM", key, owner, "done", encode("result", result), _delivery(announce)
+        )
+        return bool(done)
 
     async def abandon(self, key: str, owner: str, *, sent: bool) -> bool:
-        return bool(await self._script("SETTLE_CLAIM", key, owner, "unknown" if sent else "forget", ""))
+        return bool(await self._script("SETTLE_CLAIM", key, owner, "unknown" if sent else "forget", "", ""))
 
     async def get_claim(self, key: str, now: float) -> Claim | None:
         with self._failing():
@@ -217,27 +229,26 @@ class RedisStore(Store):
 
     # Outbox
 
-    async def enqueue(self, topic: str, payload: Json, now: float, due: float | None = None) -> str:
-        delivery_id = secrets.token_urlsafe(18)
-        record = {"id": delivery_id, "topic": topic, "payload": encode("payload", payload)}
-        record |= {"created_at": _text(float(now)), "attempts": "0"}
-        with self._failing():
-            async with self._client().pipeline(transaction=True) as pipe:
-                pipe.hset(self.prefix + "o:" + delivery_id, mapping=record)
-                pipe.zadd(self.prefix + "due", {delivery_id: now if due is None else due})
-                await pipe.execute()
-        return delivery_id
+    async def enqueue(
+        self,
+        topic: str,
+        payload: Json,
+        now: float,
+        due: float | None = None,
+        *,
+        receiver: str = "",
+        stream: str = "",
+    ) -> str:
+        record = _record(Announcement(topic, payload, now, receiver, stream), due)
+        await self._script("ENQUEUE_ALL", json.dumps([record]))
+        return record["id"]
 
     async def lease_due(self, now: float, lease: float, limit: int = 10) -> list[Delivery]:
         rows = await self._script("LEASE_DUE", _text(float(now)), _text(float(now + lease)), limit)
         return [delivery_from(_pairs(row)) for row in rows]
 
     async def ack(self, delivery_id: str) -> None:
-        with self._failing():
-            async with self._client().pipeline(transaction=True) as pipe:
-                pipe.delete(self.prefix + "o:" + delivery_id)
-                pipe.zrem(self.prefix + "due", delivery_id)
-                await pipe.execute()
+        await self._script("ACK", delivery_id)
 
     async def retry_at(self, delivery_id: str, due: float, error: str) -> None:
         await self._script("RETRY_AT", delivery_id, _text(float(due)), error)

@@ -7,14 +7,21 @@ where cjson would round it to 14 digits.
 
 from __future__ import annotations
 
-# Writes the outbox record ARGV[n] (JSON, or "" for none) due at its creation time.
+# Writes the outbox records ARGV[n] (a JSON list, or "" for none), each due at `due_at`; one with a
+# stream joins `s:STREAM`, scored by creation time, whose first member is the only one leased.
 ENQUEUE = """
 local function enqueue(p, text)
   if text == '' then return end
-  local record = cjson.decode(text)
-  local key = p .. 'o:' .. record.id
-  for name, value in pairs(record) do redis.call('HSET', key, name, value) end
-  redis.call('ZADD', p .. 'due', record.created_at, record.id)
+  for _, record in ipairs(cjson.decode(text)) do
+    local key = p .. 'o:' .. record.id
+    for name, value in pairs(record) do
+      if name ~= 'due_at' then redis.call('HSET', key, name, value) end
+    end
+    redis.call('ZADD', p .. 'due', record.due_at, record.id)
+    if record.stream and record.stream ~= '' then
+      redis.call('ZADD', p .. 's:' .. record.stream, record.created_at, record.id)
+    end
+  end
 end
 """
 
@@ -26,7 +33,22 @@ SCRIPTS = (
     "SETTLE_CLAIM",
     "LEASE_DUE",
     "RETRY_AT",
+    "ENQUEUE_ALL",
+    "ACK",
 )
+
+# ARGV: prefix, records (see ENQUEUE)
+ENQUEUE_ALL = ENQUEUE + "enqueue(ARGV[1], ARGV[2])\nreturn 1\n"
+
+# ARGV: prefix, id: the delivery forgotten, out of the due set and its stream
+ACK = """
+local p, id = ARGV[1], ARGV[2]
+local stream = redis.call('HGET', p .. 'o:' .. id, 'stream')
+redis.call('DEL', p .. 'o:' .. id)
+redis.call('ZREM', p .. 'due', id)
+if stream and stream ~= '' then redis.call('ZREM', p .. 's:' .. stream, id) end
+return 1
+"""
 
 ATTACH_OR_CREATE = (
     ENQUEUE
@@ -125,16 +147,21 @@ redis.call('PEXPIRE', key, keep_ms)
 return {1, redis.call('HGETALL', key)}
 """
 
-# ARGV: prefix, key, owner, action ('done' | 'forget' | 'unknown'), result
-SETTLE_CLAIM = """
+# ARGV: prefix, key, owner, action ('done' | 'forget' | 'unknown'), result, outbox records ('done')
+SETTLE_CLAIM = (
+    ENQUEUE
+    + """
 local key = ARGV[1] .. 'c:' .. ARGV[2]
 local h = redis.call('HMGET', key, 'owner', 'state')
 if h[1] ~= ARGV[3] or h[2] ~= 'held' then return 0 end
 if ARGV[4] == 'forget' then redis.call('DEL', key)
-elseif ARGV[4] == 'done' then redis.call('HSET', key, 'state', 'done', 'result', ARGV[5])
+elseif ARGV[4] == 'done' then
+  redis.call('HSET', key, 'state', 'done', 'result', ARGV[5])
+  enqueue(ARGV[1], ARGV[6])
 else redis.call('HSET', key, 'state', 'unknown') end
 return 1
 """
+)
 
 LEASE_DUE = """
 local p, now, lease_until, limit = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
@@ -144,11 +171,17 @@ for _, id in ipairs(redis.call('ZRANGEBYSCORE', p .. 'due', '-inf', now, 'LIMIT'
 end
 table.sort(items, function(a, b) if a[1] == b[1] then return a[2] < b[2] end return a[1] < b[1] end)
 local leased = {}
-for i = 1, math.min(#items, limit) do
+for i = 1, #items do
+  if #leased >= limit then break end
   local id = items[i][2]
-  redis.call('ZADD', p .. 'due', lease_until, id)
-  redis.call('HINCRBY', p .. 'o:' .. id, 'attempts', 1)
-  table.insert(leased, redis.call('HGETALL', p .. 'o:' .. id))
+  local stream = redis.call('HGET', p .. 'o:' .. id, 'stream')
+  local first = true
+  if stream and stream ~= '' then first = redis.call('ZRANGE', p .. 's:' .. stream, 0, 0)[1] == id end
+  if first then
+    redis.call('ZADD', p .. 'due', lease_until, id)
+    redis.call('HINCRBY', p .. 'o:' .. id, 'attempts', 1)
+    table.insert(leased, redis.call('HGETALL', p .. 'o:' .. id))
+  end
 end
 return leased
 """

@@ -43,6 +43,13 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             data BYTEA NOT NULL)""",
         "CREATE INDEX files_expiry ON files (expires_at)",
     ),
+    (
+        # Fan-out and ordering: whose webhook a delivery goes to, and the stream (receiver + call) whose
+        # deliveries go out one at a time, oldest first. NULL in both: routed by the payload, unordered.
+        "ALTER TABLE outbox ADD COLUMN receiver TEXT",
+        "ALTER TABLE outbox ADD COLUMN stream TEXT",
+        "CREATE INDEX outbox_stream ON outbox (stream, created_at, id)",
+    ),
 )
 VERSION = len(MIGRATIONS)
 
@@ -124,8 +131,21 @@ def abandon_claim(p: str, sent: bool) -> str:
     return f"DELETE FROM claims WHERE key = {p} AND owner = {p} AND state = 'held'"
 
 
+OUTBOX_FIELDS = ("id", "topic", "payload", "created_at", "due_at", "receiver", "stream")
+
+
 def enqueue(p: str) -> str:
-    return f"INSERT INTO outbox (id, topic, payload, created_at, due_at) VALUES ({p}, {p}, {p}, {p}, {p})"
+    return f"INSERT INTO outbox ({', '.join(OUTBOX_FIELDS)}) VALUES ({', '.join([p] * len(OUTBOX_FIELDS))})"
+
+
+def due_heads(p: str) -> str:
+    """Ids of due deliveries, oldest first, leaving out any with an older delivery of its stream still
+    in the outbox (leased, or waiting for a retry). Params: now, limit."""
+    return (
+        f"SELECT id FROM outbox o WHERE due_at <= {p} AND (stream IS NULL OR NOT EXISTS ("
+        "SELECT 1 FROM outbox e WHERE e.stream = o.stream AND (e.created_at < o.created_at OR "
+        f"(e.created_at = o.created_at AND e.id < o.id)))) ORDER BY created_at, id LIMIT {p}"
+    )
 
 
 def retry_at(p: str) -> str:

@@ -20,8 +20,10 @@ from typing import Any, TypeVar
 
 from . import _sql as sql
 from ._base import Store, StoreError
-from ._model import Announcement, Approval, Claim, Condition, Delivery, Json, Status, StoredFile
+from ._model import Approval, Claim, Condition, Delivery, Json, Status, StoredFile
 from ._records import (
+    Announced,
+    announcements,
     approval_from,
     approval_values,
     checked_changes,
@@ -105,7 +107,7 @@ class SqliteStore(Store):
     # Approvals
 
     async def attach_or_create(
-        self, approval: Approval, now: float, announce: Announcement | None = None
+        self, approval: Approval, now: float, announce: Announced = None
     ) -> tuple[Approval, bool]:
         def work(db: sqlite3.Connection) -> tuple[Approval, bool]:
             db.execute(sql.expire_pending(P, one_call=True), (now, now, approval.fingerprint))
@@ -113,8 +115,7 @@ class SqliteStore(Store):
             if row is not None:
                 return approval_from(row), False
             row = db.execute(sql.insert_approval(P), approval_values(approval)).fetchone()
-            if announce is not None:
-                db.execute(sql.enqueue(P), delivery_values(announce))
+            _enqueue(db, announce)
             return approval_from(row), True
 
         return await self._write(work)
@@ -140,7 +141,7 @@ class SqliteStore(Store):
         approval_id: str,
         when: Condition,
         changes: Mapping[str, Json],
-        announce: Announcement | None = None,
+        announce: Announced = None,
     ) -> Approval | None:
         statement, params = sql.update_approval(P, approval_id, when, checked_changes(changes))
 
@@ -148,8 +149,7 @@ class SqliteStore(Store):
             row = db.execute(statement, params).fetchone()
             if row is None:
                 return None
-            if announce is not None:
-                db.execute(sql.enqueue(P), delivery_values(announce))
+            _enqueue(db, announce)
             return approval_from(row)
 
         return await self._write(work)
@@ -175,9 +175,18 @@ class SqliteStore(Store):
 
         return await self._write(work)
 
-    async def complete(self, key: str, owner: str, result: Json, now: float) -> bool:
+    async def complete(
+        self, key: str, owner: str, result: Json, now: float, announce: Announced = None
+    ) -> bool:
         params = (encode("result", result), key, owner)
-        return await self._write(lambda db: db.execute(sql.complete_claim(P), params).rowcount == 1)
+
+        def work(db: sqlite3.Connection) -> bool:
+            if db.execute(sql.complete_claim(P), params).rowcount != 1:
+                return False
+            _enqueue(db, announce)
+            return True
+
+        return await self._write(work)
 
     async def abandon(self, key: str, owner: str, *, sent: bool) -> bool:
         return await self._write(
@@ -198,17 +207,32 @@ class SqliteStore(Store):
 
     # Outbox
 
-    async def enqueue(self, topic: str, payload: Json, now: float, due: float | None = None) -> str:
+    async def enqueue(
+        self,
+        topic: str,
+        payload: Json,
+        now: float,
+        due: float | None = None,
+        *,
+        receiver: str = "",
+        stream: str = "",
+    ) -> str:
         delivery_id = secrets.token_urlsafe(18)
-        params = (delivery_id, topic, encode("payload", payload), now, now if due is None else due)
+        params = (
+            delivery_id,
+            topic,
+            encode("payload", payload),
+            now,
+            now if due is None else due,
+            receiver or None,
+            stream or None,
+        )
         await self._write(lambda db: db.execute(sql.enqueue(P), params))
         return delivery_id
 
     async def lease_due(self, now: float, lease: float, limit: int = 10) -> list[Delivery]:
         def work(db: sqlite3.Connection) -> list[Delivery]:
-            rows = db.execute(
-                "SELECT id FROM outbox WHERE due_at <= ? ORDER BY created_at, id LIMIT ?", (now, limit)
-            ).fetchall()
+            rows = db.execute(sql.due_heads(P), (now, limit)).fetchall()
             leased = [
                 db.execute(
                     "UPDATE outbox SET due_at = ?, attempts = attempts + 1 WHERE id = ? RETURNING *",
@@ -260,6 +284,11 @@ class SqliteStore(Store):
             return found
 
         return await self._run(work)
+
+
+def _enqueue(db: sqlite3.Connection, announce: Announced) -> None:
+    for one in announcements(announce):
+        db.execute(sql.enqueue(P), delivery_values(one))
 
 
 def _migrate(db: sqlite3.Connection) -> None:
