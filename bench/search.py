@@ -1,6 +1,6 @@
 """Search mode's ranking on tasks phrased as a person would, for large real APIs.
 
-    .venv/bin/python bench/search.py [--semantic] [--misses] [--peer]
+    .venv/bin/python bench/search.py [--semantic] [--misses] [--peer] [--cache DIR] [--no-latency]
 
 For each task set in bench/search/*.yaml (the document, and per task a query and the tools a person
 would accept): recall@1, recall@5 and MRR of `SearchIndex` with BM25 alone, and with `--semantic` also
@@ -61,9 +61,11 @@ def main() -> None:
     parser.add_argument("--semantic", action="store_true")
     parser.add_argument("--misses", action="store_true")
     parser.add_argument("--peer", action="store_true")
+    parser.add_argument("--cache", help="keep tool vectors in this folder between runs (default: a new one)")
+    parser.add_argument("--no-latency", action="store_true", help="recall only")
     options = parser.parse_args()
     modes = ["bm25"] + (["semantic"] if options.semantic else [])
-    cache = Path(tempfile.mkdtemp(prefix="specbridge-search-bench-"))
+    cache = Path(options.cache or tempfile.mkdtemp(prefix="specbridge-search-bench-"))
     toolsets: dict[str, ToolSet] = {}
     totals: dict[tuple[str, str], list[float]] = {}
     for tasks in task_sets():
@@ -96,6 +98,8 @@ def main() -> None:
     for (mode, split), values in sorted(totals.items()):
         at1, at5, mrr = (statistics.mean(values[i::3]) for i in range(3))
         print(f"mean {split:9} {mode:8} recall@1 {at1:.2f}  recall@5 {at5:.2f}  MRR {mrr:.2f}")
+    if options.no_latency:
+        return
     big = [tool for name in ("github", "stripe") for tool in toolsets[name].tools]
     queries = [task["query"] for tasks in task_sets() for task in tasks["tasks"]]
     for mode in modes:

@@ -51,6 +51,18 @@ def test_the_shipped_synonyms_cover_the_words_people_and_apis_use_differently() 
         assert terms(meant)[0] in synonyms.expand(terms(said)), (said, meant)
 
 
+def test_what_people_say_to_start_undo_or_count_things_finds_the_words_software_uses() -> None:
+    synonyms = default_synonyms()
+    for said, meant in [
+        ("kick off", "dispatch"),
+        ("roll back", "revert"),
+        ("how many", "count"),
+        ("log in", "authenticate"),
+        ("unpause", "resume"),
+    ]:
+        assert terms(meant)[0] in synonyms.expand(terms(said)), (said, meant)
+
+
 def test_comments_and_blank_lines_in_the_data_are_ignored() -> None:
     synonyms = Synonyms.parse("# a comment\n\nadd, create  # trailing\nlonely\n")
     assert len(synonyms.groups) == 1
