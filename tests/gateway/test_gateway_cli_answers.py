@@ -8,7 +8,6 @@ import json
 import os
 import re
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
@@ -28,11 +27,9 @@ APPROVED = {"shopId": "s1", "product": "p1", "quantity": 1}
 REJECTED = {"shopId": "s1", "product": "p1", "quantity": 9}
 
 
-@pytest.fixture
-def upstream() -> Iterator[Upstream]:
-    with Upstream() as server:
-        server.route("/shops/s1/orders", json_response({"id": "o1"}, status=201))
-        yield server
+@pytest.fixture(autouse=True)
+def upstream_routes(upstream: Upstream) -> None:
+    upstream.route("/shops/s1/orders", json_response({"id": "o1"}, status=201))
 
 
 async def specbridge(*words: str) -> str:
@@ -52,7 +49,7 @@ async def test_the_commands_answer_calls_waiting_in_a_running_gateway(
     config.write_text(
         config.read_text(encoding="utf-8")
         + made.split("# add to specbridge.yaml:\n")[1]
-        + f"approvals: {{wait: 20}}\nstore: '{store_url}'\n",
+        + f"approvals: {{wait: 40}}\nstore: '{store_url}'\n",
         encoding="utf-8",
     )
     results: dict[str, types.CallToolResult] = {}
@@ -62,7 +59,7 @@ async def test_the_commands_answer_calls_waiting_in_a_running_gateway(
             async with http_client(f"{running.base}/mcp") as client:  # one agent per call
                 results[name] = await client.call_tool("createOrder", order)
 
-        with anyio.fail_after(60):
+        with anyio.fail_after(90):
             async with anyio.create_task_group() as tasks:
                 tasks.start_soon(call, "approved", APPROVED)
                 tasks.start_soon(call, "rejected", REJECTED)

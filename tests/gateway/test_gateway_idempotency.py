@@ -3,7 +3,6 @@ store on SQLite, PostgreSQL and Redis."""
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import contextlib
 import json
@@ -13,7 +12,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +27,7 @@ from specbridge.gateway._long_calls import call_key
 from specbridge.store import open_store
 from tests.gateway._harness import SPEC, http_client, running_gateway, write_config
 from tests.store._backends import namespaces, store_url
-from tests.support.upstream import RecordedRequest, Reply, Upstream, json_response, text_response
+from tests.support.upstream import Gate, RecordedRequest, Reply, Upstream, json_response, text_response
 
 __all__ = ["namespaces", "store_url"]
 
@@ -79,35 +78,13 @@ KEY_SPEC = (
 )
 
 
-class Gate:
-    """An upstream answer held until the test opens the gate (bounded: it opens by itself after 20 s)."""
-
-    def __init__(self) -> None:
-        self.open = threading.Event()
-        self.arrived = threading.Event()
-
-    def reply(self, value: Any) -> Any:
-        def responder(request: RecordedRequest) -> Reply:
-            self.arrived.set()
-
-            async def body() -> AsyncIterator[bytes]:
-                await asyncio.to_thread(self.open.wait, 20)
-                yield json_response(value).body
-
-            return Reply(200, [("Content-Type", "application/json")], stream=body)
-
-        return responder
-
-
-@pytest.fixture
-def upstream() -> Iterator[Upstream]:
-    with Upstream() as server:
-        server.route("/shops/s1/orders", json_response({"id": "o1"}, status=201))
-        server.route("/products/p1", json_response({"id": "p1", "name": "Mug"}))
-        server.route("/payments", json_response({"id": "pay1"}))
-        server.route("/checkouts", json_response({"id": "c1"}))
-        server.route("/refunds", json_response({"id": "r1"}))
-        yield server
+@pytest.fixture(autouse=True)
+def upstream_routes(upstream: Upstream) -> None:
+    upstream.route("/shops/s1/orders", json_response({"id": "o1"}, status=201))
+    upstream.route("/products/p1", json_response({"id": "p1", "name": "Mug"}))
+    upstream.route("/payments", json_response({"id": "pay1"}))
+    upstream.route("/checkouts", json_response({"id": "c1"}))
+    upstream.route("/refunds", json_response({"id": "r1"}))
 
 
 def text(result: types.CallToolResult) -> str:
