@@ -4,15 +4,10 @@ store on SQLite, PostgreSQL and Redis."""
 from __future__ import annotations
 
 import base64
-import contextlib
 import json
-import re
 import secrets
-import subprocess
-import sys
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +21,7 @@ from specbridge.gateway._idempotency import derived_key, fingerprint, store_key
 from specbridge.gateway._long_calls import call_key
 from specbridge.store import open_store
 from tests.gateway._harness import SPEC, http_client, running_gateway, write_config
+from tests.gateway._process import gateway_process
 from tests.store._backends import namespaces, store_url
 from tests.support.upstream import Gate, RecordedRequest, Reply, Upstream, json_response, text_response
 
@@ -425,38 +421,6 @@ async def test_a_long_call_that_answered_pending_is_announced_to_its_clients_web
     assert json.loads(payload["data"]["result"]["text"]) == {"id": "o-hook"}
 
 
-SERVE = [sys.executable, "-m", "specbridge", "serve"]
-
-
-@contextlib.contextmanager
-def serve_process(config: Path, log: Path) -> Iterator[str]:
-    """`specbridge serve` in a process of its own on a free loopback port, its log in `log`; yields the
-    API's MCP URL once the process says where it serves (bounded)."""
-    with log.open("w") as sink:
-        process = subprocess.Popen(
-            [*SERVE, "--config", str(config), "--transport", "http", "--port", "0"],
-            stderr=sink,
-        )
-    try:
-        found = None
-        give_up = time.monotonic() + 30
-        while found is None and process.poll() is None and time.monotonic() < give_up:
-            found = re.search(r"serving shop at (\S+)", log.read_text(encoding="utf-8"))
-            if found is None:
-                process_wait(process, 0.05)
-        assert found is not None, log.read_text(encoding="utf-8")
-        yield found.group(1)
-    finally:
-        process.kill()
-        process.wait(timeout=10)
-
-
-def process_wait(process: subprocess.Popen[bytes], seconds: float) -> None:
-    """Wait for the process to say something (or end), at most `seconds`; no busy loop."""
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        process.wait(timeout=seconds)
-
-
 async def test_two_gateway_processes_on_one_store_send_one_key_once(
     tmp_path: Path, upstream: Upstream, store_url: str
 ) -> None:
@@ -464,20 +428,21 @@ async def test_two_gateway_processes_on_one_store_send_one_key_once(
     upstream.route("/shops/s1/orders", gate.reply({"id": "o-processes"}))
     config = config_with(tmp_path, upstream, store_url)
     results: list[types.CallToolResult] = []
-    with (
-        serve_process(config, tmp_path / "one.log") as one,
-        serve_process(config, tmp_path / "two.log") as two,
+    async with (
+        gateway_process(config) as one,
+        gateway_process(config) as two,
+        http_client(f"{one.base}/mcp") as first,
+        http_client(f"{two.base}/mcp") as second,
     ):
-        async with http_client(one) as first, http_client(two) as second:
 
-            async def call(client: Any) -> None:
-                results.append(await client.call_tool("createOrder", {**ORDER, "idempotency_key": "p"}))
+        async def call(client: Any) -> None:
+            results.append(await client.call_tool("createOrder", {**ORDER, "idempotency_key": "p"}))
 
-            with anyio.fail_after(30):
-                async with anyio.create_task_group() as tasks:
-                    for n in range(10):
-                        tasks.start_soon(call, first if n % 2 else second)
-                    await anyio.to_thread.run_sync(gate.arrived.wait, 20)
-                    gate.open.set()
+        with anyio.fail_after(30):
+            async with anyio.create_task_group() as tasks:
+                for n in range(10):
+                    tasks.start_soon(call, first if n % 2 else second)
+                await anyio.to_thread.run_sync(gate.arrived.wait, 20)
+                gate.open.set()
     assert [result.structured_content for result in results] == [{"id": "o-processes"}] * 10
     assert len(orders(upstream)) == 1
