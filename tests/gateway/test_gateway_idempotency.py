@@ -124,24 +124,31 @@ async def test_a_key_reused_with_other_arguments_is_refused_and_nothing_is_sent(
     assert len(orders(upstream)) == 1
 
 
+async def calls_at_once(gate: Gate, key: str, *clients: Any, count: int = 10) -> list[types.CallToolResult]:
+    """`count` calls with one idempotency key, by turns through `clients`, all started before the
+    upstream lets its first answer go (bounded)."""
+    results: list[types.CallToolResult] = []
+
+    async def call(client: Any) -> None:
+        results.append(await client.call_tool("createOrder", {**ORDER, "idempotency_key": key}))
+
+    with anyio.fail_after(30):
+        async with anyio.create_task_group() as tasks:
+            for n in range(count):
+                tasks.start_soon(call, clients[n % len(clients)])
+            await anyio.to_thread.run_sync(gate.arrived.wait, 20)
+            gate.open.set()
+    return results
+
+
 async def test_twenty_concurrent_calls_with_one_key_make_exactly_one_upstream_request(
     tmp_path: Path, upstream: Upstream, store_url: str
 ) -> None:
     gate = Gate()
     upstream.route("/shops/s1/orders", gate.reply({"id": "o-once"}))
     config = config_with(tmp_path, upstream, store_url)
-    results: list[types.CallToolResult] = []
     async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
-
-        async def call() -> None:
-            results.append(await client.call_tool("createOrder", {**ORDER, "idempotency_key": "same"}))
-
-        with anyio.fail_after(30):
-            async with anyio.create_task_group() as tasks:
-                for _ in range(20):
-                    tasks.start_soon(call)
-                await anyio.to_thread.run_sync(gate.arrived.wait, 20)
-                gate.open.set()
+        results = await calls_at_once(gate, "same", client, count=20)
     assert [result.structured_content for result in results] == [{"id": "o-once"}] * 20
     assert len(orders(upstream)) == 1
 
@@ -152,23 +159,13 @@ async def test_two_gateways_sharing_a_store_send_one_key_once_even_called_at_the
     gate = Gate()
     upstream.route("/shops/s1/orders", gate.reply({"id": "o-shared"}))
     config = config_with(tmp_path, upstream, store_url)
-    results: list[types.CallToolResult] = []
     async with (
         running_gateway(config) as (one, _),
         running_gateway(config) as (two, _),
         http_client(f"{one}/mcp") as first,
         http_client(f"{two}/mcp") as second,
     ):
-
-        async def call(client: Any) -> None:
-            results.append(await client.call_tool("createOrder", {**ORDER, "idempotency_key": "shared"}))
-
-        with anyio.fail_after(30):
-            async with anyio.create_task_group() as tasks:
-                for n in range(10):
-                    tasks.start_soon(call, first if n % 2 else second)
-                await anyio.to_thread.run_sync(gate.arrived.wait, 20)
-                gate.open.set()
+        results = await calls_at_once(gate, "shared", first, second)
         later = await second.call_tool("createOrder", {**ORDER, "idempotency_key": "shared"})
     assert [result.structured_content for result in results] == [{"id": "o-shared"}] * 10
     assert later.structured_content == {"id": "o-shared"}
@@ -427,22 +424,12 @@ async def test_two_gateway_processes_on_one_store_send_one_key_once(
     gate = Gate()
     upstream.route("/shops/s1/orders", gate.reply({"id": "o-processes"}))
     config = config_with(tmp_path, upstream, store_url)
-    results: list[types.CallToolResult] = []
     async with (
         gateway_process(config) as one,
         gateway_process(config) as two,
         http_client(f"{one.base}/mcp") as first,
         http_client(f"{two.base}/mcp") as second,
     ):
-
-        async def call(client: Any) -> None:
-            results.append(await client.call_tool("createOrder", {**ORDER, "idempotency_key": "p"}))
-
-        with anyio.fail_after(30):
-            async with anyio.create_task_group() as tasks:
-                for n in range(10):
-                    tasks.start_soon(call, first if n % 2 else second)
-                await anyio.to_thread.run_sync(gate.arrived.wait, 20)
-                gate.open.set()
+        results = await calls_at_once(gate, "p", first, second)
     assert [result.structured_content for result in results] == [{"id": "o-processes"}] * 10
     assert len(orders(upstream)) == 1
