@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import csv
 import re
-import socket
 import tempfile
 import time
 from collections import Counter
@@ -193,12 +192,6 @@ def write_config(directory: Path, apis: list[Path], upstream: Upstream) -> tuple
     target = directory / "specbridge.yaml"
     target.write_text(yaml.safe_dump(config), encoding="utf-8")
     return target, loaded
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @contextlib.asynccontextmanager
