@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -40,10 +41,21 @@ async def specbridge(*words: str) -> str:
     return done.stdout.decode()
 
 
+@pytest.fixture(scope="module")
+def made() -> str:
+    """`specbridge keys new --admin` once for the module: what it prints holds for every store."""
+    done = subprocess.run(
+        [sys.executable, "-m", "specbridge", "keys", "new", "--admin", "--admin-id", "alice"],
+        capture_output=True,
+        check=True,
+        timeout=60,
+    )
+    return done.stdout.decode()
+
+
 async def test_the_commands_answer_calls_waiting_in_a_running_gateway(
-    tmp_path: Path, upstream: Upstream, store_url: str
+    tmp_path: Path, upstream: Upstream, store_url: str, made: str
 ) -> None:
-    made = await specbridge("keys", "new", "--admin", "--admin-id", "alice")
     admin_key = made.splitlines()[0].removeprefix("admin key: ")
     config = write_config(tmp_path, upstream, tools="tools:\n  createOrder: {requires_approval: true}\n")
     config.write_text(
