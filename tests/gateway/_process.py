@@ -31,11 +31,19 @@ class GatewayProcess:
 
 
 @contextlib.asynccontextmanager
-async def gateway_process(config: Path) -> AsyncIterator[GatewayProcess]:
+async def gateway_process(
+    config: Path, *, command: list[str] | None = None, env: dict[str, str] | None = None
+) -> AsyncIterator[GatewayProcess]:
     """The gateway serving `config` on 127.0.0.1 (a free port) in its own process; yields once it
-    listens (its `serving … at URL` line), kills it at the end. Its stderr (JSON log lines) is kept."""
-    command = [sys.executable, "-m", "specbridge", "serve", "--config", str(config), "--transport", "http"]
-    process = await anyio.open_process([*command, "--port", "0"], env={**os.environ}, stdin=None, stdout=None)
+    listens (its `serving … at URL` line), kills it at the end. Its stderr (JSON log lines) is kept.
+    `command` runs another specbridge (default: this Python's); `env` is added to the environment."""
+    argv = [*(command or [sys.executable, "-m", "specbridge"]), "serve", "--config", str(config)]
+    process = await anyio.open_process(
+        [*argv, "--transport", "http", "--port", "0"],
+        env={**os.environ, **(env or {})},
+        stdin=None,
+        stdout=None,
+    )
     running = GatewayProcess(process)
     listening = anyio.Event()
 

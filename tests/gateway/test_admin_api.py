@@ -24,6 +24,7 @@ from tests.gateway._admin_harness import (
     auth,
 )
 from tests.store._backends import POSTGRES, REDIS, _refused, namespaces
+from tests.support.notice import reads_pending
 
 __all__ = ["namespaces"]
 
@@ -183,13 +184,12 @@ async def test_an_approval_through_the_api_wakes_the_waiting_call_which_sends_on
         return CallResult(text="refunded", status=200)
 
     async with admin_client(sqlite_url) as admin:
+        waiting = reads_pending(admin.store)
 
         async def approve_via_http() -> None:
-            while not (
-                found := (await admin.client.get("/admin/approvals", headers=auth())).json()["approvals"]
-            ):
-                await asyncio.sleep(0.01)
-            answer = await admin.client.post(f"/admin/approvals/{found[0]['id']}/approve", headers=auth())
+            await waiting.wait()  # the call read its approval as pending: it waits for the answer now
+            (found,) = (await admin.client.get("/admin/approvals", headers=auth())).json()["approvals"]
+            answer = await admin.client.post(f"/admin/approvals/{found['id']}/approve", headers=auth())
             assert answer.status_code == 200
 
         with anyio.fail_after(20):

@@ -54,11 +54,8 @@ async def served(tmp_path: Path) -> AsyncIterator[Served]:
             uvicorn.Config(admin_app(gate.desk, config.admins), log_config=None, lifespan="off")
         )
         task = asyncio.create_task(server.serve(sockets=[sock]))
-        try:
-            with anyio.fail_after(20):
-                while not server.started:
-                    await asyncio.sleep(0.01)
-            yield Served(base_url(sock), gate)
+        try:  # the socket listens already: the browser's first request waits in its backlog, bounded
+            yield Served(base_url(sock), gate)  # by the page's own timeout, until uvicorn accepts it
         finally:
             server.should_exit = True
             with anyio.fail_after(20):

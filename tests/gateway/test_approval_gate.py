@@ -20,6 +20,7 @@ from specbridge.document import parse_document
 from specbridge.gateway import ApprovalGate
 from specbridge.store import Status, Store, open_store
 from specbridge.tools import convert
+from tests.support.notice import reads_pending
 
 ARGS = {"orderId": "o-1"}
 CONFIG = {
@@ -116,14 +117,18 @@ async def test_no_answer_within_the_wait_is_an_approval_pending_result_with_the_
     assert pending.id in result.text
 
 
-async def test_an_answer_at_the_desk_wakes_the_waiting_call_which_sends_once(gate: ApprovalGate) -> None:
+async def test_an_answer_at_the_desk_wakes_the_waiting_call_which_sends_once(
+    gate: ApprovalGate, store: Store
+) -> None:
     image = ImageContent(b"\x89PNG-bytes", "image/png")
     upstream = Upstream(CallResult(text="refunded", status=200, structured={"ok": True}, image=image))
 
+    waiting = reads_pending(store)
+
     async def approve_when_asked() -> None:
-        while not (pending := await gate.desk.list(Status.PENDING)):
-            await asyncio.sleep(0.01)
-        await gate.desk.approve(pending[0].id, "alice")
+        await waiting.wait()  # the call read its approval as pending: it waits for the answer now
+        (pending,) = await gate.desk.list(Status.PENDING)
+        await gate.desk.approve(pending.id, "alice")
 
     with anyio.fail_after(10):
         result, _ = await asyncio.gather(

@@ -38,7 +38,7 @@ class Upstream:
 
     async def send(self) -> Any:
         self.sent += 1
-        await asyncio.sleep(0)  # let concurrent callers interleave mid-call
+        await anyio.lowlevel.checkpoint()  # let concurrent callers interleave mid-call
         return self.result
 
 

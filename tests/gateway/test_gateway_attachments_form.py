@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from tests.gateway._harness import http_client, running_gateway
-from tests.gateway.test_gateway_files import DATA, KEY_A, config_with, parts, text, upload, upstream
+from tests.gateway.test_gateway_files import DATA, KEY_A, config_with, parts, text, upload, upstream_routes
 from tests.store._backends import namespaces, store_url
 from tests.support.upstream import Upstream
 
-__all__ = ["namespaces", "store_url", "upstream"]
+__all__ = ["namespaces", "store_url", "upstream_routes"]
 
 
 async def test_a_tool_with_one_file_field_serves_an_attachments_array_of_one_that_replaces_it(

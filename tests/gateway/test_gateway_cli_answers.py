@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
@@ -28,11 +28,9 @@ APPROVED = {"shopId": "s1", "product": "p1", "quantity": 1}
 REJECTED = {"shopId": "s1", "product": "p1", "quantity": 9}
 
 
-@pytest.fixture
-def upstream() -> Iterator[Upstream]:
-    with Upstream() as server:
-        server.route("/shops/s1/orders", json_response({"id": "o1"}, status=201))
-        yield server
+@pytest.fixture(autouse=True)
+def upstream_routes(upstream: Upstream) -> None:
+    upstream.route("/shops/s1/orders", json_response({"id": "o1"}, status=201))
 
 
 async def specbridge(*words: str) -> str:
@@ -43,16 +41,27 @@ async def specbridge(*words: str) -> str:
     return done.stdout.decode()
 
 
+@pytest.fixture(scope="module")
+def made() -> str:
+    """`specbridge keys new --admin` once for the module: what it prints holds for every store."""
+    done = subprocess.run(
+        [sys.executable, "-m", "specbridge", "keys", "new", "--admin", "--admin-id", "alice"],
+        capture_output=True,
+        check=True,
+        timeout=60,
+    )
+    return done.stdout.decode()
+
+
 async def test_the_commands_answer_calls_waiting_in_a_running_gateway(
-    tmp_path: Path, upstream: Upstream, store_url: str
+    tmp_path: Path, upstream: Upstream, store_url: str, made: str
 ) -> None:
-    made = await specbridge("keys", "new", "--admin", "--admin-id", "alice")
     admin_key = made.splitlines()[0].removeprefix("admin key: ")
     config = write_config(tmp_path, upstream, tools="tools:\n  createOrder: {requires_approval: true}\n")
     config.write_text(
         config.read_text(encoding="utf-8")
         + made.split("# add to specbridge.yaml:\n")[1]
-        + f"approvals: {{wait: 20}}\nstore: '{store_url}'\n",
+        + f"approvals: {{wait: 40}}\nstore: '{store_url}'\n",
         encoding="utf-8",
     )
     results: dict[str, types.CallToolResult] = {}
@@ -62,7 +71,7 @@ async def test_the_commands_answer_calls_waiting_in_a_running_gateway(
             async with http_client(f"{running.base}/mcp") as client:  # one agent per call
                 results[name] = await client.call_tool("createOrder", order)
 
-        with anyio.fail_after(60):
+        with anyio.fail_after(90):
             async with anyio.create_task_group() as tasks:
                 tasks.start_soon(call, "approved", APPROVED)
                 tasks.start_soon(call, "rejected", REJECTED)

@@ -5,7 +5,6 @@ that cannot be asked gets the operator flow."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
@@ -24,11 +23,9 @@ CLIENT_KEY = "sbk_test-key-for-client-alice"
 ORDER = {"product": "p1", "quantity": 2}  # the shop is bound to alice: the model never sends it
 
 
-@pytest.fixture
-def upstream() -> Iterator[Upstream]:
-    with Upstream() as server:
-        server.route("/shops/s1/orders", json_response({"id": "o1"}, status=201))
-        yield server
+@pytest.fixture(autouse=True)
+def upstream_routes(upstream: Upstream) -> None:
+    upstream.route("/shops/s1/orders", json_response({"id": "o1"}, status=201))
 
 
 def elicit_config(tmp_path: Path, upstream: Upstream, *, by: str = "client", wait: float = 20) -> Path:

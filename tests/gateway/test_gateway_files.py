@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import base64
 import re
-from collections.abc import Iterator
 from email.parser import BytesParser
 from email.policy import HTTP
 from pathlib import Path
@@ -71,23 +70,21 @@ CLIENTS = (
 )
 
 
-@pytest.fixture
-def upstream() -> Iterator[Upstream]:
-    with Upstream() as server:
-        server.route("/avatars", json_response({"stored": True}, status=201))
-        server.route("/blobs/b1", json_response({"stored": True}))
-        server.route(
-            "/reports/r1",
-            Reply(
-                200,
-                [
-                    ("Content-Type", "application/pdf"),
-                    ("Content-Disposition", 'attachment; filename="r1.pdf"'),
-                ],
-                PDF,
-            ),
-        )
-        yield server
+@pytest.fixture(autouse=True)
+def upstream_routes(upstream: Upstream) -> None:
+    upstream.route("/avatars", json_response({"stored": True}, status=201))
+    upstream.route("/blobs/b1", json_response({"stored": True}))
+    upstream.route(
+        "/reports/r1",
+        Reply(
+            200,
+            [
+                ("Content-Type", "application/pdf"),
+                ("Content-Disposition", 'attachment; filename="r1.pdf"'),
+            ],
+            PDF,
+        ),
+    )
 
 
 def config_with(tmp_path: Path, upstream: Upstream, store: str, files: str = "") -> Path:

@@ -3,17 +3,11 @@ store on SQLite, PostgreSQL and Redis."""
 
 from __future__ import annotations
 
-import asyncio
 import base64
-import contextlib
 import json
-import re
 import secrets
-import subprocess
-import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,8 +21,9 @@ from specbridge.gateway._idempotency import derived_key, fingerprint, store_key
 from specbridge.gateway._long_calls import call_key
 from specbridge.store import open_store
 from tests.gateway._harness import SPEC, http_client, running_gateway, write_config
+from tests.gateway._process import gateway_process
 from tests.store._backends import namespaces, store_url
-from tests.support.upstream import RecordedRequest, Reply, Upstream, json_response, text_response
+from tests.support.upstream import Gate, RecordedRequest, Reply, Upstream, json_response, text_response
 
 __all__ = ["namespaces", "store_url"]
 
@@ -79,35 +74,13 @@ KEY_SPEC = (
 )
 
 
-class Gate:
-    """An upstream answer held until the test opens the gate (bounded: it opens by itself after 20 s)."""
-
-    def __init__(self) -> None:
-        self.open = threading.Event()
-        self.arrived = threading.Event()
-
-    def reply(self, value: Any) -> Any:
-        def responder(request: RecordedRequest) -> Reply:
-            self.arrived.set()
-
-            async def body() -> AsyncIterator[bytes]:
-                await asyncio.to_thread(self.open.wait, 20)
-                yield json_response(value).body
-
-            return Reply(200, [("Content-Type", "application/json")], stream=body)
-
-        return responder
-
-
-@pytest.fixture
-def upstream() -> Iterator[Upstream]:
-    with Upstream() as server:
-        server.route("/shops/s1/orders", json_response({"id": "o1"}, status=201))
-        server.route("/products/p1", json_response({"id": "p1", "name": "Mug"}))
-        server.route("/payments", json_response({"id": "pay1"}))
-        server.route("/checkouts", json_response({"id": "c1"}))
-        server.route("/refunds", json_response({"id": "r1"}))
-        yield server
+@pytest.fixture(autouse=True)
+def upstream_routes(upstream: Upstream) -> None:
+    upstream.route("/shops/s1/orders", json_response({"id": "o1"}, status=201))
+    upstream.route("/products/p1", json_response({"id": "p1", "name": "Mug"}))
+    upstream.route("/payments", json_response({"id": "pay1"}))
+    upstream.route("/checkouts", json_response({"id": "c1"}))
+    upstream.route("/refunds", json_response({"id": "r1"}))
 
 
 def text(result: types.CallToolResult) -> str:
@@ -151,24 +124,31 @@ async def test_a_key_reused_with_other_arguments_is_refused_and_nothing_is_sent(
     assert len(orders(upstream)) == 1
 
 
+async def calls_at_once(gate: Gate, key: str, *clients: Any, count: int = 10) -> list[types.CallToolResult]:
+    """`count` calls with one idempotency key, by turns through `clients`, all started before the
+    upstream lets its first answer go (bounded)."""
+    results: list[types.CallToolResult] = []
+
+    async def call(client: Any) -> None:
+        results.append(await client.call_tool("createOrder", {**ORDER, "idempotency_key": key}))
+
+    with anyio.fail_after(30):
+        async with anyio.create_task_group() as tasks:
+            for n in range(count):
+                tasks.start_soon(call, clients[n % len(clients)])
+            await anyio.to_thread.run_sync(gate.arrived.wait, 20)
+            gate.open.set()
+    return results
+
+
 async def test_twenty_concurrent_calls_with_one_key_make_exactly_one_upstream_request(
     tmp_path: Path, upstream: Upstream, store_url: str
 ) -> None:
     gate = Gate()
     upstream.route("/shops/s1/orders", gate.reply({"id": "o-once"}))
     config = config_with(tmp_path, upstream, store_url)
-    results: list[types.CallToolResult] = []
     async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
-
-        async def call() -> None:
-            results.append(await client.call_tool("createOrder", {**ORDER, "idempotency_key": "same"}))
-
-        with anyio.fail_after(30):
-            async with anyio.create_task_group() as tasks:
-                for _ in range(20):
-                    tasks.start_soon(call)
-                await anyio.to_thread.run_sync(gate.arrived.wait, 20)
-                gate.open.set()
+        results = await calls_at_once(gate, "same", client, count=20)
     assert [result.structured_content for result in results] == [{"id": "o-once"}] * 20
     assert len(orders(upstream)) == 1
 
@@ -179,23 +159,13 @@ async def test_two_gateways_sharing_a_store_send_one_key_once_even_called_at_the
     gate = Gate()
     upstream.route("/shops/s1/orders", gate.reply({"id": "o-shared"}))
     config = config_with(tmp_path, upstream, store_url)
-    results: list[types.CallToolResult] = []
     async with (
         running_gateway(config) as (one, _),
         running_gateway(config) as (two, _),
         http_client(f"{one}/mcp") as first,
         http_client(f"{two}/mcp") as second,
     ):
-
-        async def call(client: Any) -> None:
-            results.append(await client.call_tool("createOrder", {**ORDER, "idempotency_key": "shared"}))
-
-        with anyio.fail_after(30):
-            async with anyio.create_task_group() as tasks:
-                for n in range(10):
-                    tasks.start_soon(call, first if n % 2 else second)
-                await anyio.to_thread.run_sync(gate.arrived.wait, 20)
-                gate.open.set()
+        results = await calls_at_once(gate, "shared", first, second)
         later = await second.call_tool("createOrder", {**ORDER, "idempotency_key": "shared"})
     assert [result.structured_content for result in results] == [{"id": "o-shared"}] * 10
     assert later.structured_content == {"id": "o-shared"}
@@ -448,59 +418,18 @@ async def test_a_long_call_that_answered_pending_is_announced_to_its_clients_web
     assert json.loads(payload["data"]["result"]["text"]) == {"id": "o-hook"}
 
 
-SERVE = [sys.executable, "-m", "specbridge", "serve"]
-
-
-@contextlib.contextmanager
-def serve_process(config: Path, log: Path) -> Iterator[str]:
-    """`specbridge serve` in a process of its own on a free loopback port, its log in `log`; yields the
-    API's MCP URL once the process says where it serves (bounded)."""
-    with log.open("w") as sink:
-        process = subprocess.Popen(
-            [*SERVE, "--config", str(config), "--transport", "http", "--port", "0"],
-            stderr=sink,
-        )
-    try:
-        found = None
-        give_up = time.monotonic() + 30
-        while found is None and process.poll() is None and time.monotonic() < give_up:
-            found = re.search(r"serving shop at (\S+)", log.read_text(encoding="utf-8"))
-            if found is None:
-                process_wait(process, 0.05)
-        assert found is not None, log.read_text(encoding="utf-8")
-        yield found.group(1)
-    finally:
-        process.kill()
-        process.wait(timeout=10)
-
-
-def process_wait(process: subprocess.Popen[bytes], seconds: float) -> None:
-    """Wait for the process to say something (or end), at most `seconds`; no busy loop."""
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        process.wait(timeout=seconds)
-
-
 async def test_two_gateway_processes_on_one_store_send_one_key_once(
     tmp_path: Path, upstream: Upstream, store_url: str
 ) -> None:
     gate = Gate()
     upstream.route("/shops/s1/orders", gate.reply({"id": "o-processes"}))
     config = config_with(tmp_path, upstream, store_url)
-    results: list[types.CallToolResult] = []
-    with (
-        serve_process(config, tmp_path / "one.log") as one,
-        serve_process(config, tmp_path / "two.log") as two,
+    async with (
+        gateway_process(config) as one,
+        gateway_process(config) as two,
+        http_client(f"{one.base}/mcp") as first,
+        http_client(f"{two.base}/mcp") as second,
     ):
-        async with http_client(one) as first, http_client(two) as second:
-
-            async def call(client: Any) -> None:
-                results.append(await client.call_tool("createOrder", {**ORDER, "idempotency_key": "p"}))
-
-            with anyio.fail_after(30):
-                async with anyio.create_task_group() as tasks:
-                    for n in range(10):
-                        tasks.start_soon(call, first if n % 2 else second)
-                    await anyio.to_thread.run_sync(gate.arrived.wait, 20)
-                    gate.open.set()
+        results = await calls_at_once(gate, "p", first, second)
     assert [result.structured_content for result in results] == [{"id": "o-processes"}] * 10
     assert len(orders(upstream)) == 1

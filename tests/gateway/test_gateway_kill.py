@@ -10,9 +10,8 @@ import json
 import os
 import signal
 import sys
-import threading
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
@@ -25,7 +24,7 @@ from tests.gateway._harness import http_client
 from tests.gateway._process import admin_post, gateway_process
 from tests.gateway.test_gateway_approvals import ADMIN_KEY, approval_config, approval_id, text
 from tests.store._backends import namespaces, store_url
-from tests.support.upstream import RecordedRequest, Reply, Upstream
+from tests.support.upstream import Gate, Upstream
 
 __all__ = ["namespaces", "store_url"]
 
@@ -34,33 +33,15 @@ INTERRUPTED = {"shopId": "s1", "product": "p1", "quantity": 2}
 LEASE = 120.0  # the gateway's execution lease (ApprovalGate's default)
 
 
-class HeldUpstream(Upstream):
-    """Answers orders only once the test releases it (bounded): the gateway is mid-send until then."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.arrived = threading.Event()
-        self.release = threading.Event()
-        self.route("/shops/s1/orders", self._held)
-
-    def _held(self, request: RecordedRequest) -> Reply:
-        self.arrived.set()
-
-        async def body() -> AsyncIterator[bytes]:
-            await anyio.to_thread.run_sync(self.release.wait, 60)
-            yield b'{"id": "o1"}'
-
-        return Reply(201, [("Content-Type", "application/json")], stream=body)
-
-
 @pytest.fixture
-def upstream() -> Iterator[HeldUpstream]:
-    server = HeldUpstream()
-    with server:
-        try:
-            yield server
-        finally:
-            server.release.set()
+def gate(upstream: Upstream) -> Iterator[Gate]:
+    """Orders are answered only once the test opens the gate (bounded): the gateway is mid-send until then."""
+    held = Gate(limit=60)
+    upstream.route("/shops/s1/orders", held.reply({"id": "o1"}, status=201))
+    try:
+        yield held
+    finally:
+        held.open.set()
 
 
 async def approvals_list(config: Path) -> list[dict[str, object]]:
@@ -72,7 +53,7 @@ async def approvals_list(config: Path) -> list[dict[str, object]]:
 
 
 async def test_a_killed_gateway_loses_no_approval_and_never_sends_a_call_twice(
-    tmp_path: Path, upstream: HeldUpstream, store_url: str
+    tmp_path: Path, upstream: Upstream, gate: Gate, store_url: str
 ) -> None:
     config = approval_config(tmp_path, upstream, store_url)
     async with gateway_process(config) as first:
@@ -92,7 +73,7 @@ async def test_a_killed_gateway_loses_no_approval_and_never_sends_a_call_twice(
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(send_it)
             with anyio.fail_after(30):  # the approved call is on the wire, the upstream holds its answer
-                await anyio.to_thread.run_sync(upstream.arrived.wait, 30)
+                await anyio.to_thread.run_sync(gate.arrived.wait, 30)
             first.kill()
             with anyio.fail_after(30):
                 await first.process.wait()

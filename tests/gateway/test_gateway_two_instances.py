@@ -4,7 +4,7 @@ the same approval approved through both admin APIs at the same moment is answere
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import anyio
@@ -21,11 +21,9 @@ from tests.support.upstream import Upstream, json_response
 __all__ = ["namespaces"]
 
 
-@pytest.fixture
-def upstream() -> Iterator[Upstream]:
-    with Upstream() as server:
-        server.route("/shops/s1/orders", json_response({"id": "o1"}, status=201))
-        yield server
+@pytest.fixture(autouse=True)
+def upstream_routes(upstream: Upstream) -> None:
+    upstream.route("/shops/s1/orders", json_response({"id": "o1"}, status=201))
 
 
 @pytest.fixture(params=["postgresql", "redis"])

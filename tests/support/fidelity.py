@@ -15,15 +15,11 @@ from __future__ import annotations
 
 import contextlib
 import csv
-import os
 import re
-import socket
-import subprocess
-import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -198,45 +194,14 @@ def write_config(directory: Path, apis: list[Path], upstream: Upstream) -> tuple
     return target, loaded
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+@contextlib.asynccontextmanager
+async def _serving(config: Path, command: list[str] | None = None) -> AsyncIterator[str]:
+    """`specbridge serve` over Streamable HTTP in its own process; yields its base URL once it listens."""
+    from tests.gateway._process import gateway_process
 
-
-@contextlib.contextmanager
-def _serving(config: Path, command: list[str] | None = None) -> Iterator[str]:
-    """`specbridge serve` over Streamable HTTP in its own process; yields its base URL."""
-    port = free_port()
-    env = {**os.environ, "FIDELITY_SECRET": SECRET, "FIDELITY_BASIC": f"user:{SECRET}"}
-    argv = command or [sys.executable, "-m", "specbridge"]
-    process = subprocess.Popen(
-        [*argv, "serve", "--config", str(config), "--transport", "http", "--port", str(port)],
-        env=env,
-        cwd=ROOT,
-        stderr=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 300
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"specbridge serve exited with {process.returncode}")
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                    break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise TimeoutError("specbridge serve did not listen within 300 s") from None
-                time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        process.terminate()
-        try:
-            process.wait(20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(20)
+    env = {"FIDELITY_SECRET": SECRET, "FIDELITY_BASIC": f"user:{SECRET}"}
+    async with gateway_process(config, command=command, env=env) as running:
+        yield running.base
 
 
 @contextlib.asynccontextmanager
@@ -359,7 +324,7 @@ async def measure(
                 for mode in PASSES:
                     stats[mode].skipped[f"document openapi-core cannot read ({api.problem})"] += 1
         usable = [api for api in apis if api.validator is not None]
-        with _serving(config, command) as url, lenient():
+        async with _serving(config, command) as url:
             limit = anyio.Semaphore(concurrency)
 
             async def one(api: Api) -> None:
@@ -367,9 +332,10 @@ async def measure(
                     await measure_api(f"{url}/{api.name}/mcp", api, upstream, recorder, stats, sample)
                     progress(api)
 
-            async with anyio.create_task_group() as tasks:
-                for api in usable:
-                    tasks.start_soon(one, api)
+            with lenient():
+                async with anyio.create_task_group() as tasks:
+                    for api in usable:
+                        tasks.start_soon(one, api)
     for value in stats.values():
         value.seconds = time.perf_counter() - started
     return stats

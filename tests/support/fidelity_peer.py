@@ -13,6 +13,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import anyio
+
 from tests.support.fidelity import (
     PASSES,
     ROOT,
@@ -22,7 +24,6 @@ from tests.support.fidelity import (
     Recorder,
     auth_for,
     document_data,
-    free_port,
     measure_api,
     write_config,
 )
@@ -49,33 +50,42 @@ def _client_options(api: Api) -> dict[str, dict[str, str]]:
     return {}
 
 
-def _start(api: Api, base: str, directory: Path) -> tuple[subprocess.Popen[bytes], int]:
+async def _start(api: Api, base: str, directory: Path) -> tuple[subprocess.Popen[bytes], int]:
+    """FastMCP serving the document on a socket this process binds and hands over already listening, so
+    no port is polled: the child says `ready` once `from_openapi` took the document (or ends, refusing)."""
     spec = directory / f"{api.name}.json"
     spec.write_text(json.dumps(document_data(api.path), default=str), encoding="utf-8")
-    port = free_port()
+    listening = socket.create_server(("127.0.0.1", 0))
+    port = int(listening.getsockname()[1])
     code = textwrap.dedent(f"""\
-        import json, httpx2 as httpx
+        import json, socket, httpx2 as httpx
         from fastmcp import FastMCP
         spec = json.load(open({str(spec)!r}))
         client = httpx.AsyncClient(base_url={base!r}, timeout=60, **json.loads({json.dumps(json.dumps(_client_options(api)))}))
         mcp = FastMCP.from_openapi(openapi_spec=spec, client=client, name={api.name!r})
-        mcp.run(transport="http", host="127.0.0.1", port={port}, show_banner=False, log_level="ERROR")
+        print("ready", flush=True)
+        sockets = [socket.socket(fileno={listening.fileno()})]
+        mcp.run(transport="http", host="127.0.0.1", port={port}, sockets=sockets, show_banner=False, log_level="ERROR")
         """)
-    process = subprocess.Popen(
-        [str(PEER_PYTHON), "-c", code], stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL
-    )
-    deadline = time.monotonic() + 300
-    while True:
-        if process.poll() is not None:
-            raise RuntimeError(f"FastMCP exited with {process.returncode}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return process, port
-        except OSError:
-            if time.monotonic() > deadline:
-                process.kill()
-                raise TimeoutError("FastMCP did not listen within 300 s") from None
-            time.sleep(0.1)
+    with listening:
+        process = subprocess.Popen(
+            [str(PEER_PYTHON), "-c", code],
+            stderr=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            pass_fds=[listening.fileno()],
+        )
+    assert process.stdout is not None
+    try:
+        with anyio.fail_after(300):
+            said = await anyio.to_thread.run_sync(process.stdout.readline, abandon_on_cancel=True)
+    except TimeoutError:
+        process.kill()
+        process.wait(20)
+        raise TimeoutError("FastMCP did not take the document within 300 s") from None
+    if said.strip() != b"ready":
+        process.wait(20)
+        raise RuntimeError(f"FastMCP exited with {process.returncode}")
+    return process, port
 
 
 async def measure_peer(
@@ -92,7 +102,7 @@ async def measure_peer(
                     stats[mode].skipped[f"document openapi-core cannot read ({api.problem})"] += 1
                 continue
             try:
-                process, port = _start(api, f"{upstream.url}/{api.name}", Path(directory))
+                process, port = await _start(api, f"{upstream.url}/{api.name}", Path(directory))
             except (RuntimeError, TimeoutError) as error:
                 for mode in PASSES:
                     stats[mode].skipped[f"document the server refuses ({api.path.name}: {error})"] += 1
@@ -107,6 +117,8 @@ async def measure_peer(
                 except subprocess.TimeoutExpired:
                     process.kill()
                     process.wait(20)
+                if process.stdout is not None:
+                    process.stdout.close()
             progress(api)
     for value in stats.values():
         value.seconds = time.perf_counter() - started

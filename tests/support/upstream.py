@@ -16,7 +16,7 @@ them in an autouse fixture of its own:
 Routes match the path exactly (no query); unrouted paths answer with `echo()`, a JSON description of the
 request. A responder is a `Reply` or a function `RecordedRequest -> Reply`. Ready-made replies:
 `json_response`, `text_response`, `binary_response`, `redirect`, `echo`, `echo_header`, `gzip_bomb`,
-`slow_drip`, `endless_body`, `invalid_utf8`. The server never sleeps in the test's thread: slow replies
+`slow_drip`, `endless_body`, `invalid_utf8`; `Gate` holds an answer until the test lets it go. The server never sleeps in the test's thread: slow replies
 wait in the server's own loop, and `stop()` cancels every open connection.
 """
 
@@ -139,6 +139,33 @@ def endless_body(chunk: int = 64 * 1024) -> Reply:
             await asyncio.sleep(0)
 
     return Reply(200, [("Content-Type", "text/plain")], stream=chunks)
+
+
+class Gate:
+    """An upstream answer held until the test opens the gate (bounded: it opens by itself after `limit`
+    seconds); `arrived` is set once a request reached it, so the test knows the call is on the wire.
+
+        gate = Gate()
+        upstream.route("/orders", gate.reply({"id": "o1"}, status=201))
+        ... await anyio.to_thread.run_sync(gate.arrived.wait, 20); gate.open.set() ...
+    """
+
+    def __init__(self, limit: float = 20) -> None:
+        self.open = threading.Event()
+        self.arrived = threading.Event()
+        self.limit = limit
+
+    def reply(self, value: Any, status: int = 200) -> Responder:
+        def responder(request: RecordedRequest) -> Reply:
+            self.arrived.set()
+
+            async def body() -> AsyncIterator[bytes]:
+                await asyncio.to_thread(self.open.wait, self.limit)
+                yield json_response(value).body
+
+            return Reply(status, [("Content-Type", "application/json")], stream=body)
+
+        return responder
 
 
 _REASONS = {200: "OK", 201: "Created", 204: "No Content", 301: "Moved Permanently", 302: "Found",
