@@ -20,12 +20,12 @@ from tests.gateway.test_gateway_files import (
     parts,
     text,
     upload,
-    upstream,
+    upstream_routes,
 )
 from tests.store._backends import namespaces, store_url
 from tests.support.upstream import Upstream
 
-__all__ = ["namespaces", "store_url", "upstream"]
+__all__ = ["namespaces", "store_url", "upstream_routes"]
 
 FOLDER = "files: {folder: kept/files, max_bytes: 1MB}\n"  # relative to the config's folder
 BIG = bytes(range(256)) * 3900  # 998,400 bytes: several chunks each way
