@@ -15,12 +15,13 @@ from .._errors import ArgumentError, CallError, ConfigError, ErrorCode, RequestR
 from .._network import base_url_host
 from ..config import ApiConfig
 from ..tools import Tool, ToolSet
-from ._bindings import apply_bindings, refuse_bound
+from ._bindings import apply_bindings
 from ._body import Attachment
 from ._build import build_request
 from ._credential import credential_for
 from ._egress import EgressPolicy
-from ._limits import DEFAULT_LIMITS, CallLimits, enforce_limits
+from ._limits import DEFAULT_LIMITS, CallLimits
+from ._offload import check_pool, checked
 from ._plan import CallPlan, Plans
 from ._render import Redactor, render
 from ._result import CallResult
@@ -124,10 +125,14 @@ class Caller:
         return result
 
     async def _prepare_off_loop(self, plan: CallPlan, arguments: Mapping[str, Any]) -> dict[str, Json]:
-        """`_prepare`, in a worker thread when the arguments are large, so a big call does not hold up
-        the calls of others on the event loop; a caller's deadline (cancellation) stops waiting for it."""
-        if _small(arguments):
+        """`_prepare`, in a worker process when the arguments are large, so a big call does not hold up
+        the calls of others on the event loop (call/_offload.py); a caller's deadline (cancellation)
+        kills the worker. Arguments that cannot be pickled go to a thread."""
+        if not isinstance(arguments, Mapping) or _small(arguments):
             return self._prepare(plan, arguments)
+        present = await check_pool().check(plan.checker, plan.bindings, self.limits, arguments)
+        if present is not None:
+            return apply_bindings(present, plan.bindings)
         return await anyio.to_thread.run_sync(
             functools.partial(self._prepare, plan, arguments),
             abandon_on_cancel=True,  # the thread ends by itself: the limits bound its work
@@ -142,11 +147,7 @@ class Caller:
     def _prepare(self, plan: CallPlan, arguments: Mapping[str, Any]) -> dict[str, Json]:
         if not isinstance(arguments, Mapping):
             raise ArgumentError(["arguments: must be an object"])
-        enforce_limits(arguments, self.limits)
-        refuse_bound(arguments, plan.bindings)
-        checker = plan.checker
-        present = checker.drop_nulls(arguments)  # OpenAI strict mode sends null for optional arguments
-        checker.check(present)
+        present = checked(plan.checker, plan.bindings, self.limits, arguments)
         return apply_bindings(present, plan.bindings)
 
     def timeout(self, tool: Tool) -> float:

@@ -7,6 +7,7 @@ value): `body.items[2].qty: must be an integer`.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping
 from typing import Any
@@ -48,6 +49,7 @@ _KEPT = frozenset(
         "allOf",
     }
 )
+_TOKENS = itertools.count(1)
 _NODE_BUDGET = 20_000  # inlined `$ref`s stop growing the shaped schema past this many nodes
 
 
@@ -113,6 +115,8 @@ class Checker:
     """A compiled check for one tool's (bound-stripped) input schema."""
 
     def __init__(self, schema: Json) -> None:
+        self.schema = schema  # what a worker process compiles the same check from (call/_offload.py)
+        self.token = next(_TOKENS)  # names this check to a worker process, for the life of this one
         defs = schema.get("$defs", {}) if isinstance(schema, dict) else {}
         shaped = shape(schema, defs)
         self._shaped = shaped
