@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ssl
 from collections.abc import Callable
 
 import anyio
 import httpx
+import pytest
 
 from specbridge.call import Caller
 from specbridge.call._egress import EgressPolicy
@@ -139,7 +141,15 @@ async def test_the_pinned_connection_goes_to_the_checked_address_not_a_second_lo
     assert upstream.requests[-1].headers["host"] == f"upstream.example:{upstream.port}"
 
 
-async def test_every_api_and_connection_shares_the_one_tls_context_of_the_process(upstream: Upstream) -> None:
+async def test_every_api_and_connection_shares_the_one_tls_context_of_the_process(
+    upstream: Upstream, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tls_context()  # the first one of the process: no transport below may make another
+
+    def made(*args: object, **kwargs: object) -> ssl.SSLContext:
+        raise AssertionError("a second TLS context was made")
+
+    monkeypatch.setattr(ssl, "create_default_context", made)
     callers = [
         Caller(
             api_config(f"http://127.0.0.1:{upstream.port}/v1", allow=(f"127.0.0.1:{upstream.port}",)),

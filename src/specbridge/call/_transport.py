@@ -175,9 +175,10 @@ async def shared_tls_context() -> ssl.SSLContext:
 
 def pinned_transport(policy: EgressPolicy, context: ssl.SSLContext | None = None) -> httpx.AsyncHTTPTransport:
     """httpx's own transport (request/response mapping, TLS on the host name), with our backend."""
-    transport = httpx.AsyncHTTPTransport(trust_env=False, retries=0)
+    context = context if context is not None else tls_context()
+    transport = httpx.AsyncHTTPTransport(verify=context, trust_env=False, retries=0)  # else it makes one
     transport._pool = _Pool(
-        ssl_context=context if context is not None else tls_context(),
+        ssl_context=context,
         max_connections=MAX_CONNECTIONS,
         retries=0,
         http2=False,
