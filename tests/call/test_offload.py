@@ -19,7 +19,7 @@ from specbridge.call import Caller
 from specbridge.call._bindings import EMPTY
 from specbridge.call._check import Checker
 from specbridge.call._limits import CallLimits
-from specbridge.call._offload import CheckPool, check_pool, checked
+from specbridge.call._offload import NICE, CheckPool, check_pool, checked
 from tests.call.conftest import api_config, toolset_for
 from tests.support.upstream import Upstream
 
@@ -146,6 +146,7 @@ async def test_large_arguments_are_checked_in_a_worker_process_and_answer_as_in_
         refused = await caller.call("sendForm", _large(False))
         sent = await caller.call("sendForm", _large(True))
     assert pid != os.getpid() and check_pool().pids == [pid]  # one worker, kept for the next call
+    assert os.getpriority(os.PRIO_PROCESS, pid) >= max(NICE, os.getpriority(os.PRIO_PROCESS, 0))
     assert refused.code == "arguments-invalid"
     assert "colors[0]: must be a string" in refused.text
     assert not sent.is_error, sent.text
