@@ -180,7 +180,14 @@ def attack(base: str, hostile: int, results: Any) -> None:
     results.put(("done", 0.0, ""))
 
 
-async def stall(base: str, hostile: int) -> None:
+def children(pid: int) -> list[int]:
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        found += [int(child) for child in (task / "children").read_text().split()]
+    return found
+
+
+async def stall(base: str, hostile: int, pid: int) -> None:
     async with httpx.AsyncClient(timeout=120) as http:
         shop = await Session(http, f"{base}/shop/mcp").open()
         alone: list[float] = []
@@ -215,6 +222,12 @@ async def stall(base: str, hostile: int) -> None:
         print(f"trivial call beside hostile ones:  {summary(during)}")
         for kind, times in hostile_times.items():
             print(f"hostile call, {ITEMS:,} items {kind}: {summary(times)}; answer {sorted(answers[kind])}")
+        print(f"gateway RSS {vm(pid, 'VmRSS')} MB (peak {vm(pid, 'VmHWM')} MB)", end="")
+        for child in children(pid):
+            print(
+                f"; check worker {child}: RSS {vm(child, 'VmRSS')} MB (peak {vm(child, 'VmHWM')} MB)", end=""
+            )
+        print()
 
 
 def mutate(schema: Any, rng: random.Random, depth: int = 0) -> Any:
@@ -330,7 +343,7 @@ def main() -> None:
             gateway = start_gateway(config, port, directory / "stall.log")
             try:
                 print(f"## Stall: {options.hostile} hostile calls beside trivial ones\n")
-                anyio.run(stall, f"http://127.0.0.1:{port}", options.hostile)
+                anyio.run(stall, f"http://127.0.0.1:{port}", options.hostile, gateway.pid)
             finally:
                 gateway.terminate()
                 gateway.wait()

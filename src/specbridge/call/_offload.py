@@ -72,6 +72,7 @@ class _Worker:
                 [sys.executable, "-m", "specbridge.call._check_worker", str(theirs.fileno())],
                 pass_fds=(theirs.fileno(),),
                 stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,  # under `serve --transport stdio`, stdout is the MCP channel
                 close_fds=True,
             )
         with contextlib.suppress(OSError):  # before it has imported anything
@@ -260,6 +261,6 @@ def serve(fd: int) -> None:
     while True:
         try:
             request = connection.recv_bytes()
-        except (EOFError, OSError):
+            connection.send_bytes(pickle.dumps(_answer(checkers, request), pickle.HIGHEST_PROTOCOL))
+        except (EOFError, OSError):  # the gateway closed its end, or is gone
             return
-        connection.send_bytes(pickle.dumps(_answer(checkers, request), pickle.HIGHEST_PROTOCOL))
