@@ -166,4 +166,4 @@ async def test_every_api_and_connection_shares_the_one_tls_context_of_the_proces
         await caller.aclose()
     assert all(pool._ssl_context is tls_context() for pool in pools)
     assert await shared_tls_context() is tls_context()
-    assert pinned_transport(EgressPolicy(allow=[]))._pool._ssl_context is tls_context()
+    assert pinned_transport(EgressPolicy(allow=()))._pool._ssl_context is tls_context()
