@@ -306,6 +306,8 @@ async def memory(base: str, apis: list[str], pid: int, calls: int, sessions: int
         f"{calls:,} calls in {wall:.0f} s over {sessions} sessions; answers: {dict(sorted(counts.items()))}"
     )
     print(f"RSS at the end: {vm(pid, 'VmRSS')} MB, peak (VmHWM) {vm(pid, 'VmHWM')} MB")
+    for child in children(pid):
+        print(f"check worker {child}: RSS {vm(child, 'VmRSS')} MB, peak {vm(child, 'VmHWM')} MB")
 
 
 def config_text(upstream: int, apis: dict[str, Path]) -> str:

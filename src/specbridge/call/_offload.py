@@ -75,9 +75,6 @@ class _Worker:
                 stdout=subprocess.DEVNULL,  # under `serve --transport stdio`, stdout is the MCP channel
                 close_fds=True,
             )
-        with contextlib.suppress(OSError):  # before it has imported anything
-            own = os.getpriority(os.PRIO_PROCESS, 0)
-            os.setpriority(os.PRIO_PROCESS, self.process.pid, max(own, NICE))
         self.connection = Connection(ours.detach())
         self.known: collections.OrderedDict[int, None] = collections.OrderedDict()
 
@@ -255,7 +252,10 @@ def _answer(checkers: collections.OrderedDict[int, Checker], request: bytes) -> 
 
 
 def serve(fd: int) -> None:
-    """The worker's loop: one request, one answer, until the gateway closes its end."""
+    """The worker's loop: one request, one answer, until the gateway closes its end. Niceness `NICE`
+    from here on: its imports ran at the gateway's own (at 10 on a busy machine, starting took seconds)."""
+    with contextlib.suppress(OSError):
+        os.setpriority(os.PRIO_PROCESS, 0, max(os.getpriority(os.PRIO_PROCESS, 0), NICE))
     connection = Connection(fd)
     checkers: collections.OrderedDict[int, Checker] = collections.OrderedDict()
     while True:
