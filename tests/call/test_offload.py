@@ -205,3 +205,21 @@ async def test_a_waiting_call_gets_the_worker_the_one_before_it_releases() -> No
         assert len(pool.pids) == 1
     finally:
         await pool.aclose()
+
+
+async def test_a_caller_without_check_workers_checks_large_arguments_in_its_own_process(
+    upstream: Upstream, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def no_worker(*args: Any) -> Any:
+        raise AssertionError("a worker process was asked")
+
+    monkeypatch.setattr(CheckPool, "check", no_worker)
+    made = Caller(api_config(upstream.url, allow=(upstream.address,)), toolset_for(), check_workers=False)
+    try:
+        with anyio.fail_after(30):
+            refused = await made.call("sendForm", _large(False))
+            sent = await made.call("sendForm", _large(True))
+    finally:
+        await made.aclose()
+    assert refused.code == "arguments-invalid" and "colors[0]: must be a string" in refused.text
+    assert not sent.is_error, sent.text

@@ -35,7 +35,9 @@ INLINE_BYTES = 4096  # arguments up to this size (as JSON) are checked on the ev
 
 class Caller:
     """Calls the tools of one API. `transport` lets tests inject one (the egress check still applies);
-    `resolve` replaces DNS resolution (host, port) -> address strings."""
+    `resolve` replaces DNS resolution (host, port) -> address strings. `check_workers=False` checks
+    large arguments in a thread of this process instead of a worker process (call/_offload.py): for a
+    one-off call, where starting a process costs more than it spares."""
 
     def __init__(
         self,
@@ -45,9 +47,11 @@ class Caller:
         transport: httpx.AsyncBaseTransport | None = None,
         resolve: Callable[[str, int], Awaitable[list[str]]] | None = None,
         limits: CallLimits = DEFAULT_LIMITS,
+        check_workers: bool = True,
     ) -> None:
         self.api = api
         self.limits = limits
+        self._pool = check_pool() if check_workers else None
         self.toolset = toolset
         self._policy = EgressPolicy(allow=api.egress.allow, resolve=resolve)
         self.base_url = _base_url(api, toolset, self._policy)
@@ -127,12 +131,14 @@ class Caller:
     async def _prepare_off_loop(self, plan: CallPlan, arguments: Mapping[str, Any]) -> dict[str, Json]:
         """`_prepare`, in a worker process when the arguments are large, so a big call does not hold up
         the calls of others on the event loop (call/_offload.py); a caller's deadline (cancellation)
-        kills the worker. Arguments that cannot be pickled go to a thread."""
+        kills the worker. Arguments that cannot be pickled, or all with `check_workers=False`, go to a
+        thread."""
         if not isinstance(arguments, Mapping) or _small(arguments):
             return self._prepare(plan, arguments)
-        present = await check_pool().check(plan.checker, plan.bindings, self.limits, arguments)
-        if present is not None:
-            return apply_bindings(present, plan.bindings)
+        if self._pool is not None:
+            present = await self._pool.check(plan.checker, plan.bindings, self.limits, arguments)
+            if present is not None:
+                return apply_bindings(present, plan.bindings)
         return await anyio.to_thread.run_sync(
             functools.partial(self._prepare, plan, arguments),
             abandon_on_cancel=True,  # the thread ends by itself: the limits bound its work
