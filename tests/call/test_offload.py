@@ -3,10 +3,12 @@ stuck past the deadline is killed and the next call works, a worker that died is
 
 from __future__ import annotations
 
+import importlib
 import math
 import os
 import signal
 from collections.abc import AsyncIterator, Mapping
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -223,3 +225,18 @@ async def test_a_caller_without_check_workers_checks_large_arguments_in_its_own_
         await made.aclose()
     assert refused.code == "arguments-invalid" and "colors[0]: must be a string" in refused.text
     assert not sent.is_error, sent.text
+
+
+async def test_values_the_worker_cannot_read_are_checked_in_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "only_in_this_process.py").write_text("class Local:\n    pass\n")
+    monkeypatch.syspath_prepend(str(tmp_path))  # the worker's path does not have it
+    local = importlib.import_module("only_in_this_process").Local()
+    pool = CheckPool()
+    try:
+        with anyio.fail_after(30):
+            assert await pool.check(CHECKER, EMPTY, LIMITS, {"xs": [], "other": local}) is None
+            assert await pool.check(CHECKER, EMPTY, LIMITS, {"xs": []}) == {"xs": []}  # and it still works
+    finally:
+        await pool.aclose()

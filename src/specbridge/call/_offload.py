@@ -43,7 +43,7 @@ from ._check import Checker
 from ._limits import CallLimits, enforce_limits
 
 Json = Any
-WORKERS = 1  # worker processes at most (each ~40 MB; large calls are rare and bounded by the limits)
+WORKERS = 1  # worker processes at most (each ~50 MB; large calls are rare and bounded by the limits)
 NICE = 10  # the workers' niceness: on a busy machine the event loop's process gets the CPU first
 KEPT = 64  # compiled checks a worker keeps, least recently used dropped
 
@@ -114,7 +114,8 @@ class CheckPool:
         self, checker: Checker, bindings: BindingPlan, limits: CallLimits, arguments: Mapping[str, Json]
     ) -> dict[str, Json] | None:
         """`checked(...)` in a worker: the same answer, or the same CallError. None when the arguments
-        cannot be pickled (not JSON values: a library caller's own objects); check them in place."""
+        cannot be pickled, or not unpickled by the worker (not JSON values: a library caller's own
+        objects); check them in place."""
         try:
             values = pickle.dumps(arguments, pickle.HIGHEST_PROTOCOL)
         except Exception:
@@ -204,8 +205,10 @@ class CheckPool:
             await anyio.to_thread.run_sync(worker.kill)
 
 
-def _result(answer: Any, arguments: Mapping[str, Json]) -> dict[str, Json]:
+def _result(answer: Any, arguments: Mapping[str, Json]) -> dict[str, Json] | None:
     kind = answer[0]
+    if kind == "unreadable":
+        return None
     if kind == "ok":
         present = answer[1]
         return dict(arguments) if present is None else present
@@ -231,7 +234,10 @@ def check_pool() -> CheckPool:
 
 def _answer(checkers: collections.OrderedDict[int, Checker], request: bytes) -> tuple[Any, ...]:
     token, schema, bindings, limits, values = pickle.loads(request)
-    arguments = pickle.loads(values)
+    try:
+        arguments = pickle.loads(values)
+    except Exception:  # a library caller's own objects, of a class this process cannot import
+        return ("unreadable",)
     checker = checkers.get(token)
     if checker is None:
         if schema is None:
