@@ -13,9 +13,10 @@ large call, fed over a socket pair):
   without nulls (or "unchanged") or the error to raise: the same answers as inline;
 - the parent thread only waits on the socket (no GIL held while waiting); pickling is on the loop
   (C, a few milliseconds at the limits);
-- the worker runs at niceness 10: when the machine's cores are busy, the scheduler gives the gateway's
-  event loop the CPU first (without it, a check at full speed beside the loop on a 2-core machine left
-  the trivial call at 15-25 ms);
+- the worker runs at niceness 10 from its start: when the machine's cores are busy, the scheduler gives
+  the gateway's event loop the CPU first (without it, a check at full speed beside the loop on a 2-core
+  machine left the trivial call at 15-25 ms, and the worker's imports at start stalled it 30-70 ms; the
+  price is a slower first large call on a busy machine, 1-3 s to start the worker instead of 0.5 s);
 - a call cancelled while its check runs (the gateway's deadline) kills that worker; the next large
   call starts a new one. A worker that dies under a call is replaced and the call tried once more.
 
@@ -75,6 +76,9 @@ class _Worker:
                 stdout=subprocess.DEVNULL,  # under `serve --transport stdio`, stdout is the MCP channel
                 close_fds=True,
             )
+        with contextlib.suppress(OSError):  # at once: its imports (0.5 s of CPU) yield to the loop too
+            own = os.getpriority(os.PRIO_PROCESS, 0)
+            os.setpriority(os.PRIO_PROCESS, self.process.pid, max(own, NICE))
         self.connection = Connection(ours.detach())
         self.known: collections.OrderedDict[int, None] = collections.OrderedDict()
 
@@ -258,10 +262,7 @@ def _answer(checkers: collections.OrderedDict[int, Checker], request: bytes) -> 
 
 
 def serve(fd: int) -> None:
-    """The worker's loop: one request, one answer, until the gateway closes its end. Niceness `NICE`
-    from here on: its imports ran at the gateway's own (at 10 on a busy machine, starting took seconds)."""
-    with contextlib.suppress(OSError):
-        os.setpriority(os.PRIO_PROCESS, 0, max(os.getpriority(os.PRIO_PROCESS, 0), NICE))
+    """The worker's loop: one request, one answer, until the gateway closes its end."""
     connection = Connection(fd)
     checkers: collections.OrderedDict[int, Checker] = collections.OrderedDict()
     while True:
