@@ -7,6 +7,8 @@ from typing import Any
 
 import anyio
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from specbridge._errors import ArgumentError, ErrorCode
 from specbridge.call._check import Checker, shape
@@ -349,3 +351,86 @@ async def test_null_optional_nested_fields_from_strict_mode_are_dropped(
         "items": [{"sku": "a", "qty": 1}],
         "address": {"street": "Main"},
     }
+
+
+# Strict mode's nulls: the linear walk (skipped without a null, branches matched once per key set) drops
+# exactly what the plain walk below drops (the one it replaced, kept here as the oracle).
+
+_UNION_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "xs": {
+            "type": "array",
+            "items": {
+                "oneOf": [
+                    {
+                        "type": "object",
+                        "required": ["kind"],
+                        "properties": {
+                            "kind": {"const": "a"},
+                            "n": {"type": "integer"},
+                            "s": {"type": "string"},
+                        },
+                    },
+                    {
+                        "type": "object",
+                        "required": ["kind", "s"],
+                        "properties": {"kind": {"enum": ["b", "c"]}, "s": {"type": ["string", "null"]}},
+                    },
+                    {
+                        "allOf": [
+                            {"properties": {"m": {"type": "object", "properties": {"q": {"type": "string"}}}}}
+                        ]
+                    },
+                ]
+            },
+        },
+        "top": {"type": "string"},
+    },
+    "required": ["top"],
+}
+
+
+def _oracle(value: Any, schema: Any, depth: int = 0) -> Any:
+    from specbridge.call._check import MAX_DEPTH, _object_parts, _pinned_match
+
+    if depth > MAX_DEPTH or not isinstance(schema, dict):
+        return value
+    if isinstance(value, dict):
+        properties, required = _object_parts(schema)
+        if not properties:
+            branch = None
+            for candidate in schema.get("anyOf") or []:
+                props, _ = _object_parts(candidate)
+                fits = props and value.keys() <= props.keys()
+                if fits and all(_pinned_match(props[k], v) for k, v in value.items() if v is not None):
+                    branch = candidate
+                    break
+            return value if branch is None else _oracle(value, branch, depth)
+        return {
+            key: _oracle(item, properties.get(key), depth + 1)
+            for key, item in value.items()
+            if item is not None or key in required
+        }
+    if isinstance(value, list) and isinstance(schema.get("items"), dict):
+        return [_oracle(item, schema["items"], depth + 1) for item in value]
+    return value
+
+
+_SCALAR = st.one_of(st.none(), st.integers(-3, 3), st.sampled_from(["a", "b", "c", "x"]), st.booleans())
+_ITEM = st.dictionaries(
+    st.sampled_from(["kind", "n", "s", "m", "other"]),
+    _SCALAR | st.dictionaries(st.sampled_from(["q", "r"]), _SCALAR, max_size=2),
+    max_size=4,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    arguments=st.fixed_dictionaries(
+        {}, optional={"xs": st.lists(_ITEM, max_size=12), "top": _SCALAR, "extra": _SCALAR}
+    )
+)
+def test_strict_mode_nulls_are_dropped_as_the_plain_walk_drops_them(arguments: dict[str, Any]) -> None:
+    checker = Checker(_UNION_SCHEMA)
+    assert checker.drop_nulls(arguments) == _oracle(dict(arguments), checker._shaped)

@@ -122,36 +122,3 @@ def test_the_compiled_check_cache_forgets_the_least_recently_used_past_its_bound
     assert cache.get("a") == 1  # "b" is now the least recently used
     cache.put("c", 3)
     assert (cache.get("a"), cache.get("b"), cache.get("c"), len(cache)) == (1, None, 3, 2)
-
-
-async def test_a_large_call_is_checked_off_the_event_loop_and_a_deadline_stops_waiting_for_it(
-    limited: MakeLimited, upstream: Upstream, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import threading
-
-    from specbridge.call._check import Checker
-
-    release = threading.Event()
-    checked_in: list[str] = []
-    original = Checker.check
-
-    def held_check(self: Checker, arguments: Any) -> None:
-        checked_in.append(threading.current_thread().name)
-        if len(arguments.get("colors", [])) > 100:
-            release.wait(timeout=30)  # a check that would take long, until the test lets it go
-        original(self, arguments)
-
-    monkeypatch.setattr(Checker, "check", held_check)
-    caller = limited(CallLimits())
-    try:
-        with anyio.fail_after(10):
-            with anyio.move_on_after(0.2) as deadline:
-                await caller.call("sendForm", {"name": "n", "colors": ["red"] * 2_000})
-            assert deadline.cancelled_caught  # the deadline ended the wait while the check was held
-            small = await caller.call("ping", {})  # and the loop was free for the next call
-    finally:
-        release.set()
-    assert checked_in[0] != threading.main_thread().name
-    assert checked_in[1] == threading.main_thread().name  # small arguments are checked in place
-    assert not small.is_error, small.text
-    assert [request.path for request in upstream.requests] == ["/ping"]

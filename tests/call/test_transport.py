@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ssl
 from collections.abc import Callable
 
 import anyio
 import httpx
+import pytest
 
 from specbridge.call import Caller
 from specbridge.call._egress import EgressPolicy
-from specbridge.call._transport import MAX_CONNECTIONS, pinned_transport
+from specbridge.call._transport import MAX_CONNECTIONS, pinned_transport, shared_tls_context, tls_context
 from tests.call.conftest import api_config, toolset_for
 from tests.support.upstream import Upstream
 
@@ -137,3 +139,31 @@ async def test_the_pinned_connection_goes_to_the_checked_address_not_a_second_lo
     assert not result.is_error
     assert lookups == ["upstream.example"]  # one resolution, and the connection used its answer
     assert upstream.requests[-1].headers["host"] == f"upstream.example:{upstream.port}"
+
+
+async def test_every_api_and_connection_shares_the_one_tls_context_of_the_process(
+    upstream: Upstream, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tls_context()  # the first one of the process: no transport below may make another
+
+    def made(*args: object, **kwargs: object) -> ssl.SSLContext:
+        raise AssertionError("a second TLS context was made")
+
+    monkeypatch.setattr(ssl, "create_default_context", made)
+    callers = [
+        Caller(
+            api_config(f"http://127.0.0.1:{upstream.port}/v1", allow=(f"127.0.0.1:{upstream.port}",)),
+            toolset_for(),
+        )
+        for _ in range(2)
+    ]
+    with anyio.fail_after(10):
+        for caller in callers:
+            for _ in range(2):
+                assert not (await caller.call("ping", {})).is_error
+    pools = [caller._transport._inner._pool for caller in callers]  # type: ignore[union-attr]
+    for caller in callers:
+        await caller.aclose()
+    assert all(pool._ssl_context is tls_context() for pool in pools)
+    assert await shared_tls_context() is tls_context()
+    assert pinned_transport(EgressPolicy(allow=()))._pool._ssl_context is tls_context()

@@ -15,12 +15,13 @@ from .._errors import ArgumentError, CallError, ConfigError, ErrorCode, RequestR
 from .._network import base_url_host
 from ..config import ApiConfig
 from ..tools import Tool, ToolSet
-from ._bindings import apply_bindings, refuse_bound
+from ._bindings import apply_bindings
 from ._body import Attachment
 from ._build import build_request
 from ._credential import credential_for
 from ._egress import EgressPolicy
-from ._limits import DEFAULT_LIMITS, CallLimits, enforce_limits
+from ._limits import DEFAULT_LIMITS, CallLimits
+from ._offload import check_pool, checked
 from ._plan import CallPlan, Plans
 from ._render import Redactor, render
 from ._result import CallResult
@@ -34,7 +35,9 @@ INLINE_BYTES = 4096  # arguments up to this size (as JSON) are checked on the ev
 
 class Caller:
     """Calls the tools of one API. `transport` lets tests inject one (the egress check still applies);
-    `resolve` replaces DNS resolution (host, port) -> address strings."""
+    `resolve` replaces DNS resolution (host, port) -> address strings. `check_workers=False` checks
+    large arguments in a thread of this process instead of a worker process (call/_offload.py): for a
+    one-off call, where starting a process costs more than it spares."""
 
     def __init__(
         self,
@@ -44,9 +47,11 @@ class Caller:
         transport: httpx.AsyncBaseTransport | None = None,
         resolve: Callable[[str, int], Awaitable[list[str]]] | None = None,
         limits: CallLimits = DEFAULT_LIMITS,
+        check_workers: bool = True,
     ) -> None:
         self.api = api
         self.limits = limits
+        self._pool = check_pool() if check_workers else None
         self.toolset = toolset
         self._policy = EgressPolicy(allow=api.egress.allow, resolve=resolve)
         self.base_url = _base_url(api, toolset, self._policy)
@@ -124,10 +129,16 @@ class Caller:
         return result
 
     async def _prepare_off_loop(self, plan: CallPlan, arguments: Mapping[str, Any]) -> dict[str, Json]:
-        """`_prepare`, in a worker thread when the arguments are large, so a big call does not hold up
-        the calls of others on the event loop; a caller's deadline (cancellation) stops waiting for it."""
-        if _small(arguments):
+        """`_prepare`, in a worker process when the arguments are large, so a big call does not hold up
+        the calls of others on the event loop (call/_offload.py); a caller's deadline (cancellation)
+        kills the worker. Arguments that cannot be pickled, or all with `check_workers=False`, go to a
+        thread."""
+        if not isinstance(arguments, Mapping) or _small(arguments):
             return self._prepare(plan, arguments)
+        if self._pool is not None:
+            present = await self._pool.check(plan.checker, plan.bindings, self.limits, arguments)
+            if present is not None:
+                return apply_bindings(present, plan.bindings)
         return await anyio.to_thread.run_sync(
             functools.partial(self._prepare, plan, arguments),
             abandon_on_cancel=True,  # the thread ends by itself: the limits bound its work
@@ -142,11 +153,7 @@ class Caller:
     def _prepare(self, plan: CallPlan, arguments: Mapping[str, Any]) -> dict[str, Json]:
         if not isinstance(arguments, Mapping):
             raise ArgumentError(["arguments: must be an object"])
-        enforce_limits(arguments, self.limits)
-        refuse_bound(arguments, plan.bindings)
-        checker = plan.checker
-        present = checker.drop_nulls(arguments)  # OpenAI strict mode sends null for optional arguments
-        checker.check(present)
+        present = checked(plan.checker, plan.bindings, self.limits, arguments)
         return apply_bindings(present, plan.bindings)
 
     def timeout(self, tool: Tool) -> float:

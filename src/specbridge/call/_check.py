@@ -7,11 +7,13 @@ value): `body.items[2].qty: must be an integer`.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping
 from typing import Any
 
 import jsonschema_rs
+import orjson
 
 from .._errors import ArgumentError
 from ..document.pointer import unescape_token
@@ -47,6 +49,7 @@ _KEPT = frozenset(
         "allOf",
     }
 )
+_TOKENS = itertools.count(1)
 _NODE_BUDGET = 20_000  # inlined `$ref`s stop growing the shaped schema past this many nodes
 
 
@@ -112,16 +115,21 @@ class Checker:
     """A compiled check for one tool's (bound-stripped) input schema."""
 
     def __init__(self, schema: Json) -> None:
+        self.schema = schema  # what a worker process compiles the same check from (call/_offload.py)
+        self.token = next(_TOKENS)  # names this check to a worker process, for the life of this one
         defs = schema.get("$defs", {}) if isinstance(schema, dict) else {}
         shaped = shape(schema, defs)
         self._shaped = shaped
         self._validator = jsonschema_rs.Draft202012Validator(shaped, validate_formats=True)
         self._explainer: Explainer | None = None  # made on the first check
+        self._parts: dict[int, _Parts] = {}  # `_object_parts` of the nodes of `_shaped`, by id
 
     def drop_nulls(self, arguments: Mapping[str, Json]) -> dict[str, Json]:
         """Without the `null`s OpenAI strict mode sends for optional properties it leaves out (at any
         depth the schema describes); a `null` the schema requires stays and is checked."""
-        value = _drop_nulls(dict(arguments), self._shaped, 0)
+        if not _may_hold_null(arguments):
+            return dict(arguments)
+        value = _NullDropper(self._parts).drop(dict(arguments), self._shaped, 0)
         return value if isinstance(value, dict) else dict(arguments)
 
     def check(self, arguments: Mapping[str, Json]) -> None:
@@ -141,25 +149,73 @@ class Checker:
         raise ArgumentError(problems)
 
 
-def _drop_nulls(value: Json, schema: Json, depth: int) -> Json:
-    if depth > MAX_DEPTH or not isinstance(schema, dict):
+_Parts = tuple[dict[str, Json], list[str]]
+
+
+def _may_hold_null(arguments: Mapping[str, Json]) -> bool:
+    """False when no value of `arguments` is null, found by orjson in C (the walk below costs a Python
+    step per value and per union branch: most of a large check's time otherwise)."""
+    try:
+        return b"null" in orjson.dumps(arguments)
+    except (TypeError, ValueError):  # not plain JSON: the check will say so; walk it the careful way
+        return True
+
+
+class _NullDropper:
+    """One call's walk: `parts` is the checker's (per node), `fits` this call's (per union and key set:
+    the branches that declare every key, so 10,000 items of one shape look at the branches once)."""
+
+    def __init__(self, parts: dict[int, _Parts]) -> None:
+        self.parts = parts
+        self.fits: dict[tuple[int, frozenset[str]], list[tuple[Json, dict[str, Json]]]] = {}
+
+    def drop(self, value: Json, schema: Json, depth: int) -> Json:
+        if depth > MAX_DEPTH or not isinstance(schema, dict):
+            return value
+        if isinstance(value, dict):
+            properties, required = _parts(schema, self.parts)
+            if not properties:
+                branch = self.fitting_branch(value, schema.get("anyOf"))
+                return value if branch is None else self.drop(value, branch, depth)
+            return {
+                key: self.drop(item, properties.get(key), depth + 1)
+                for key, item in value.items()
+                if item is not None or key in required
+            }
+        if isinstance(value, list) and isinstance(schema.get("items"), dict):
+            return [self.drop(item, schema["items"], depth + 1) for item in value]
         return value
-    if isinstance(value, dict):
-        properties, required = _object_parts(schema)
-        if not properties:
-            branch = _fitting_branch(value, schema.get("anyOf"))
-            return value if branch is None else _drop_nulls(value, branch, depth)
-        return {
-            key: _drop_nulls(item, properties.get(key), depth + 1)
-            for key, item in value.items()
-            if item is not None or key in required
-        }
-    if isinstance(value, list) and isinstance(schema.get("items"), dict):
-        return [_drop_nulls(item, schema["items"], depth + 1) for item in value]
-    return value
+
+    def fitting_branch(self, value: dict[str, Json], branches: Json) -> Json:
+        """The first `anyOf` branch (a `oneOf` in the document) an object can be meant for: it declares
+        every key given, and every pinned value (`const`, `enum`) given matches. Strict mode fills in a
+        whole branch, nulls included, so the nulls are dropped by that branch's `required`."""
+        if not isinstance(branches, list):
+            return None
+        keys = frozenset(value)
+        candidates = self.fits.get((id(branches), keys))
+        if candidates is None:
+            candidates = []
+            for branch in branches:
+                properties, _ = _parts(branch, self.parts)
+                if properties and keys <= properties.keys():
+                    candidates.append((branch, properties))
+            self.fits[(id(branches), keys)] = candidates
+        for branch, properties in candidates:
+            if all(_pinned_match(properties[key], item) for key, item in value.items() if item is not None):
+                return branch
+        return None
 
 
-def _object_parts(schema: Json, depth: int = 0) -> tuple[dict[str, Json], list[str]]:
+def _parts(schema: Json, memo: dict[int, _Parts]) -> _Parts:
+    """`_object_parts`, worked out once per node of the (immutable) shaped schema."""
+    found = memo.get(id(schema))
+    if found is None:
+        found = memo[id(schema)] = _object_parts(schema)
+    return found
+
+
+def _object_parts(schema: Json, depth: int = 0) -> _Parts:
     """An object schema's properties and required names, its `allOf` parts' included."""
     if not isinstance(schema, dict) or depth > MAX_DEPTH:
         return {}, []
@@ -172,19 +228,6 @@ def _object_parts(schema: Json, depth: int = 0) -> tuple[dict[str, Json], list[s
         properties = {**more, **properties}
         required += also
     return properties, required
-
-
-def _fitting_branch(value: dict[str, Json], branches: Json) -> Json:
-    """The first `anyOf` branch (a `oneOf` in the document) an object can be meant for: it declares
-    every key given, and every pinned value (`const`, `enum`) given matches. Strict mode fills in a
-    whole branch, nulls included, so the nulls are dropped by that branch's `required`."""
-    for branch in branches if isinstance(branches, list) else []:
-        properties, _ = _object_parts(branch)
-        if not properties or not value.keys() <= properties.keys():
-            continue
-        if all(_pinned_match(properties[key], item) for key, item in value.items() if item is not None):
-            return branch
-    return None
 
 
 def _pinned_match(schema: Json, item: Json) -> bool:

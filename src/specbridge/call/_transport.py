@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import select
 import socket
+import ssl
+import threading
 from collections.abc import Iterable
 from typing import Any
 
+import anyio
 import httpcore
 import httpx
 from httpcore._async.interfaces import AsyncConnectionInterface
@@ -149,11 +152,33 @@ class PinnedBackend(httpcore.AsyncNetworkBackend):
         await self._inner.sleep(seconds)
 
 
-def pinned_transport(policy: EgressPolicy) -> httpx.AsyncHTTPTransport:
+_tls_lock = threading.Lock()
+_tls: ssl.SSLContext | None = None
+
+
+def tls_context() -> ssl.SSLContext:
+    """The one TLS client context of this process (httpx's defaults: certifi's CA bundle, no
+    environment), made on first use and shared by every connection of every API. Making one reads and
+    parses the CA bundle (30-40 ms); an SSLContext is meant to be shared, across threads too."""
+    global _tls
+    with _tls_lock:
+        if _tls is None:
+            _tls = httpx.create_ssl_context(trust_env=False)
+        return _tls
+
+
+async def shared_tls_context() -> ssl.SSLContext:
+    """`tls_context()`, made in a worker thread the first time, so the event loop never parses the
+    CA bundle (loading it lets go of the GIL)."""
+    return _tls if _tls is not None else await anyio.to_thread.run_sync(tls_context)
+
+
+def pinned_transport(policy: EgressPolicy, context: ssl.SSLContext | None = None) -> httpx.AsyncHTTPTransport:
     """httpx's own transport (request/response mapping, TLS on the host name), with our backend."""
-    transport = httpx.AsyncHTTPTransport(trust_env=False, retries=0)
+    context = context if context is not None else tls_context()
+    transport = httpx.AsyncHTTPTransport(verify=context, trust_env=False, retries=0)  # else it makes one
     transport._pool = _Pool(
-        ssl_context=httpx.create_ssl_context(trust_env=False),
+        ssl_context=context,
         max_connections=MAX_CONNECTIONS,
         retries=0,
         http2=False,
@@ -169,8 +194,8 @@ class EgressTransport(httpx.AsyncBaseTransport):
     def __init__(self, policy: EgressPolicy, inner: httpx.AsyncBaseTransport | None = None) -> None:
         self._policy = policy
         self._pinned = inner is None
-        # The pinned transport is made on the first request: its TLS context (the CA bundle) costs about
-        # 30 ms, which a gateway starting up, or an API never called, need not pay.
+        # The pinned transport is made on the first request, with the process's one TLS context (made
+        # off the event loop by the first request of all).
         self._inner: httpx.AsyncBaseTransport | None = inner
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
@@ -181,7 +206,9 @@ class EgressTransport(httpx.AsyncBaseTransport):
             await self._policy.addresses(url.host, url.port or (443 if url.scheme == "https" else 80))
         inner = self._inner
         if inner is None:
-            inner = self._inner = pinned_transport(self._policy)
+            context = await shared_tls_context()
+            inner = self._inner if self._inner is not None else pinned_transport(self._policy, context)
+            self._inner = inner
         return await inner.handle_async_request(request)
 
     async def aclose(self) -> None:

@@ -64,7 +64,7 @@ async def _run(
     toolset = check_tool_names(
         api, convert(load_document(api.spec, ref_dirs=api.ref_dirs), api.convert_options())
     )
-    caller = Caller(api, toolset)
+    caller = Caller(api, toolset, check_workers=False)  # one call: no process to start for it
     try:
         result = await caller.call(tool, arguments, secret_id=secret_id, approved=approved)
         return result, caller.base_url
