@@ -7,9 +7,9 @@ For each task set in bench/search/*.yaml (the document, and per task a query and
 would accept): recall@1, recall@5 and MRR of `SearchIndex` with BM25 alone, and with `--semantic` also
 fused with the embedding model of the `semantic` extra. Task sets marked `split: tune` are the ones the
 synonyms and weights were looked at against; `held-out` ones were not, and are reported apart;
-`held-out-2` (Twilio) was written before the second round of changes and is reported apart again.
-Latency: every query of every set against one index of the GitHub and Stripe tools together
-(1,183 tools), median and p95 wall time per search after one warm-up pass, and the median CPU time of
+`held-out-2` (Twilio) and `held-out-3` were written later and are reported apart again.
+Latency (when the GitHub and Stripe sets are among those run): every query of the sets run against one
+index of the GitHub and Stripe tools together (1,183 tools), median and p95 wall time per search after one warm-up pass, and the median CPU time of
 the searching thread (the wall time grows with whatever else the machine runs; the CPU time does not). Start-up: building each index, and
 for `--semantic` encoding the tools without and with the on-disk cache.
 With `--peer`, the same queries through FastMCP's BM25 search transform (bench/.venv-peer).

@@ -15,9 +15,10 @@ from collections.abc import Mapping, Sequence
 from ._text import first_word, terms
 
 READ = frozenset({"list", "get", "check"})  # one family: "show me X" may be a listing or one item
-# The first word of a question (after stop words are kept): a question reads.
+# The first word of a question ("what's" counts as what): a question reads.
 QUESTION_STARTS = frozenset(
-    "which who whom whose what whats how is are was were did does has have had why when where am".split()
+    {"which", "who", "whom", "whose", "what", "how", "is", "are", "was", "were", "did", "does"}
+    | {"has", "have", "had", "why", "when", "where", "am"}
 )
 
 
