@@ -1,5 +1,6 @@
 """Finding the right tool for a task as a person says it: tool documents, stems and synonyms, BM25,
-and optional semantic ranking fused by reciprocal rank. Knows tools, not MCP."""
+the kind of action the query means, and optional semantic ranking fused by a weighted sum of scores.
+Knows tools, not MCP."""
 
 from ._index import SearchAnswer as SearchAnswer
 from ._index import SearchIndex as SearchIndex

@@ -14,7 +14,16 @@ from typing import Any
 
 from ..tools import Tool
 from ._bm25 import Bm25
-from ._document import FIELD_WEIGHTS, ToolText, operation_tags, tag_descriptions, tool_text
+from ._document import (
+    ACTION_WORDS,
+    FIELD_WEIGHTS,
+    ToolText,
+    action,
+    operation_tags,
+    tag_descriptions,
+    tool_text,
+)
+from ._intent import action_stems, meant_actions
 from ._semantic import Encoder, SearchSettings, fuse, load_encoder, tool_vectors
 from ._text import Synonyms, default_synonyms, terms, words
 
@@ -22,6 +31,8 @@ CANDIDATES = 50  # how many tools the fusion ranks; the rest follow in BM25's or
 ADMIN_FACTOR = 0.5  # an admin variant's score when the query does not say admin (chosen on the tune sets)
 _ADMIN = terms("admin")[0]
 LEXICAL_SHARE = 0.35  # BM25's share in the fused score, the similarity's the rest (chosen on the tune sets)
+ACTION_FACTOR = 0.8  # BM25's score of a tool whose action the query does not mean (`_intent`; tune sets)
+_ACTION_STEMS = action_stems(ACTION_WORDS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +60,7 @@ class SearchIndex:
     tags: tuple[tuple[str, int], ...]  # every tag of the API with its tool count, in document order
     spelling: tuple[frozenset[str], ...]  # character trigrams of each tool's name and title
     administrative: frozenset[int] = frozenset()  # tools whose name or path says admin
+    actions: tuple[str, ...] = ()  # each tool's kind of action (`_document.action`)
     encoder: Encoder | None = None
     vectors: Any = None  # one unit vector per tool when the encoder is there
 
@@ -90,6 +102,7 @@ class SearchIndex:
             tags=tuple((tag, counts[tag]) for tag in order),
             spelling=tuple(frozenset(_trigrams(f"{tool.name} {tool.title or ''}")) for tool in tools),
             administrative=frozenset(i for i, text in enumerate(texts) if _ADMIN in text.fields["name"]),
+            actions=tuple(action(tool.operation.method, tool.operation.path) for tool in tools),
             encoder=encoder,
             vectors=vectors,
         )
@@ -120,6 +133,12 @@ class SearchIndex:
         """Tool positions, best first, and whether the match is weak."""
         said = terms(query) or [query.strip().lower()]
         scores = self.bm25.scores(self.synonyms.expand(said))
+        meant = meant_actions(query, said, _ACTION_STEMS)
+        if meant and self.actions:
+            # Of the tools that match the words, the one doing what was asked comes first.
+            for i in scores:
+                if self.actions[i] != "act" and self.actions[i] not in meant:
+                    scores[i] *= ACTION_FACTOR
         if _ADMIN not in said:
             # An admin variant repeats a user's operation for whoever runs the workspace; a person
             # who does not say admin means their own.

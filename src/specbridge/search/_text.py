@@ -109,15 +109,26 @@ def _same() -> Mapping[str, str]:
     return same
 
 
+# Words the stemmer would fold into another word of a different meaning: "settings" (a noun: what is
+# configured) is not "set" (a verb: change), nor part of a `StatefulSet`.
+_UNFOLDED = {"setting": "setting", "settings": "setting"}
+
+
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    stemmed = str(_stemmer().stemWord(word))
+    stemmed = _UNFOLDED.get(word) or str(_stemmer().stemWord(word))
     return _same().get(stemmed, stemmed)
 
 
 def words(text: str) -> list[str]:
     """Lower-case words, split at humps and punctuation, stop words dropped (`get_users/{id}` → get, users, id)."""
     return [lowered for word in _WORDS.findall(text) if (lowered := word.lower()) not in STOP_WORDS]
+
+
+def first_word(text: str) -> str:
+    """The first word of `text`, lower-cased, stop words kept ("Which pods…" → which); "" if none."""
+    found = _WORDS.search(text)
+    return found.group(0).lower() if found else ""
 
 
 def terms(text: str) -> list[str]:
