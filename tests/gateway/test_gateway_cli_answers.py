@@ -9,7 +9,9 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Awaitable
 from pathlib import Path
+from typing import Any
 
 import anyio
 import httpx
@@ -39,6 +41,26 @@ async def specbridge(*words: str) -> str:
     )
     assert done.returncode == 0, done.stderr.decode()
     return done.stdout.decode()
+
+
+async def admin_pending(admin: httpx.AsyncClient, key: str) -> list[dict[str, Any]]:
+    answer = await admin.get("/admin/approvals?status=pending", headers={"Authorization": f"Bearer {key}"})
+    assert answer.status_code == 200, answer.text
+    listed: list[dict[str, Any]] = answer.json()["approvals"]
+    return listed
+
+
+async def both(first: Awaitable[str], second: Awaitable[str]) -> tuple[str, str]:
+    """The outputs of two commands run at the same time."""
+    outputs: dict[int, str] = {}
+
+    async def run(index: int, command: Awaitable[str]) -> None:
+        outputs[index] = await command
+
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(run, 0, first)
+        tasks.start_soon(run, 1, second)
+    return outputs[0], outputs[1]
 
 
 @pytest.fixture(scope="module")
@@ -72,34 +94,40 @@ async def test_the_commands_answer_calls_waiting_in_a_running_gateway(
                 results[name] = await client.call_tool("createOrder", order)
 
         with anyio.fail_after(90):
-            async with anyio.create_task_group() as tasks:
+            async with anyio.create_task_group() as tasks, httpx.AsyncClient(base_url=running.base) as admin:
                 tasks.start_soon(call, "approved", APPROVED)
                 tasks.start_soon(call, "rejected", REJECTED)
-                while True:  # bounded above: both calls store their approvals at once, then wait
-                    listed = json.loads(
-                        await specbridge("approvals", "list", "--config", str(config), "--format", "json")
-                    )
-                    if len(listed["approvals"]) == 2:
-                        break
-                by_quantity = {entry["arguments"]["quantity"]: entry["id"] for entry in listed["approvals"]}
-                shown = await specbridge("approvals", "show", by_quantity[1], "--config", str(config))
-                assert "status:      pending" in shown and '"quantity": 1' in shown
-                async with httpx.AsyncClient(base_url=running.base) as admin:  # the new key is an admin key
-                    seen = await admin.get(
-                        f"/admin/approvals/{by_quantity[9]}", headers={"Authorization": f"Bearer {admin_key}"}
-                    )
-                assert seen.status_code == 200 and seen.json()["status"] == "pending"
-                approved = await specbridge("approvals", "approve", by_quantity[1], "--config", str(config))
-                assert approved.startswith(f"approved {by_quantity[1]}")
-                await specbridge(
-                    "approvals",
-                    "reject",
-                    by_quantity[9],
-                    "--reason",
-                    "nine is too many",
-                    "--config",
-                    str(config),
+                # Both calls store their approvals, then wait for a person (bounded above). Looked for through
+                # the admin API (the new key is an admin key): a request costs milliseconds, where each
+                # `specbridge` process costs a second of CPU that the gateway, its store and the calls
+                # waiting on them would lose on a busy machine.
+                pending = await admin_pending(admin, admin_key)
+                while len(pending) < 2:
+                    pending = await admin_pending(admin, admin_key)
+                by_quantity = {entry["arguments"]["quantity"]: entry["id"] for entry in pending}
+                # The operator's commands from here on, two at a time (each pair is independent), so the
+                # calls' wait for a person holds two process starts, not four.
+                listed_now, shown = await both(
+                    specbridge("approvals", "list", "--config", str(config), "--format", "json"),
+                    specbridge("approvals", "show", by_quantity[1], "--config", str(config)),
                 )
+                assert sorted(entry["id"] for entry in json.loads(listed_now)["approvals"]) == sorted(
+                    by_quantity.values()
+                )
+                assert "status:      pending" in shown and '"quantity": 1' in shown
+                approved, _ = await both(
+                    specbridge("approvals", "approve", by_quantity[1], "--config", str(config)),
+                    specbridge(
+                        "approvals",
+                        "reject",
+                        by_quantity[9],
+                        "--reason",
+                        "nine is too many",
+                        "--config",
+                        str(config),
+                    ),
+                )
+                assert approved.startswith(f"approved {by_quantity[1]}")
         listed = json.loads(
             await specbridge(
                 "approvals", "list", "--status", "all", "--config", str(config), "--format", "json"
