@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pty
+import resource
 import select
 import signal
 import sys
@@ -86,9 +88,13 @@ class Terminal:
 
     def __init__(self, *args: str) -> None:
         self.pid, self.fd = pty.fork()
-        if self.pid == 0:  # the child: become the command
-            os.execv(sys.executable, [sys.executable, "-m", "specbridge", *args])
+        if self.pid == 0:  # the child: become the command (faulthandler: SIGABRT prints every thread)
+            env = {**os.environ, "PYTHONFAULTHANDLER": "1"}
+            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # that SIGABRT leaves no core file
+            os.execve(sys.executable, [sys.executable, "-m", "specbridge", *args], env)
         self.output = b""
+        self.closed = False
+        self.stuck = ""
 
     def read_until(self, marker: bytes, seconds: float = 30) -> bool:
         deadline = time.monotonic() + seconds
@@ -101,8 +107,10 @@ class Terminal:
                 try:
                     chunk = os.read(self.fd, 65536)
                 except OSError:  # the child closed the terminal: it has ended
+                    self.closed = True
                     return marker in self.output
                 if not chunk:
+                    self.closed = True
                     return marker in self.output
                 self.output += chunk
         return True
@@ -111,28 +119,53 @@ class Terminal:
         os.write(self.fd, data)
 
     def wait_exit(self, seconds: float = 30) -> int | None:
-        """The exit status when the child ends within `seconds`; else it is killed and this is None."""
+        """The exit status when the child ends within `seconds`; else None, after `self.stuck` took down
+        where it was (its signal masks, its threads, and the Python stack of each) and it was killed."""
+        self.read_until(b"\0never\0", seconds)  # the rest of the output, until the terminal closes
+        if not self.closed:
+            self.stuck = self.where_stuck()
+            self.close()
+            return None
         killed = threading.Event()
 
         def kill() -> None:
             killed.set()
             os.kill(self.pid, signal.SIGKILL)
 
-        timer = threading.Timer(seconds, kill)
+        timer = threading.Timer(10, kill)  # the terminal has closed: the process is ending
         timer.start()
         try:
-            self.read_until(b"\0never\0", seconds)  # the rest of the output, until the terminal closes
             _, status = os.waitpid(self.pid, 0)
         finally:
             timer.cancel()
         self.pid = 0
         return None if killed.is_set() else os.waitstatus_to_exitcode(status)
 
+    def where_stuck(self) -> str:
+        """What a process that did not end shows: /proc's signal state and threads, then the Python
+        stacks faulthandler prints on SIGABRT (read for a few seconds at most)."""
+        lines: list[str] = []
+        with contextlib.suppress(OSError):
+            status = Path(f"/proc/{self.pid}/status").read_text().splitlines()
+            lines += [line for line in status if line.startswith(("State", "Sig", "Shd"))]
+            for task in sorted(Path(f"/proc/{self.pid}/task").iterdir()):
+                with contextlib.suppress(OSError):
+                    name, wchan = (task / "comm").read_text().strip(), (task / "wchan").read_text()
+                    lines.append(f"thread {task.name} {name!r} waits in {wchan or '-'}")
+        before = len(self.output)
+        with contextlib.suppress(OSError):
+            os.kill(self.pid, signal.SIGABRT)
+            self.read_until(b"\0never\0", 5)
+        return "\n".join([*lines, self.output[before:].decode(errors="replace")])
+
     def close(self) -> None:
         if self.pid:
             os.kill(self.pid, signal.SIGKILL)
             os.waitpid(self.pid, 0)
-        os.close(self.fd)
+            self.pid = 0
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
 
 
 @pytest.fixture
@@ -155,5 +188,6 @@ def test_ctrl_c_stops_stdio_served_from_a_terminal_while_it_waits_for_input(term
     assert terminal.read_until(b'"serverInfo"'), terminal.output.decode(errors="replace")
     terminal.send(b"\x03")
     status = terminal.wait_exit()
+    assert status is not None, f"no exit within 30 s of Ctrl-C; where it was:\n{terminal.stuck}"
     assert status == EXIT_INTERRUPTED, (status, terminal.output.decode(errors="replace")[-2000:])
     assert b"Traceback" not in terminal.output
