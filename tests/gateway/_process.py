@@ -37,20 +37,24 @@ async def gateway_process(
     """The gateway serving `config` on 127.0.0.1 (a free port) in its own process; yields once it
     listens (its `serving … at URL` line), kills it at the end. Its stderr (JSON log lines) is kept.
     `command` runs another specbridge (default: this Python's); `env` is added to the environment."""
-    argv = [*(command or [sys.executable, "-m", "specbridge"]), "serve", "--config", str(config)]
-    process = await anyio.open_process(
-        [*argv, "--transport", "http", "--port", "0"],
-        env={**os.environ, **(env or {})},
-        stdin=None,
-        stdout=None,
-    )
-    running = GatewayProcess(process)
-    listening = anyio.Event()
+    async with gateway_processes(config, 1, command=command, env=env) as (running,):
+        yield running
 
-    async def read_stderr() -> None:
-        assert process.stderr is not None
+
+@contextlib.asynccontextmanager
+async def gateway_processes(
+    config: Path, count: int, *, command: list[str] | None = None, env: dict[str, str] | None = None
+) -> AsyncIterator[tuple[GatewayProcess, ...]]:
+    """`count` gateways on one config, started at the same time (as a deployment's replicas start: each
+    start is mostly imports, so side by side they take about as long as one); as `gateway_process`."""
+    argv = [*(command or [sys.executable, "-m", "specbridge"]), "serve", "--config", str(config)]
+    started: list[GatewayProcess] = []
+
+    async def read_stderr(running: GatewayProcess, listening: anyio.Event) -> None:
+        stream = running.process.stderr
+        assert stream is not None
         pending = b""
-        async for chunk in process.stderr:
+        async for chunk in stream:
             pending += chunk
             *lines, pending = pending.split(b"\n")
             for line in lines:
@@ -64,19 +68,34 @@ async def gateway_process(
 
     try:
         async with anyio.create_task_group() as tasks:
-            tasks.start_soon(read_stderr)
+            listening: list[anyio.Event] = []
+            for _ in range(count):
+                process = await anyio.open_process(
+                    [*argv, "--transport", "http", "--port", "0"],
+                    env={**os.environ, **(env or {})},
+                    stdin=None,
+                    stdout=None,
+                )
+                started.append(GatewayProcess(process))
+                listening.append(anyio.Event())
+                tasks.start_soon(read_stderr, started[-1], listening[-1])
             with anyio.fail_after(60):
-                await listening.wait()
-            assert running.base, "the gateway did not start:\n" + "\n".join(running.stderr)
+                for event in listening:
+                    await event.wait()
+            for running in started:
+                assert running.base, "the gateway did not start:\n" + "\n".join(running.stderr)
             try:
-                yield running
+                yield tuple(started)
             finally:
-                running.kill()
+                for running in started:
+                    running.kill()
                 with anyio.fail_after(30), anyio.CancelScope(shield=True):
-                    await process.wait()
+                    for running in started:
+                        await running.process.wait()
     finally:
-        with contextlib.suppress(ProcessLookupError):
-            running.kill()
+        for running in started:
+            with contextlib.suppress(ProcessLookupError):
+                running.kill()
 
 
 async def admin_post(base: str, key: str, path: str, body: object = None) -> httpx.Response:

@@ -21,7 +21,7 @@ from specbridge.gateway._idempotency import derived_key, fingerprint, store_key
 from specbridge.gateway._long_calls import call_key
 from specbridge.store import open_store
 from tests.gateway._harness import SPEC, http_client, running_gateway, write_config
-from tests.gateway._process import gateway_process
+from tests.gateway._process import gateway_processes
 from tests.store._backends import namespaces, store_url
 from tests.support.upstream import Gate, RecordedRequest, Reply, Upstream, json_response, text_response
 
@@ -425,8 +425,7 @@ async def test_two_gateway_processes_on_one_store_send_one_key_once(
     upstream.route("/shops/s1/orders", gate.reply({"id": "o-processes"}))
     config = config_with(tmp_path, upstream, store_url)
     async with (
-        gateway_process(config) as one,
-        gateway_process(config) as two,
+        gateway_processes(config, 2) as (one, two),
         http_client(f"{one.base}/mcp") as first,
         http_client(f"{two.base}/mcp") as second,
     ):

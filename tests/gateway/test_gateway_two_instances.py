@@ -13,7 +13,7 @@ import mcp_types as types
 import pytest
 
 from tests.gateway._harness import http_client
-from tests.gateway._process import admin_post, gateway_process
+from tests.gateway._process import admin_post, gateway_processes
 from tests.gateway.test_gateway_approvals import ADMIN_KEY, ORDER, approval_config, approval_id, text
 from tests.store._backends import POSTGRES, REDIS, _refused, namespaces
 from tests.support.upstream import Upstream, json_response
@@ -39,7 +39,7 @@ async def test_one_approval_approved_on_two_instances_at_once_is_answered_once_a
     tmp_path: Path, upstream: Upstream, shared_store: str
 ) -> None:
     config = approval_config(tmp_path, upstream, shared_store)
-    async with gateway_process(config) as one, gateway_process(config) as two:
+    async with gateway_processes(config, 2) as (one, two):
         async with http_client(f"{one.base}/mcp") as client:
             pending_id = approval_id(await client.call_tool("createOrder", ORDER))
 
