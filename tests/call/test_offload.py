@@ -20,8 +20,9 @@ from specbridge._errors import ArgumentError, CallError
 from specbridge.call import Caller
 from specbridge.call._bindings import EMPTY
 from specbridge.call._check import Checker
+from specbridge.call._checked import checked
 from specbridge.call._limits import CallLimits
-from specbridge.call._offload import NICE, CheckPool, check_pool, checked
+from specbridge.call._offload import NICE, CheckPool, check_pool
 from tests.call.conftest import api_config, toolset_for
 from tests.support.upstream import Upstream
 

@@ -39,26 +39,14 @@ from typing import Any
 import anyio
 
 from .._errors import ArgumentError, CallError, ErrorCode
-from ._bindings import BindingPlan, refuse_bound
+from ._bindings import BindingPlan
 from ._check import Checker
-from ._limits import CallLimits, enforce_limits
+from ._checked import KEPT
+from ._limits import CallLimits
 
 Json = Any
 WORKERS = 1  # worker processes at most (each ~50 MB; large calls are rare and bounded by the limits)
 NICE = 10  # the workers' niceness: on a busy machine the event loop's process gets the CPU first
-KEPT = 64  # compiled checks a worker keeps, least recently used dropped
-
-
-def checked(
-    checker: Checker, bindings: BindingPlan, limits: CallLimits, arguments: Mapping[str, Json]
-) -> dict[str, Json]:
-    """The arguments, checked, without the nulls strict mode sends (raises CallError). The one sequence
-    both an inline check and a worker run."""
-    enforce_limits(arguments, limits)
-    refuse_bound(arguments, bindings)
-    present = checker.drop_nulls(arguments)  # OpenAI strict mode sends null for optional arguments
-    checker.check(present)
-    return present
 
 
 class WorkerFault(RuntimeError):
@@ -231,43 +219,3 @@ _pool = CheckPool()
 def check_pool() -> CheckPool:
     """The process's one pool of check workers."""
     return _pool
-
-
-# -- the worker process ----------------------------------------------------------------------------
-
-
-def _answer(checkers: collections.OrderedDict[int, Checker], request: bytes) -> tuple[Any, ...]:
-    token, schema, bindings, limits, values = pickle.loads(request)
-    try:
-        arguments = pickle.loads(values)
-    except Exception:  # a library caller's own objects, of a class this process cannot import
-        return ("unreadable",)
-    checker = checkers.get(token)
-    if checker is None:
-        if schema is None:
-            return ("unknown",)
-        checker = checkers[token] = Checker(schema)
-        while len(checkers) > KEPT:
-            checkers.popitem(last=False)
-    checkers.move_to_end(token)
-    try:
-        present = checked(checker, bindings, limits, arguments)
-    except ArgumentError as error:
-        return ("arguments", error.problems, str(error.code))
-    except CallError as error:
-        return ("refused", error.message, str(error.code))
-    except Exception as error:  # a bug: named by its type only (its text may quote a value)
-        return ("fault", type(error).__name__)
-    return ("ok", None if present == arguments else present)
-
-
-def serve(fd: int) -> None:
-    """The worker's loop: one request, one answer, until the gateway closes its end."""
-    connection = Connection(fd)
-    checkers: collections.OrderedDict[int, Checker] = collections.OrderedDict()
-    while True:
-        try:
-            request = connection.recv_bytes()
-            connection.send_bytes(pickle.dumps(_answer(checkers, request), pickle.HIGHEST_PROTOCOL))
-        except (EOFError, OSError):  # the gateway closed its end, or is gone
-            return
