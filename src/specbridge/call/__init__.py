@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from ._limits import DEFAULT_LIMITS as DEFAULT_LIMITS
     from ._limits import CallLimits as CallLimits
     from ._lru import Lru as Lru
+    from ._offload import check_pool as check_pool
     from ._result import BinaryContent as BinaryContent
     from ._result import CallResult as CallResult
     from ._result import ImageContent as ImageContent
@@ -41,6 +42,7 @@ _LAZY = {
     "DEFAULT_LIMITS": "._limits",
     "CallLimits": "._limits",
     "Lru": "._lru",
+    "check_pool": "._offload",
     "BinaryContent": "._result",
     "CallResult": "._result",
     "ImageContent": "._result",
@@ -76,4 +78,5 @@ __all__ = [
     "Lru",
     "build_request",
     "check_base_url",
+    "check_pool",
 ]

@@ -128,6 +128,21 @@ class CheckPool:
             return _result(answer, arguments)
         raise AssertionError("unreachable")
 
+    async def start(self) -> None:
+        """Start a worker now, unless one is up or starting, so that the first large call finds it ready
+        (`specbridge serve` does this once its APIs are loaded). Starting takes the gateway a few
+        milliseconds in a thread; the worker's own start (imports, at niceness 10) is in its process."""
+        if self._idle or self._running >= self._size:
+            return
+        self._running += 1
+        try:
+            worker = await anyio.to_thread.run_sync(_Worker)
+        except BaseException:
+            self._running -= 1
+            self._wake()
+            raise
+        self._release(worker)
+
     async def _ask(self, worker: _Worker, checker: Checker, parts: tuple[Any, ...]) -> Any:
         """The worker's answer; the check's schema goes along when the worker may not have it yet."""
         token = checker.token
