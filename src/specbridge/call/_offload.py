@@ -3,8 +3,9 @@
 A check of a large call (10,000 union items: tens of milliseconds of Python and jsonschema-rs) in a
 thread of the gateway's own process held the GIL, and every wake-up of the event loop waited up to
 Python's switch interval (5 ms) for it: a trivial call beside hostile ones took 15-25 ms instead of 3.
-Here the check runs in a process of its own (`python -m specbridge.call._check_worker`, started on the first
-large call, fed over a socket pair):
+Here the check runs in a process of its own (`python -m specbridge.call._check_worker`, its loop in
+_checked.py), started ahead by `start()` (`serve` over HTTP) or else by the first large call, fed over a
+socket pair:
 
 - the request is the arguments pickled (pickle, not JSON: NaN, integers past 64 bits and lone
   surrogates must reach the check as they are, to be refused by it), the check's token, and the
@@ -16,7 +17,8 @@ large call, fed over a socket pair):
 - the worker runs at niceness 10 from its start: when the machine's cores are busy, the scheduler gives
   the gateway's event loop the CPU first (without it, a check at full speed beside the loop on a 2-core
   machine left the trivial call at 15-25 ms, and the worker's imports at start stalled it 30-70 ms; the
-  price is a slower first large call on a busy machine, 1-3 s to start the worker instead of 0.5 s);
+  price is a slower start on a busy machine: 1-3 s for a worker that imported the whole package, about
+  0.2-0.6 s now that it imports only what a check needs);
 - a call cancelled while its check runs (the gateway's deadline) kills that worker; the next large
   call starts a new one. A worker that dies under a call is replaced and the call tried once more.
 
@@ -45,7 +47,7 @@ from ._checked import KEPT
 from ._limits import CallLimits
 
 Json = Any
-WORKERS = 1  # worker processes at most (each ~50 MB; large calls are rare and bounded by the limits)
+WORKERS = 1  # worker processes at most (each ~28 MB; large calls are rare and bounded by the limits)
 NICE = 10  # the workers' niceness: on a busy machine the event loop's process gets the CPU first
 
 
