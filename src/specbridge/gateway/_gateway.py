@@ -10,6 +10,7 @@ network-bound gateway without client keys, keeps the old snapshot serving; the l
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import hashlib
 import logging
@@ -25,7 +26,7 @@ import httpx
 
 from .._deadline import DEFAULT_DEADLINE as DEFAULT_DEADLINE
 from .._errors import DocumentError, ErrorCode, SpecbridgeError
-from ..call import Caller, CallLimits, Lru
+from ..call import Caller, CallLimits, Lru, check_pool
 from ..config import ApiConfig, ClientConfig, Config, SearchIndexConfig, check_tool_names, load_config
 from ..document import load_document
 from ..search import SearchIndex
@@ -130,14 +131,17 @@ class Gateway:
         metrics: Metrics | None = None,
         host: str | None = None,
         limits: CallLimits | None = None,
+        check_worker_at_start: bool = False,
     ) -> None:
         """`host`: the address the HTTP listener is bound to (None for stdio); a reload may not leave a
-        gateway bound elsewhere than loopback without client keys."""
+        gateway bound elsewhere than loopback without client keys. `check_worker_at_start`: `start()` ends
+        by starting the check worker (call/_offload.py; docs/gateway.md, "Limits on one call")."""
         self.snapshot = Snapshot(config, MappingProxyType({}))
         self.host = host
         # What one call's arguments may carry: the config's `limits:` at start (a reload keeps them).
         self.limits = limits or call_limits(config)
         self.config_path = config_path
+        self.check_worker_at_start = check_worker_at_start
         self.transport = transport
         self.resolve = resolve
         self.deadline = deadline
@@ -253,6 +257,9 @@ class Gateway:
         await self.approvals.start(config)
         self.snapshot = Snapshot(config, MappingProxyType(states))
         _freeze_heap()
+        if self.check_worker_at_start:  # a few ms here; a worker that cannot start now is started later
+            with contextlib.suppress(OSError):
+                await check_pool().start()
 
     async def aclose(self) -> None:
         callers = [state.caller for state in self.states.values()] + [c for _, c in self._retired]
