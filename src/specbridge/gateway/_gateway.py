@@ -38,7 +38,7 @@ from ._logging import log_event
 from ._long_calls import CallService
 from ._metrics import Metrics
 from ._search import SearchMode, build_index, search_settings
-from ._webhooks import running_webhooks
+from ._webhooks import has_webhooks, running_webhooks
 
 DEFAULT_POLL_INTERVAL = 1.0
 OUTPUT_VALIDATORS = 256  # compiled output schemas kept per API, the least recently used dropped
@@ -81,8 +81,7 @@ class ApiState:
 
 @dataclass(frozen=True, slots=True)
 class Snapshot:
-    """What the gateway serves at one moment: the config, its clients, and each API's state. Never
-    changed after it is made; a reload makes a new one."""
+    """What the gateway serves at one moment: config, clients, each API's state. A reload makes a new one."""
 
     config: Config
     states: Mapping[str, ApiState]
@@ -154,9 +153,8 @@ class Gateway:
             lambda: self.config.files,
             lambda: self.approvals.store is not None,
         )
-        self.calls = CallService(
-            self.approvals, lambda: self.config, deadline=deadline
-        )  # idempotency keys, long calls
+        # idempotency keys, long calls
+        self.calls = CallService(self.approvals, lambda: self.config, deadline=deadline)
         self._listeners: list[ChangeListener] = []
         self._config_marker = _fingerprint(config_path)
         self._config_digest = _digest(config_path) if config_path else ""
@@ -274,6 +272,8 @@ class Gateway:
         store = self.approvals.store
         if store is None:
             return
+        while not has_webhooks(self.config):  # a reload may add the first one
+            await anyio.sleep(self.poll_interval)
         async with running_webhooks(store, self.config, current=lambda: self.config):
             await anyio.sleep_forever()
 
