@@ -1,0 +1,167 @@
+"""The resource an operation works on, as its schema describes it, and the query as the model reads it."""
+
+from __future__ import annotations
+
+import importlib.util
+from typing import Any
+
+import pytest
+
+from specbridge.document import parse_document
+from specbridge.search import SearchIndex, SearchSettings
+from specbridge.search._index import model_query
+from specbridge.search._resource import resource
+from specbridge.tools import ToolSet, convert
+from tests.search._shop import LEXICAL, names
+
+CLUSTER = """
+openapi: 3.1.0
+info: {title: Cluster, version: '1'}
+paths:
+  /namespaces:
+    get:
+      operationId: listNamespace
+      description: list or watch objects of kind Namespace
+      responses:
+        '200': {description: ok, content: {application/json: {schema: {$ref: '#/components/schemas/NamespaceList'}}}}
+    post:
+      operationId: createNamespace
+      description: create a Namespace
+      requestBody:
+        content: {application/json: {schema: {$ref: '#/components/schemas/Namespace'}}}
+      responses:
+        '201': {description: ok, content: {application/json: {schema: {$ref: '#/components/schemas/Namespace'}}}}
+  /namespaces/{name}:
+    parameters: [{name: name, in: path, required: true, schema: {type: string}}]
+    delete:
+      operationId: deleteNamespace
+      description: delete a Namespace
+      responses: {'200': {description: ok}}
+  /pods:
+    post:
+      operationId: createPod
+      description: create a Pod
+      requestBody:
+        content: {application/json: {schema: {$ref: '#/components/schemas/Pod'}}}
+      responses: {'201': {description: ok}}
+  /jobs:
+    get:
+      operationId: listJobs
+      description: list jobs
+      responses:
+        '200': {description: ok, content: {application/json: {schema: {$ref: '#/components/schemas/JobPage'}}}}
+  /events:
+    get:
+      operationId: listEvents
+      description: list events
+      responses:
+        '200':
+          description: ok
+          content: {application/json: {schema: {type: array, items: {$ref: '#/components/schemas/Event'}}}}
+components:
+  schemas:
+    Namespace:
+      description: Namespace provides a scope for names, a separate environment for a team.
+      type: object
+    NamespaceList:
+      description: NamespaceList is a list of Namespaces.
+      type: object
+      properties:
+        items: {type: array, items: {$ref: '#/components/schemas/Namespace'}}
+    Pod:
+      description: Pod is a collection of containers that can run on a host.
+      type: object
+    Job:
+      description: A job runs a task to completion.
+      type: object
+    JobPage:
+      type: object
+      properties:
+        object: {type: string}
+        data: {type: array, items: {$ref: '#/components/schemas/Job'}}
+    Event:
+      description: Event is a report of something that happened in the cluster.
+      type: object
+"""
+
+
+def cluster() -> ToolSet:
+    return convert(parse_document(CLUSTER))
+
+
+def described(toolset: ToolSet, name: str) -> tuple[str, str]:
+    tool = next(tool for tool in toolset.tools if tool.name == name)
+    return resource(toolset.document.data, tool.operation)
+
+
+def test_the_resource_is_the_schema_an_operation_answers_with() -> None:
+    assert described(cluster(), "createNamespace") == (
+        "Namespace",
+        "Namespace provides a scope for names, a separate environment for a team.",
+    )
+
+
+def test_a_listing_is_described_by_what_it_lists_not_by_its_list_wrapper() -> None:
+    toolset = cluster()
+    assert described(toolset, "listNamespace")[0] == "Namespace"  # `items` of NamespaceList
+    assert described(toolset, "listJobs") == ("Job", "A job runs a task to completion.")  # `data`
+    assert described(toolset, "listEvents")[0] == "Event"  # an array answer
+
+
+def test_without_a_described_answer_the_request_body_names_the_resource() -> None:
+    assert described(cluster(), "createPod")[0] == "Pod"
+
+
+def test_an_operation_with_no_described_schema_has_no_resource_text() -> None:
+    assert described(cluster(), "deleteNamespace") == ("", "")
+
+
+def test_what_a_resource_is_for_finds_its_tersely_described_operations() -> None:
+    toolset = cluster()
+    index = SearchIndex.build(toolset.tools, toolset.document.data, settings=LEXICAL)
+    found = names(index, "set up a separate environment for the QA team")
+    assert found[0] == "createNamespace"  # the words are only in the schema; the action picks create
+
+
+def test_a_resource_description_counts_less_than_the_tools_own_name() -> None:
+    toolset = cluster()
+    index = SearchIndex.build(toolset.tools, toolset.document.data, settings=LEXICAL)
+    assert names(index, "create a pod")[0] == "createPod"  # "namespace" in Pod's text would not win
+    assert names(index, "list jobs")[0] == "listJobs"
+
+
+def test_the_model_reads_the_query_without_the_filler_of_a_request() -> None:
+    assert model_query("Can you please show me our unpaid invoices?") == "show unpaid invoices"
+    assert model_query("listPullRequests for the repo") == "list pull requests repo"
+    assert model_query("the") == "the"  # nothing but filler: the query as it was
+
+
+class Recording:
+    """An encoder that remembers what it was asked to encode (letter counts as vectors)."""
+
+    model_id = "recording"
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    def encode(self, texts: list[str]) -> Any:
+        import numpy as np
+
+        self.seen.extend(texts)
+        vectors = np.zeros((len(texts), 26), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for letter in text.lower():
+                if "a" <= letter <= "z":
+                    vectors[row, ord(letter) - 97] += 1
+        return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("numpy") is None, reason="numpy comes with the extra")
+def test_the_encoder_is_given_the_query_without_its_filler() -> None:
+    toolset = cluster()
+    encoder = Recording()
+    index = SearchIndex.build(
+        toolset.tools, toolset.document.data, settings=SearchSettings(cache_dir=""), encoder=encoder
+    )
+    index.search("could you delete that namespace for me")
+    assert encoder.seen[-1] == "delete namespace"
