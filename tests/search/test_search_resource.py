@@ -50,6 +50,16 @@ paths:
       description: list jobs
       responses:
         '200': {description: ok, content: {application/json: {schema: {$ref: '#/components/schemas/JobPage'}}}}
+  /pins.add:
+    post:
+      operationId: pinsAdd
+      description: Pins an item to a channel.
+      responses:
+        '200':
+          description: ok
+          content:
+            application/json:
+              schema: {type: object, description: Schema for successful response from pins.add method}
   /events:
     get:
       operationId: listEvents
@@ -114,6 +124,10 @@ def test_without_a_described_answer_the_request_body_names_the_resource() -> Non
 
 def test_an_operation_with_no_described_schema_has_no_resource_text() -> None:
     assert described(cluster(), "deleteNamespace") == ("", "")
+
+
+def test_an_inline_answer_schema_describes_the_answer_not_a_resource() -> None:
+    assert described(cluster(), "pinsAdd") == ("", "")
 
 
 def test_what_a_resource_is_for_finds_its_tersely_described_operations() -> None:

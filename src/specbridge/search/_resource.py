@@ -5,8 +5,8 @@ at length in its component schema ("Namespace provides a scope for Names. Use of
 optional."). That description says what the resource is for, in words a person may use for it ("a
 separate environment for the QA team"), and it is shared by every operation on the resource.
 
-The resource is the schema of the operation's success answer, else of its request body: a `$ref` is
-followed within the document, an array or a list wrapper (an object whose `items` or `data` property is
+The resource is the component schema of the operation's success answer, else of its request body: a
+`$ref` is followed within the document, an array or a list wrapper (an object whose `items` or `data` property is
 an array: Kubernetes' `NamespaceList`, Stripe's and OpenAI's list objects) gives its items' schema.
 """
 
@@ -70,7 +70,8 @@ def _items(document_data: Any, schema: Any) -> tuple[str, Any]:
 
 def resource(document_data: Any, operation: Operation) -> tuple[str, str]:
     """The name and description of the resource `operation` answers with or takes; "" when none is
-    described."""
+    described. Only a component schema (reached by `$ref`) is a resource: an inline answer schema
+    describes the answer ("Schema for successful response from pins.add method")."""
     schemas = [
         media.schema.value
         for response in operation.responses
@@ -82,7 +83,7 @@ def resource(document_data: Any, operation: Operation) -> tuple[str, str]:
         schemas += [media.schema.value for media in operation.request_body.content if media.schema]
     for schema in schemas:
         name, found = _items(document_data, schema)
-        if isinstance(found, dict):
+        if name and isinstance(found, dict):  # a component schema: an inline one describes an answer
             description = found.get("description")
             if isinstance(description, str) and description.strip():
                 return name, description.strip()
