@@ -1,15 +1,9 @@
-"""The resource an operation works on, as its schema describes it, and the query as the model reads it."""
+"""The resource an operation works on, as its component schema describes it."""
 
 from __future__ import annotations
 
-import importlib.util
-from typing import Any
-
-import pytest
-
 from specbridge.document import parse_document
-from specbridge.search import SearchIndex, SearchSettings
-from specbridge.search._index import model_query
+from specbridge.search import SearchIndex
 from specbridge.search._resource import resource
 from specbridge.tools import ToolSet, convert
 from tests.search._shop import LEXICAL, names
@@ -142,40 +136,3 @@ def test_a_resource_description_counts_less_than_the_tools_own_name() -> None:
     index = SearchIndex.build(toolset.tools, toolset.document.data, settings=LEXICAL)
     assert names(index, "create a pod")[0] == "createPod"  # "namespace" in Pod's text would not win
     assert names(index, "list jobs")[0] == "listJobs"
-
-
-def test_the_model_reads_the_query_without_the_filler_of_a_request() -> None:
-    assert model_query("Can you please show me our unpaid invoices?") == "show unpaid invoices"
-    assert model_query("listPullRequests for the repo") == "list pull requests repo"
-    assert model_query("the") == "the"  # nothing but filler: the query as it was
-
-
-class Recording:
-    """An encoder that remembers what it was asked to encode (letter counts as vectors)."""
-
-    model_id = "recording"
-
-    def __init__(self) -> None:
-        self.seen: list[str] = []
-
-    def encode(self, texts: list[str]) -> Any:
-        import numpy as np
-
-        self.seen.extend(texts)
-        vectors = np.zeros((len(texts), 26), dtype=np.float32)
-        for row, text in enumerate(texts):
-            for letter in text.lower():
-                if "a" <= letter <= "z":
-                    vectors[row, ord(letter) - 97] += 1
-        return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
-
-
-@pytest.mark.skipif(importlib.util.find_spec("numpy") is None, reason="numpy comes with the extra")
-def test_the_encoder_is_given_the_query_without_its_filler() -> None:
-    toolset = cluster()
-    encoder = Recording()
-    index = SearchIndex.build(
-        toolset.tools, toolset.document.data, settings=SearchSettings(cache_dir=""), encoder=encoder
-    )
-    index.search("could you delete that namespace for me")
-    assert encoder.seen[-1] == "delete namespace"

@@ -54,13 +54,6 @@ def _trigrams(text: str) -> set[str]:
     return found
 
 
-def model_query(query: str) -> str:
-    """What the model reads of a query: its words without the function words and the filler of a
-    request ("can you", "I want to", "please", "our"), which move a short query's vector away from the
-    tools' short sentences; the query itself when nothing else is left."""
-    return " ".join(words(query)) or query
-
-
 @dataclass(frozen=True, slots=True)
 class SearchIndex:
     tools: tuple[Tool, ...]
@@ -178,7 +171,7 @@ class SearchIndex:
         lexical = sorted(scores, key=lambda i: (-scores[i], self.tools[i].name))
         weak = not lexical
         if self.encoder is not None and self.vectors is not None and len(self.tools):
-            query_vector = self.encoder.encode([model_query(query)])[0]
+            query_vector = self.encoder.encode([query])[0]
             fused = fuse(
                 self.vectors,
                 query_vector,
