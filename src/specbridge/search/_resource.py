@@ -6,7 +6,8 @@ optional."). That description says what the resource is for, in words a person m
 separate environment for the QA team"), and it is shared by every operation on the resource.
 
 The resource is the component schema of the operation's success answer, else of its request body: a
-`$ref` is followed within the document, an array or a list wrapper (an object whose `items` or `data` property is
+`$ref` is followed within the document, an array or a list wrapper (an object whose `items` or `data`
+property is
 an array: Kubernetes' `NamespaceList`, Stripe's and OpenAI's list objects) gives its items' schema.
 """
 
@@ -20,7 +21,7 @@ from ..document.pointer import walk_pointer
 
 _HOPS = 8  # `$ref` chains and wrappers followed at most
 _LIST_PROPERTIES = ("items", "data")
-_REF_NAME = re.compile(r"[^/.]+$")
+_REF_NAME = re.compile(r"[^/.]+$|[^/]+$")  # `io.k8s.api.core.v1.Namespace` → Namespace
 
 
 def _follow(document_data: Any, schema: Any) -> tuple[str, Any]:
