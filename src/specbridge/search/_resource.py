@@ -7,8 +7,8 @@ separate environment for the QA team"), and it is shared by every operation on t
 
 The resource is the component schema of the operation's success answer, else of its request body: a
 `$ref` is followed within the document, an array or a list wrapper (an object whose `items` or `data`
-property is
-an array: Kubernetes' `NamespaceList`, Stripe's and OpenAI's list objects) gives its items' schema.
+property is an array: Kubernetes' `NamespaceList`, Stripe's and OpenAI's list objects) gives its items'
+schema.
 """
 
 from __future__ import annotations
