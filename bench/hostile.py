@@ -8,13 +8,15 @@
    hold up this one) sends `--hostile` calls of 10,000 items each, alternately
    all `{}` (fits no branch: refused) and all valid for the last branch (checked, then sent); another
    session sends trivial `getProduct` calls one at a time the whole while. Printed: the trivial call's
-   latency alone, then while the hostile calls run (p50, p99, worst), and each kind of hostile call's time
-   and answer.
+   latency alone, then while the hostile calls run (p50, p99, worst), the first hostile call's time (it
+   waits for the check worker to start unless the gateway started it), each kind of hostile call's time
+   and answer, and the RSS of the gateway and its check worker.
 2. Memory. The gateway serves 11 corpus documents (search mode off, every tool listed), base URL the
    loopback upstream. `--sessions` raw JSON-RPC sessions send `--calls` tools/call in all, each to a
    random tool with arguments mutated from its schema by a seeded generator (most are refused by the
-   check, the rest reach the upstream and get 404). VmRSS of the gateway after start, after listing,
-   and after each quarter of the calls; VmHWM at the end.
+   check, the rest reach the upstream and get 404). VmRSS of the gateway (and of its check worker, when
+   one runs, and the sum) after start, after listing, and after each quarter of the calls; VmHWM at the
+   end.
 """
 
 from __future__ import annotations
@@ -196,6 +198,7 @@ async def stall(base: str, hostile: int, pid: int) -> None:
             await shop.request("tools/call", TRIVIAL)
             alone.append(time.perf_counter() - started)
         print(f"trivial call alone:                {summary(alone[100:])}")
+        print(f"RSS before the hostile calls: {rss(pid)}")
         context = multiprocessing.get_context("spawn")
         results = context.Queue()
         attacker = context.Process(target=attack, args=(base, hostile, results))
@@ -211,6 +214,8 @@ async def stall(base: str, hostile: int, pid: int) -> None:
                 if kind == "done":
                     finished = True
                     break
+                if not any(hostile_times.values()):
+                    print(f"first hostile call ({kind}): {seconds * 1e3:.0f} ms")
                 hostile_times[kind].append(seconds)
                 answers[kind].add(answer)
             if finished or not attacker.is_alive():
@@ -228,6 +233,15 @@ async def stall(base: str, hostile: int, pid: int) -> None:
                 f"; check worker {child}: RSS {vm(child, 'VmRSS')} MB (peak {vm(child, 'VmHWM')} MB)", end=""
             )
         print()
+
+
+def rss(pid: int) -> str:
+    """The gateway's VmRSS, and with a check worker running (call/_offload.py), the worker's and the sum."""
+    own = vm(pid, "VmRSS")
+    workers = [vm(child, "VmRSS") for child in children(pid)]
+    if not workers:
+        return f"{own} MB (no check worker)"
+    return f"{own} MB + check worker {' + '.join(map(str, workers))} MB = {own + sum(workers)} MB"
 
 
 def mutate(schema: Any, rng: random.Random, depth: int = 0) -> Any:
@@ -259,7 +273,7 @@ def vm(pid: int, field: str) -> int:
 
 
 async def memory(base: str, apis: list[str], pid: int, calls: int, sessions: int) -> None:
-    print(f"\nRSS after start: {vm(pid, 'VmRSS')} MB")
+    print(f"\nRSS after start: {rss(pid)}")
     tools: dict[str, list[dict[str, Any]]] = {}
     async with httpx.AsyncClient(timeout=120) as http:
         for api in apis:
@@ -274,7 +288,7 @@ async def memory(base: str, apis: list[str], pid: int, calls: int, sessions: int
                     break
             tools[api] = listed
         total = sum(len(listed) for listed in tools.values())
-        print(f"RSS after listing {total:,} tools of {len(apis)} APIs: {vm(pid, 'VmRSS')} MB")
+        print(f"RSS after listing {total:,} tools of {len(apis)} APIs: {rss(pid)}")
         rng = random.Random(14)
         plan = [(api, tool) for api, listed in tools.items() for tool in listed]
         counts: dict[str, int] = {}
@@ -289,7 +303,7 @@ async def memory(base: str, apis: list[str], pid: int, calls: int, sessions: int
             while remaining > 0:
                 remaining -= 1
                 if remaining % quarter == 0:
-                    print(f"RSS after {calls - remaining:,} calls: {vm(pid, 'VmRSS')} MB")
+                    print(f"RSS after {calls - remaining:,} calls: {rss(pid)}")
                 api, tool = rng.choice(plan)
                 arguments = mutate(tool["inputSchema"], rng)
                 params = {"name": tool["name"], "arguments": arguments if isinstance(arguments, dict) else {}}

@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
+import ast
+import importlib
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
 import specbridge
+import specbridge.call
 import specbridge.document
 import specbridge.tools
+
+LAZY = ["specbridge", "specbridge.call", "specbridge.document"]  # names loaded on first use
 
 
 def _isort_style(name: str) -> tuple[int, str]:
@@ -14,7 +25,7 @@ def _isort_style(name: str) -> tuple[int, str]:
 
 def test_all_is_sorted_and_every_name_exists() -> None:
     assert list(specbridge.__all__) == sorted(specbridge.__all__)
-    for module in (specbridge, specbridge.document, specbridge.tools):
+    for module in (specbridge, specbridge.call, specbridge.document, specbridge.tools):
         missing = [name for name in module.__all__ if not hasattr(module, name)]
         assert missing == [], module.__name__
         assert len(set(module.__all__)) == len(module.__all__)
@@ -30,3 +41,32 @@ def test_the_names_other_layers_import_stay_public() -> None:
         assert name in specbridge.tools.__all__
     for name in ("ApiDocument", "Operation", "load_document", "parse_document", "Resolver"):
         assert name in specbridge.document.__all__
+
+
+@pytest.mark.parametrize("name", LAZY)
+def test_a_package_that_loads_its_names_on_first_use_loads_each_name_the_type_checker_sees(name: str) -> None:
+    module = importlib.import_module(name)
+    tree = ast.parse(Path(module.__file__ or "").read_text(encoding="utf-8"))
+    guarded = [
+        alias.asname or alias.name
+        for node in tree.body
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING"
+        for statement in node.body
+        if isinstance(statement, ast.ImportFrom)
+        for alias in statement.names
+    ]
+    assert sorted(guarded) == sorted(module._LAZY)
+    assert set(guarded) <= set(module.__all__) <= set(dir(module))
+    assert all(getattr(module, each) is not None for each in guarded)
+
+
+def test_importing_the_package_loads_none_of_its_parts() -> None:
+    """`import specbridge` (which every part runs first) stays light: the names load on first use."""
+    code = "import sys, specbridge; print(' '.join(sorted(sys.modules)))"
+    loaded = set(
+        subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        ).stdout.split()
+    )
+    assert "specbridge._errors" in loaded
+    assert loaded & {"specbridge.tools", "specbridge.config", "specbridge.document", "httpx"} == set()

@@ -3,25 +3,63 @@
 document = specbridge.load_document("orders.openapi.yaml")
 toolset = specbridge.convert(document)
 specbridge.export(toolset, "anthropic")
+
+The names below load on first use (module `__getattr__`): every process that imports any part of the
+package runs this file first, and the argument check's worker process (call/_offload.py) needs none
+of them.
 """
 
-__version__ = "0.1.0"
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
 
 from ._errors import ConfigError as ConfigError
 from ._errors import DocumentError as DocumentError
 from ._errors import ErrorCode as ErrorCode
 from ._errors import ExportError as ExportError
 from ._errors import SpecbridgeError as SpecbridgeError
-from .config import Config as Config
-from .config import load_config as load_config
-from .document import ApiDocument as ApiDocument
-from .document import load_document as load_document
-from .document import parse_document as parse_document
-from .tools import ConvertOptions as ConvertOptions
-from .tools import Tool as Tool
-from .tools import ToolSet as ToolSet
-from .tools import convert as convert
-from .tools import export as export
+
+__version__ = "0.1.0"
+
+if TYPE_CHECKING:
+    from .config import Config as Config
+    from .config import load_config as load_config
+    from .document import ApiDocument as ApiDocument
+    from .document import load_document as load_document
+    from .document import parse_document as parse_document
+    from .tools import ConvertOptions as ConvertOptions
+    from .tools import Tool as Tool
+    from .tools import ToolSet as ToolSet
+    from .tools import convert as convert
+    from .tools import export as export
+
+_LAZY = {
+    "Config": ".config",
+    "load_config": ".config",
+    "ApiDocument": ".document",
+    "load_document": ".document",
+    "parse_document": ".document",
+    "ConvertOptions": ".tools",
+    "Tool": ".tools",
+    "ToolSet": ".tools",
+    "convert": ".tools",
+    "export": ".tools",
+}
+
+
+def __getattr__(name: str) -> object:
+    home = _LAZY.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
 
 __all__ = [
     "ApiDocument",

@@ -7,6 +7,8 @@ import importlib
 import math
 import os
 import signal
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -20,8 +22,9 @@ from specbridge._errors import ArgumentError, CallError
 from specbridge.call import Caller
 from specbridge.call._bindings import EMPTY
 from specbridge.call._check import Checker
+from specbridge.call._checked import checked
 from specbridge.call._limits import CallLimits
-from specbridge.call._offload import NICE, CheckPool, check_pool, checked
+from specbridge.call._offload import NICE, CheckPool, check_pool
 from tests.call.conftest import api_config, toolset_for
 from tests.support.upstream import Upstream
 
@@ -239,4 +242,60 @@ async def test_values_the_worker_cannot_read_are_checked_in_place(
             assert await pool.check(CHECKER, EMPTY, LIMITS, {"xs": [], "other": local}) is None
             assert await pool.check(CHECKER, EMPTY, LIMITS, {"xs": []}) == {"xs": []}  # and it still works
     finally:
+        await pool.aclose()
+
+
+def test_the_worker_process_loads_what_a_check_needs_and_not_httpx_or_the_document_loader() -> None:
+    """The worker's own command, its socket end /dev/null (it reads end-of-file and stops); what it
+    imported, from `-X importtime`. The package `__init__`s load their names on first use."""
+    finished = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "specbridge.call._check_worker", "0"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    loaded = {line.rsplit("|", 1)[-1].strip() for line in finished.stderr.splitlines() if "|" in line}
+    assert {"jsonschema_rs", "specbridge.call._check", "specbridge.call._checked"} <= loaded
+    heavy = {
+        "httpx",
+        "anyio",
+        "mcp",
+        "yaml_rs",
+        "specbridge.tools",
+        "specbridge.config",
+        "specbridge.document._load",
+    }
+    assert loaded & heavy == set()
+
+
+async def test_a_pool_started_ahead_has_a_worker_ready_and_the_first_check_uses_it() -> None:
+    pool = CheckPool(size=1)
+    try:
+        with anyio.fail_after(30):
+            await pool.start()
+            (started,) = pool.pids
+            await pool.start()  # one is up already: no second
+            assert pool.pids == [started]
+            assert await pool.check(CHECKER, EMPTY, LIMITS, {"xs": [{"a": "v"}]}) == {"xs": [{"a": "v"}]}
+        assert pool.pids == [started]
+    finally:
+        await pool.aclose()
+
+
+async def test_a_caller_starts_no_worker_until_a_large_call_comes(
+    upstream: Upstream, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pool = CheckPool()
+    monkeypatch.setattr("specbridge.call._offload._pool", pool)
+    made = Caller(api_config(upstream.url, allow=(upstream.address,)), toolset_for())
+    try:
+        with anyio.fail_after(30):
+            small = await made.call("ping", {})
+            assert not small.is_error and pool.pids == []
+            await made.call("sendForm", _large(False))
+        assert len(pool.pids) == 1
+    finally:
+        await made.aclose()
         await pool.aclose()

@@ -24,6 +24,8 @@ from mcp.client.stdio import StdioServerParameters
 from specbridge.cli import app
 from specbridge.cli._app import EXIT_INTERRUPTED, EXIT_UNREADABLE
 from specbridge.cli._demo import example_spec_path
+from tests.gateway._harness import write_config
+from tests.gateway._process import gateway_process
 from tests.support.upstream import Upstream, json_response
 
 SHOP = example_spec_path()
@@ -191,3 +193,20 @@ def test_ctrl_c_stops_stdio_served_from_a_terminal_while_it_waits_for_input(term
     assert status is not None, f"no exit within 30 s of Ctrl-C; where it was:\n{terminal.stuck}"
     assert status == EXIT_INTERRUPTED, (status, terminal.output.decode(errors="replace")[-2000:])
     assert b"Traceback" not in terminal.output
+
+
+def _children(pid: int) -> list[str]:
+    """The command lines of a process's children."""
+    found = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        for child in (task / "children").read_text().split():
+            found.append(Path(f"/proc/{child}/cmdline").read_bytes().replace(b"\0", b" ").decode())
+    return found
+
+
+async def test_serving_http_starts_the_check_worker_with_the_apis(tmp_path: Path, upstream: Upstream) -> None:
+    """So that the first large call does not wait for it (docs/gateway.md, "Limits on one call")."""
+    config = write_config(tmp_path, upstream)
+    async with gateway_process(config) as running:
+        children = _children(running.process.pid)
+    assert [line for line in children if "specbridge.call._check_worker" in line] != []

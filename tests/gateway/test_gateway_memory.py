@@ -1,11 +1,16 @@
-"""What the gateway keeps: the loaded documents are frozen out of the cyclic collector's way, and the
-compiled checks are bounded per API."""
+"""What the gateway keeps: the loaded documents are frozen out of the cyclic collector's way, the
+compiled checks are bounded per API, and the check worker runs from the start only when asked."""
 
 from __future__ import annotations
 
 import gc
+import os
 from pathlib import Path
 
+import anyio
+import pytest
+
+from specbridge.call._offload import CheckPool
 from specbridge.config import load_config
 from specbridge.gateway import Gateway
 from tests.gateway._harness import write_config
@@ -44,3 +49,26 @@ async def test_compiled_checks_are_kept_for_a_bounded_number_of_tools(
         assert len(caller._plans.checkers) == 2 <= _plan.CHECKERS
     finally:
         await gateway.aclose()
+
+
+async def test_a_gateway_starts_the_check_worker_with_its_apis_only_when_told(
+    tmp_path: Path, upstream: Upstream, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`specbridge serve` over HTTP tells it (docs/gateway.md, "Limits on one call"); by default the
+    first large call starts the worker, as for library use."""
+    pool = CheckPool()
+    monkeypatch.setattr("specbridge.call._offload._pool", pool)
+    config = write_config(tmp_path, upstream)
+    lazy = Gateway(load_config(config), config_path=str(config))
+    eager = Gateway(load_config(config), config_path=str(config), check_worker_at_start=True)
+    try:
+        with anyio.fail_after(30):
+            await lazy.start()
+            assert pool.pids == []
+            await eager.start()
+        (worker,) = pool.pids
+        assert worker != os.getpid()
+    finally:
+        await lazy.aclose()
+        await eager.aclose()
+        await pool.aclose()

@@ -81,3 +81,18 @@ async def test_stdio_can_act_as_one_client_with_its_bindings_and_secret(
     (sent,) = [r for r in upstream.requests if r.path.startswith("/shops/")]
     assert sent.path == "/shops/shop-1/orders"
     assert sent.headers["x-shop-token"] == "upstream-token-a"
+
+
+async def test_a_large_call_over_stdio_is_answered_and_the_session_goes_on(
+    tmp_path: Path, upstream: Upstream
+) -> None:
+    """Over 4 KB of arguments: checked in the check worker, a process whose output does not reach the
+    MCP channel on stdout (docs/gateway.md, "Limits on one call")."""
+    config = write_config(tmp_path, upstream)
+    async with stdio_client(config, "legacy") as client:
+        with anyio.fail_after(60):
+            large = await client.call_tool("getProduct", {"id": 7, "note": "x" * 5_000})
+            small = await client.call_tool("getProduct", {"id": "p1"})
+    assert large.is_error
+    assert "arguments-invalid" in str(large.content)
+    assert small.structured_content == {"id": "p1", "name": "Mug"}

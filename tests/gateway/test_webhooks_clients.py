@@ -151,3 +151,33 @@ async def test_a_subscribed_client_gets_its_own_approval_events_and_an_unsubscri
     assert (answers["bot"]["answered_by"], answers["quiet"]["reason"]) == ("ops", "not now")
     assert all(event["data"]["bound"] == BOUND for event in ops)
     assert receivers.got.get("/quiet") is None
+
+
+async def test_a_webhook_added_by_a_reload_gets_its_events_without_a_restart(
+    tmp_path: Path, upstream: Upstream, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Routing, not storage: one backend is enough here (the fan-out above runs on all three).
+    monkeypatch.setenv("SB_TEST_HOOK_OPS", SECRETS["OPS"])
+    store = f"sqlite:///{tmp_path / 'state.db'}"
+    with Receivers() as receivers:
+        ops_done = receivers.expect("/ops", 1)
+        config = fanout_config(tmp_path, upstream, receivers, store)
+        with_hook = config.read_text(encoding="utf-8")
+        without = with_hook.replace(f"approvals: {{wait: 0, webhook: {hook(receivers, '/ops', 'OPS')}}}", "")
+        without = without.replace(
+            ", webhook: " + hook(receivers, "/bot", "BOT", "approval.requested, approval.answered"), ""
+        )
+        without = without.replace(", webhook: " + hook(receivers, "/quiet", "QUIET", "call.completed"), "")
+        assert "webhook:" not in without
+        config.write_text(without + "approvals: {wait: 0}\n", encoding="utf-8")
+        async with running_gateway(config) as (base, gateway):
+            config.write_text(with_hook, encoding="utf-8")
+            await gateway.reload_changed()
+            assert gateway.config.approvals.webhook is not None
+            async with http_client(f"{base}/mcp", key=BOT_KEY) as session:
+                pending = approval_id(
+                    await session.call_tool("createOrder", {k: ORDER[k] for k in ("product", "quantity")})
+                )
+            await arrived(ops_done)
+    (event,) = receivers.events("/ops", SECRETS["OPS"])
+    assert (event["type"], event["data"]["id"]) == ("approval.requested", pending)

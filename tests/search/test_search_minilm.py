@@ -123,7 +123,11 @@ def test_an_index_with_a_model_directory_caches_its_tool_vectors(tmp_path: Path)
     index = SearchIndex.build(toolset.tools, toolset.document.data, settings=settings)
     assert index.semantic and index.vectors.shape == (4, len(toolset.tools), HIDDEN)
     assert len(list((tmp_path / "cache").glob("*.npy"))) == 1
-    assert index.search("refund a charge").tools[0].name == "refundCharge"
+    again = SearchIndex.build(toolset.tools, toolset.document.data, settings=settings)
+    assert np.array_equal(again.vectors, index.vectors)
+    # a random tiny model ranks by chance: what it must do is rank the same from the cache
+    assert again.search("refund a charge").tools == index.search("refund a charge").tools
+    assert "refundCharge" in [tool.name for tool in index.search("refund a charge").tools]
 
 
 def test_a_model_file_that_is_not_safetensors_is_refused_with_its_code(tmp_path: Path) -> None:

@@ -274,6 +274,10 @@ async def measure_api(
                 if _gateway_attachments(tool.input_schema):
                     # The gateway's own stand-in for the one file field (docs/gateway.md): not both at once.
                     arguments.pop("attachments", None)
+                if "idempotency_key" in arguments:
+                    # An agent uses a new key per action; one generated value in both passes would be
+                    # the same key with other arguments (idempotency-key-reused), nothing sent.
+                    arguments["idempotency_key"] = f"fidelity-{mode}-{tool.name}"
                 pass_stats.operations += 1
                 result: Any = None
                 problem = ""

@@ -4,22 +4,64 @@ send it once, and turn the answer into a result.
     caller = Caller(api_config, toolset)
     result = await caller.call("getOrder", {"orderId": "42"})
     await caller.aclose()
+
+The names load on first use (module `__getattr__`): the argument check's worker process
+(`python -m specbridge.call._check_worker`) imports this package first and needs none of httpx.
 """
 
-from ._body import Attachment as Attachment
-from ._build import BuiltRequest as BuiltRequest
-from ._build import build_request as build_request
-from ._caller import Caller as Caller
-from ._check import Checker as Checker
-from ._egress import EgressPolicy as EgressPolicy
-from ._egress import check_base_url as check_base_url
-from ._limits import DEFAULT_LIMITS as DEFAULT_LIMITS
-from ._limits import CallLimits as CallLimits
-from ._lru import Lru as Lru
-from ._result import BinaryContent as BinaryContent
-from ._result import CallResult as CallResult
-from ._result import ImageContent as ImageContent
-from ._transport import EgressTransport as EgressTransport
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ._body import Attachment as Attachment
+    from ._build import BuiltRequest as BuiltRequest
+    from ._build import build_request as build_request
+    from ._caller import Caller as Caller
+    from ._check import Checker as Checker
+    from ._egress import EgressPolicy as EgressPolicy
+    from ._egress import check_base_url as check_base_url
+    from ._limits import DEFAULT_LIMITS as DEFAULT_LIMITS
+    from ._limits import CallLimits as CallLimits
+    from ._lru import Lru as Lru
+    from ._offload import check_pool as check_pool
+    from ._result import BinaryContent as BinaryContent
+    from ._result import CallResult as CallResult
+    from ._result import ImageContent as ImageContent
+    from ._transport import EgressTransport as EgressTransport
+
+_LAZY = {
+    "Attachment": "._body",
+    "BuiltRequest": "._build",
+    "build_request": "._build",
+    "Caller": "._caller",
+    "Checker": "._check",
+    "EgressPolicy": "._egress",
+    "check_base_url": "._egress",
+    "DEFAULT_LIMITS": "._limits",
+    "CallLimits": "._limits",
+    "Lru": "._lru",
+    "check_pool": "._offload",
+    "BinaryContent": "._result",
+    "CallResult": "._result",
+    "ImageContent": "._result",
+    "EgressTransport": "._transport",
+}
+
+
+def __getattr__(name: str) -> object:
+    home = _LAZY.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
 
 __all__ = [
     "DEFAULT_LIMITS",
@@ -36,4 +78,5 @@ __all__ = [
     "Lru",
     "build_request",
     "check_base_url",
+    "check_pool",
 ]

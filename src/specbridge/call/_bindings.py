@@ -11,15 +11,29 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._errors import ArgumentError, ErrorCode
-from ..tools import Tool
-from ._build import Extra
-from ._check import format_path
 from ._encode import name_key, scalar
+from ._paths import format_path
+
+if TYPE_CHECKING:  # a type only: the check's worker process (call/_offload.py) loads no tools
+    from ..tools import Tool
 
 Json = Any
+
+
+@dataclass(frozen=True, slots=True)
+class Extra:
+    """A bound value for a header, query or cookie the document does not declare (`sent`), or, with
+    `sent=False`, the name of a bound parameter or body field the document does declare. Either way the
+    name is the gateway's: no key of an object the agent sends may spread into it (a `form`/`explode`
+    query or cookie object, a form body field)."""
+
+    location: str
+    name: str
+    value: Json
+    sent: bool = True
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,6 +19,7 @@ from .. import __version__
 from .._errors import ErrorCode
 from .._json import dumps
 from ..tools import Argument, Tool, is_forbidden_header
+from ._bindings import Extra
 from ._body import Attachment, encode_body
 from ._check import format_path
 from ._credential import Credential
@@ -30,19 +31,6 @@ USER_AGENT = f"specbridge/{__version__}"
 ACCEPT = "application/json, text/*;q=0.9, */*;q=0.8"
 ACCEPT_ENCODING = "gzip, deflate"
 _TOKEN = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
-
-
-@dataclass(frozen=True, slots=True)
-class Extra:
-    """A bound value for a header, query or cookie the document does not declare (`sent`), or, with
-    `sent=False`, the name of a bound parameter or body field the document does declare. Either way the
-    name is the gateway's: no key of an object the agent sends may spread into it (a `form`/`explode`
-    query or cookie object, a form body field)."""
-
-    location: str
-    name: str
-    value: Json
-    sent: bool = True
 
 
 @dataclass(slots=True)

@@ -18,10 +18,11 @@ from ..tools import Tool, ToolSet
 from ._bindings import apply_bindings
 from ._body import Attachment
 from ._build import build_request
+from ._checked import checked
 from ._credential import credential_for
 from ._egress import EgressPolicy
 from ._limits import DEFAULT_LIMITS, CallLimits
-from ._offload import check_pool, checked
+from ._offload import check_pool
 from ._plan import CallPlan, Plans
 from ._render import Redactor, render
 from ._result import CallResult

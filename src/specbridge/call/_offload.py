@@ -3,8 +3,9 @@
 A check of a large call (10,000 union items: tens of milliseconds of Python and jsonschema-rs) in a
 thread of the gateway's own process held the GIL, and every wake-up of the event loop waited up to
 Python's switch interval (5 ms) for it: a trivial call beside hostile ones took 15-25 ms instead of 3.
-Here the check runs in a process of its own (`python -m specbridge.call._check_worker`, started on the first
-large call, fed over a socket pair):
+Here the check runs in a process of its own (`python -m specbridge.call._check_worker`, its loop in
+_checked.py), started ahead by `start()` (`serve` over HTTP) or else by the first large call, fed over a
+socket pair:
 
 - the request is the arguments pickled (pickle, not JSON: NaN, integers past 64 bits and lone
   surrogates must reach the check as they are, to be refused by it), the check's token, and the
@@ -16,7 +17,8 @@ large call, fed over a socket pair):
 - the worker runs at niceness 10 from its start: when the machine's cores are busy, the scheduler gives
   the gateway's event loop the CPU first (without it, a check at full speed beside the loop on a 2-core
   machine left the trivial call at 15-25 ms, and the worker's imports at start stalled it 30-70 ms; the
-  price is a slower first large call on a busy machine, 1-3 s to start the worker instead of 0.5 s);
+  price is a slower start on a busy machine: 1-3 s for a worker that imported the whole package, about
+  0.2-0.6 s now that it imports only what a check needs);
 - a call cancelled while its check runs (the gateway's deadline) kills that worker; the next large
   call starts a new one. A worker that dies under a call is replaced and the call tried once more.
 
@@ -39,26 +41,14 @@ from typing import Any
 import anyio
 
 from .._errors import ArgumentError, CallError, ErrorCode
-from ._bindings import BindingPlan, refuse_bound
+from ._bindings import BindingPlan
 from ._check import Checker
-from ._limits import CallLimits, enforce_limits
+from ._checked import KEPT
+from ._limits import CallLimits
 
 Json = Any
-WORKERS = 1  # worker processes at most (each ~50 MB; large calls are rare and bounded by the limits)
+WORKERS = 1  # worker processes at most (each ~28 MB; large calls are rare and bounded by the limits)
 NICE = 10  # the workers' niceness: on a busy machine the event loop's process gets the CPU first
-KEPT = 64  # compiled checks a worker keeps, least recently used dropped
-
-
-def checked(
-    checker: Checker, bindings: BindingPlan, limits: CallLimits, arguments: Mapping[str, Json]
-) -> dict[str, Json]:
-    """The arguments, checked, without the nulls strict mode sends (raises CallError). The one sequence
-    both an inline check and a worker run."""
-    enforce_limits(arguments, limits)
-    refuse_bound(arguments, bindings)
-    present = checker.drop_nulls(arguments)  # OpenAI strict mode sends null for optional arguments
-    checker.check(present)
-    return present
 
 
 class WorkerFault(RuntimeError):
@@ -139,6 +129,21 @@ class CheckPool:
             self._release(worker)
             return _result(answer, arguments)
         raise AssertionError("unreachable")
+
+    async def start(self) -> None:
+        """Start a worker now, unless one is up or starting, so that the first large call finds it ready
+        (`specbridge serve` does this once its APIs are loaded). Starting takes the gateway a few
+        milliseconds in a thread; the worker's own start (imports, at niceness 10) is in its process."""
+        if self._idle or self._running >= self._size:
+            return
+        self._running += 1
+        try:
+            worker = await anyio.to_thread.run_sync(_Worker)
+        except BaseException:
+            self._running -= 1
+            self._wake()
+            raise
+        self._release(worker)
 
     async def _ask(self, worker: _Worker, checker: Checker, parts: tuple[Any, ...]) -> Any:
         """The worker's answer; the check's schema goes along when the worker may not have it yet."""
@@ -231,43 +236,3 @@ _pool = CheckPool()
 def check_pool() -> CheckPool:
     """The process's one pool of check workers."""
     return _pool
-
-
-# -- the worker process ----------------------------------------------------------------------------
-
-
-def _answer(checkers: collections.OrderedDict[int, Checker], request: bytes) -> tuple[Any, ...]:
-    token, schema, bindings, limits, values = pickle.loads(request)
-    try:
-        arguments = pickle.loads(values)
-    except Exception:  # a library caller's own objects, of a class this process cannot import
-        return ("unreadable",)
-    checker = checkers.get(token)
-    if checker is None:
-        if schema is None:
-            return ("unknown",)
-        checker = checkers[token] = Checker(schema)
-        while len(checkers) > KEPT:
-            checkers.popitem(last=False)
-    checkers.move_to_end(token)
-    try:
-        present = checked(checker, bindings, limits, arguments)
-    except ArgumentError as error:
-        return ("arguments", error.problems, str(error.code))
-    except CallError as error:
-        return ("refused", error.message, str(error.code))
-    except Exception as error:  # a bug: named by its type only (its text may quote a value)
-        return ("fault", type(error).__name__)
-    return ("ok", None if present == arguments else present)
-
-
-def serve(fd: int) -> None:
-    """The worker's loop: one request, one answer, until the gateway closes its end."""
-    connection = Connection(fd)
-    checkers: collections.OrderedDict[int, Checker] = collections.OrderedDict()
-    while True:
-        try:
-            request = connection.recv_bytes()
-            connection.send_bytes(pickle.dumps(_answer(checkers, request), pickle.HIGHEST_PROTOCOL))
-        except (EOFError, OSError):  # the gateway closed its end, or is gone
-            return

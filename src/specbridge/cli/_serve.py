@@ -225,6 +225,7 @@ def serve_command(
         deadline=deadline,
         stdio_client=client_id,
         host=host,  # reloads keep the bind rule
+        check_worker_at_start=True,  # shared by many clients: no first large call waits for it
     )
 
     async def main() -> None:

@@ -10,6 +10,7 @@ network-bound gateway without client keys, keeps the old snapshot serving; the l
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import hashlib
 import logging
@@ -25,7 +26,7 @@ import httpx
 
 from .._deadline import DEFAULT_DEADLINE as DEFAULT_DEADLINE
 from .._errors import DocumentError, ErrorCode, SpecbridgeError
-from ..call import Caller, CallLimits, Lru
+from ..call import Caller, CallLimits, Lru, check_pool
 from ..config import ApiConfig, ClientConfig, Config, SearchIndexConfig, check_tool_names, load_config
 from ..document import load_document
 from ..search import SearchIndex
@@ -37,7 +38,7 @@ from ._logging import log_event
 from ._long_calls import CallService
 from ._metrics import Metrics
 from ._search import SearchMode, build_index, search_settings
-from ._webhooks import running_webhooks
+from ._webhooks import has_webhooks, running_webhooks
 
 DEFAULT_POLL_INTERVAL = 1.0
 OUTPUT_VALIDATORS = 256  # compiled output schemas kept per API, the least recently used dropped
@@ -80,8 +81,7 @@ class ApiState:
 
 @dataclass(frozen=True, slots=True)
 class Snapshot:
-    """What the gateway serves at one moment: the config, its clients, and each API's state. Never
-    changed after it is made; a reload makes a new one."""
+    """What the gateway serves at one moment: config, clients, each API's state. A reload makes a new one."""
 
     config: Config
     states: Mapping[str, ApiState]
@@ -130,14 +130,17 @@ class Gateway:
         metrics: Metrics | None = None,
         host: str | None = None,
         limits: CallLimits | None = None,
+        check_worker_at_start: bool = False,
     ) -> None:
         """`host`: the address the HTTP listener is bound to (None for stdio); a reload may not leave a
-        gateway bound elsewhere than loopback without client keys."""
+        gateway bound elsewhere than loopback without client keys. `check_worker_at_start`: `start()` ends
+        by starting the check worker (call/_offload.py; docs/gateway.md, "Limits on one call")."""
         self.snapshot = Snapshot(config, MappingProxyType({}))
         self.host = host
         # What one call's arguments may carry: the config's `limits:` at start (a reload keeps them).
         self.limits = limits or call_limits(config)
         self.config_path = config_path
+        self.check_worker_at_start = check_worker_at_start
         self.transport = transport
         self.resolve = resolve
         self.deadline = deadline
@@ -150,9 +153,8 @@ class Gateway:
             lambda: self.config.files,
             lambda: self.approvals.store is not None,
         )
-        self.calls = CallService(
-            self.approvals, lambda: self.config, deadline=deadline
-        )  # idempotency keys, long calls
+        # idempotency keys, long calls
+        self.calls = CallService(self.approvals, lambda: self.config, deadline=deadline)
         self._listeners: list[ChangeListener] = []
         self._config_marker = _fingerprint(config_path)
         self._config_digest = _digest(config_path) if config_path else ""
@@ -253,6 +255,9 @@ class Gateway:
         await self.approvals.start(config)
         self.snapshot = Snapshot(config, MappingProxyType(states))
         _freeze_heap()
+        if self.check_worker_at_start:  # a few ms here; a worker that cannot start now is started later
+            with contextlib.suppress(OSError):
+                await check_pool().start()
 
     async def aclose(self) -> None:
         callers = [state.caller for state in self.states.values()] + [c for _, c in self._retired]
@@ -267,6 +272,8 @@ class Gateway:
         store = self.approvals.store
         if store is None:
             return
+        while not has_webhooks(self.config):  # a reload may add the first one
+            await anyio.sleep(self.poll_interval)
         async with running_webhooks(store, self.config, current=lambda: self.config):
             await anyio.sleep_forever()
 

@@ -281,6 +281,15 @@ class WebhookSender:
         await self.store.retry_at(delivery.id, due, error)
 
 
+def has_webhooks(config: Config) -> bool:
+    """Whether the config names any webhook: the operators', an API's approvals one, a client's."""
+    return (
+        config.approvals.webhook is not None
+        or any(api.approvals.webhook is not None for api in config.apis.values())
+        or any(client.webhook is not None for client in config.clients.values())
+    )
+
+
 @asynccontextmanager
 async def running_webhooks(
     store: Store, config: Config, *, current: Callable[[], Config] | None = None, **options: Any
@@ -289,11 +298,7 @@ async def running_webhooks(
     lifespan), or None when no API has a webhook. `webhooks: {lease, timeout}` of the config set the
     sender's (`options` win); `current`, when given, is the config each delivery is routed by (the
     gateway's, after reloads). Leaving the block stops it and closes its clients."""
-    if (
-        config.approvals.webhook is None
-        and all(api.approvals.webhook is None for api in config.apis.values())
-        and all(client.webhook is None for client in config.clients.values())
-    ):
+    if not has_webhooks(config):
         yield None
         return
     options = {"lease": config.webhooks.lease, "timeout": config.webhooks.timeout, **options}

@@ -1,6 +1,6 @@
-"""Finding the right tool for a task as a person says it: tool documents, stems and synonyms, BM25,
-the kind of action the query means, and optional semantic ranking fused by a weighted sum of scores.
-Knows tools, not MCP."""
+"""Finding the right tool for a task as a person says it: tool documents and the resources they work
+on, stems and synonyms, BM25, the kind of action the query means, and optional semantic ranking fused
+by a weighted sum of scores. Knows tools, not MCP."""
 
 from ._index import SearchAnswer as SearchAnswer
 from ._index import SearchIndex as SearchIndex

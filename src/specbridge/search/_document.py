@@ -27,6 +27,9 @@ FIELD_WEIGHTS: Mapping[str, float] = {
     "argument_description": 0.2,
     "answer": 0.5,
 }
+# The description of the resource's schema (`_resource`), scored by a BM25 of its own so that its many
+# words do not change the rarity of the words of the other fields.
+RESOURCE_WEIGHTS: Mapping[str, float] = {"resource": 0.3}
 _PATH_PARAMETER = re.compile(r"\{[^}]*\}")
 _REF_NAME = re.compile(r"[^/]+$")
 
@@ -172,7 +175,9 @@ def first_sentence(text: str) -> str:
     return head[: match.start()] if match else head[:300]
 
 
-def tool_text(tool: Tool, tags: tuple[str, ...], descriptions: Mapping[str, str]) -> ToolText:
+def tool_text(
+    tool: Tool, tags: tuple[str, ...], descriptions: Mapping[str, str], resource: str = ""
+) -> ToolText:
     fields: dict[str, list[str]] = {
         "name": sorted(
             set(
@@ -188,6 +193,7 @@ def tool_text(tool: Tool, tags: tuple[str, ...], descriptions: Mapping[str, str]
         "argument": [],
         "argument_description": [],
         "answer": [stem for name in _answer_names(tool) for stem in terms(name)],
+        "resource": terms(plain(resource)),
     }
     for argument in tool.arguments:
         fields["argument"].extend(terms(argument.name))

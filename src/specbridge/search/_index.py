@@ -1,4 +1,5 @@
-"""The search index of one API: BM25 over rich tool documents, optionally fused with semantic ranking.
+"""The search index of one API: BM25 over rich tool documents, plus a BM25 over the descriptions of the
+resources the tools work on (`_resource`), optionally fused with semantic ranking.
 
 `SearchIndex.search` never answers with nothing: when no word of the query (nor any synonym) appears in
 any tool, it answers with the nearest tools by meaning (with the extra) or by spelling, and says the
@@ -17,6 +18,7 @@ from ._bm25 import Bm25
 from ._document import (
     ACTION_WORDS,
     FIELD_WEIGHTS,
+    RESOURCE_WEIGHTS,
     ToolText,
     action,
     operation_tags,
@@ -24,6 +26,7 @@ from ._document import (
     tool_text,
 )
 from ._intent import action_stems, meant_actions
+from ._resource import resource
 from ._semantic import Encoder, SearchSettings, fuse, load_encoder, tool_vectors
 from ._text import Synonyms, default_synonyms, terms, words
 
@@ -63,6 +66,7 @@ class SearchIndex:
     actions: tuple[str, ...] = ()  # each tool's kind of action (`_document.action`)
     encoder: Encoder | None = None
     vectors: Any = None  # one unit vector per tool when the encoder is there
+    described: Bm25 | None = None  # BM25 over the resources' descriptions
 
     @classmethod
     def build(
@@ -78,8 +82,19 @@ class SearchIndex:
         `encoder` overrides the model `settings` would load."""
         settings = settings or SearchSettings()
         descriptions = tag_descriptions(document_data)
-        texts = tuple(tool_text(tool, operation_tags(document_data, tool), descriptions) for tool in tools)
-        bm25 = Bm25.build([text.fields for text in texts], FIELD_WEIGHTS)
+        texts = tuple(
+            tool_text(
+                tool,
+                operation_tags(document_data, tool),
+                descriptions,
+                resource(document_data, tool.operation)[1] if isinstance(document_data, dict) else "",
+            )
+            for tool in tools
+        )
+        bm25 = Bm25.build(
+            [{field: text.fields[field] for field in FIELD_WEIGHTS} for text in texts], FIELD_WEIGHTS
+        )
+        described = Bm25.build([{"resource": text.fields["resource"]} for text in texts], RESOURCE_WEIGHTS)
         counts: Counter[str] = Counter(tag for text in texts for tag in text.tags)
         order = [tag for tag in descriptions if tag in counts] + sorted(set(counts) - set(descriptions))
         if encoder is None:
@@ -105,6 +120,7 @@ class SearchIndex:
             actions=tuple(action(tool.operation.method, tool.operation.path) for tool in tools),
             encoder=encoder,
             vectors=vectors,
+            described=described,
         )
 
     @property
@@ -132,7 +148,12 @@ class SearchIndex:
     def rank(self, query: str, allowed: Sequence[int] | None = None) -> tuple[list[int], bool]:
         """Tool positions, best first, and whether the match is weak."""
         said = terms(query) or [query.strip().lower()]
-        scores = self.bm25.scores(self.synonyms.expand(said))
+        expanded = self.synonyms.expand(said)
+        scores = self.bm25.scores(expanded)
+        if self.described is not None:
+            # what the resource is for, as its schema describes it (shared by its operations)
+            for i, score in self.described.scores(expanded).items():
+                scores[i] = scores.get(i, 0.0) + score
         meant = meant_actions(query, said, _ACTION_STEMS)
         if meant and self.actions:
             # Of the tools that match the words, the one doing what was asked comes first.
