@@ -299,3 +299,16 @@ async def test_a_caller_starts_no_worker_until_a_large_call_comes(
     finally:
         await made.aclose()
         await pool.aclose()
+
+
+async def test_a_worker_is_in_a_process_group_of_its_own_so_a_terminals_ctrl_c_reaches_only_the_gateway() -> (
+    None
+):
+    pool = CheckPool(size=1)
+    try:
+        with anyio.fail_after(30):
+            await pool.start()
+            (worker,) = pool.pids
+            assert os.getpgid(worker) != os.getpgid(0)
+    finally:
+        await pool.aclose()

@@ -65,6 +65,9 @@ class _Worker:
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,  # under `serve --transport stdio`, stdout is the MCP channel
                 close_fds=True,
+                # Its own process group: a terminal's Ctrl-C goes to the gateway, which stops its workers;
+                # otherwise a worker still importing printed a KeyboardInterrupt traceback.
+                start_new_session=True,
             )
         with contextlib.suppress(OSError):  # at once: its imports (0.5 s of CPU) yield to the loop too
             own = os.getpriority(os.PRIO_PROCESS, 0)
