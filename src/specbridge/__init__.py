@@ -11,7 +11,6 @@ of them.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
 
 from ._errors import ConfigError as ConfigError
@@ -19,6 +18,7 @@ from ._errors import DocumentError as DocumentError
 from ._errors import ErrorCode as ErrorCode
 from ._errors import ExportError as ExportError
 from ._errors import SpecbridgeError as SpecbridgeError
+from ._lazy import lazy_exports
 
 __version__ = "0.1.0"
 
@@ -48,17 +48,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> object:
-    home = _LAZY.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(home, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)
 
 
 __all__ = [
