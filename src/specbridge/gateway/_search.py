@@ -47,7 +47,10 @@ SEARCH_TOOL_SCHEMA: dict[str, Any] = {
             "type": "string",
             "minLength": 1,
             "maxLength": 500,
-            "description": "What you want to do, in your own words.",
+            "description": (
+                "What you want to do: the action and what it acts on. The API's own names for things, "
+                "where you know them, match best."
+            ),
         },
         "tag": {
             "type": "string",
@@ -121,7 +124,8 @@ def search_mode_tools(
             "description": (
                 f"{title} has {tool_count} operations, too many to list. Describe what you want to do "
                 "and get the few best-matching tools, each with its input schema; then call one with "
-                f"{CALL_TOOL}. Search again with other words if none fits, or give `tag` to look only "
+                f"{CALL_TOOL}. If none fits, search again with the words this API would use for the "
+                "thing (its resource names), or give `tag` to look only "
                 f"in one part of the API (with no query: list that tag's tools).{sections}"
             ),
             "inputSchema": SEARCH_TOOL_SCHEMA,
