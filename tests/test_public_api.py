@@ -15,7 +15,12 @@ import specbridge.call
 import specbridge.document
 import specbridge.tools
 
-LAZY = ["specbridge", "specbridge.call", "specbridge.document"]  # names loaded on first use
+LAZY = [
+    "specbridge",
+    "specbridge.call",
+    "specbridge.document",
+    "specbridge.gateway",
+]  # names loaded on first use
 
 
 def _isort_style(name: str) -> tuple[int, str]:

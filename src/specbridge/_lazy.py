@@ -12,13 +12,15 @@ def lazy_exports(
     package: str, homes: Mapping[str, str]
 ) -> tuple[Callable[[str], object], Callable[[], list[str]]]:
     """The `__getattr__` and `__dir__` of `package`, whose name `n` lives in module `homes[n]` (relative
-    to the package); each name is imported once, then kept in the package."""
+    to the package; `module:attribute` when it is named otherwise there); each name is imported once,
+    then kept in the package."""
 
     def load(name: str) -> object:
         home = homes.get(name)
         if home is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(home, package), name)
+        module, _, attribute = home.partition(":")
+        value = getattr(importlib.import_module(module, package), attribute or name)
         setattr(sys.modules[package], name, value)
         return value
 
