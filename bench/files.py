@@ -22,16 +22,12 @@ from __future__ import annotations
 import argparse
 import base64
 import os
-import re
 import secrets
 import statistics
-import subprocess
 import sys
 import tempfile
-import threading
 import time
-from collections.abc import Iterator
-from contextlib import AsyncExitStack, ExitStack, contextmanager
+from contextlib import AsyncExitStack, ExitStack
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -40,6 +36,7 @@ import anyio
 import httpx
 import psycopg
 import redis
+from approvals import gateway
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
@@ -53,7 +50,6 @@ ROOT = Path(__file__).resolve().parents[1]
 SHOP = ROOT / "src" / "specbridge" / "examples" / "shop.openapi.yaml"
 POSTGRES = "postgresql://postgres@127.0.0.1:5432/test"
 REDIS = "redis://127.0.0.1:6379/0"
-SERVING = re.compile(r"serving \S+ at (http://[\d.]+:\d+)/")
 
 
 async def bench(store_url: str, size: int, uploads: int, folder: str | None) -> tuple[float, float, float]:
@@ -170,31 +166,6 @@ paths:
 """
 
 
-@contextmanager
-def serving(config: Path) -> Iterator[str]:
-    """`specbridge serve --transport http` in its own process; its base URL once it listens."""
-    command = [sys.executable, "-m", "specbridge", "serve", "--config", str(config), "--transport", "http"]
-    process = subprocess.Popen(
-        [*command, "--port", "0"], stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, env={**os.environ}
-    )
-    assert process.stderr is not None
-    try:
-        base = ""
-        for raw in process.stderr:
-            found = SERVING.search(raw.decode("utf-8", "replace"))
-            if found:
-                base = found.group(1)
-                break
-        if not base:
-            raise SystemExit("the gateway did not start")
-        stderr = process.stderr
-        threading.Thread(target=lambda: [None for _ in stderr], daemon=True).start()  # keep the pipe drained
-        yield base
-    finally:
-        process.kill()
-        process.wait()
-
-
 def blob_config(home: Path, upstream: Upstream, *, folder: bool, max_string: int | None) -> Path:
     home.mkdir()
     (home / "blobs.yaml").write_text(BLOB_SPEC, encoding="utf-8")
@@ -280,7 +251,7 @@ def call_with_a_file(size: int, calls: int) -> None:
         upstream.route("/blobs/b1", json_response({"stored": True}))
         bases = {
             label: running.enter_context(
-                serving(
+                gateway(
                     blob_config(Path(folder) / label, upstream, folder=label == "folder", max_string=room)
                 )
             )
@@ -289,7 +260,7 @@ def call_with_a_file(size: int, calls: int) -> None:
         for way, figures in anyio.run(timed_calls, bases, data, calls, upstream).items():
             print(f"  {way:<48} {figures}")
         base = running.enter_context(
-            serving(blob_config(Path(folder) / "defaults", upstream, folder=False, max_string=None))
+            gateway(blob_config(Path(folder) / "defaults", upstream, folder=False, max_string=None))
         )
         print(f"  base64 text under the default limits: {anyio.run(refused_as_text, base, data)}")
 
