@@ -12,7 +12,9 @@ Latency (when the GitHub and Stripe sets are among those run): every query of th
 index of the GitHub and Stripe tools together (1,183 tools), median and p95 wall time per search after one warm-up pass, and the median CPU time of
 the searching thread (the wall time grows with whatever else the machine runs; the CPU time does not). Start-up: building each index, and
 for `--semantic` encoding the tools without and with the on-disk cache.
-With `--peer`, the same queries through FastMCP's BM25 search transform (bench/.venv-peer).
+Always, the same queries through Anthropic's `tool_search_tool_bm25` as emulated from its documentation
+over our `--defer-loading` export (bench/search_anthropic.py); with `--peer`, through FastMCP's BM25
+search transform (bench/.venv-peer).
 `--sets` runs only the named task sets. `--misses` prints the misses of `split: tune` sets only: the
 other splits stay unread, task by task, so that they keep measuring APIs the ranking was not fitted to.
 """
@@ -30,10 +32,11 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from search_anthropic import AnthropicBm25
 
 from specbridge.document import load_document
 from specbridge.search import SearchIndex, SearchSettings
-from specbridge.tools import ToolSet, convert, mcp_tool
+from specbridge.tools import ToolSet, convert, export_anthropic, mcp_tool
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
@@ -59,6 +62,21 @@ def score(index: SearchIndex, tasks: list[dict[str, Any]], misses: bool) -> tupl
         reciprocal += 1 / rank if rank else 0.0
         if misses and (rank is None or rank > 5):
             print(f"    miss ({rank}): {task['query']!r} want {task['accept']} got {names[:5]}")
+    count = len(tasks)
+    return at1 / count, at5 / count, reciprocal / count
+
+
+def score_anthropic(toolset: ToolSet, tasks: list[dict[str, Any]]) -> tuple[float, float, float]:
+    """The emulated Anthropic search over the Anthropic export (its names are the portable ones)."""
+    entries = [entry for entry in export_anthropic(toolset, defer_loading=True) if "input_schema" in entry]
+    index = AnthropicBm25(entries)
+    at1 = at5 = reciprocal = 0.0
+    for task in tasks:
+        names = [toolset.tools[i].name for i in index.rank(task["query"])]
+        rank = next((n for n, name in enumerate(names, 1) if name in task["accept"]), None)
+        at1 += rank == 1
+        at5 += rank is not None and rank <= 5
+        reciprocal += 1 / rank if rank else 0.0
     count = len(tasks)
     return at1 / count, at5 / count, reciprocal / count
 
@@ -104,6 +122,11 @@ def main() -> None:
             print(
                 f"  {mode:8} recall@1 {at1:.2f}  recall@5 {at5:.2f}  MRR {mrr:.2f}   (index built in {built:.2f} s{again})"
             )
+        at1, at5, mrr = score_anthropic(toolset, tasks["tasks"])
+        totals.setdefault(("anthropic", tasks["split"]), []).extend([at1, at5, mrr])
+        print(
+            f"  {'anthropic':8} recall@1 {at1:.2f}  recall@5 {at5:.2f}  MRR {mrr:.2f}   (emulated, see search_anthropic.py)"
+        )
     for (mode, split), values in sorted(totals.items()):
         at1, at5, mrr = (statistics.mean(values[i::3]) for i in range(3))
         print(f"mean {split:9} {mode:8} recall@1 {at1:.2f}  recall@5 {at5:.2f}  MRR {mrr:.2f}")
@@ -128,6 +151,19 @@ def main() -> None:
             f" p95 {timings[int(len(timings) * 0.95)]:.2f} ms (CPU of this thread: median"
             f" {statistics.median(cpu):.2f} ms)"
         )
+    emulated = AnthropicBm25(
+        [entry for name in ("github", "stripe") for entry in export_anthropic(toolsets[name])]
+    )
+    timings = []
+    for query in queries:
+        started = time.perf_counter()
+        emulated.rank(query, 5)
+        timings.append((time.perf_counter() - started) * 1000)
+    timings.sort()
+    print(
+        f"latency anthropic {len(big)} tools, {len(queries)} queries: median {statistics.median(timings):.2f} ms,"
+        f" p95 {timings[int(len(timings) * 0.95)]:.2f} ms (emulated; the real one runs on Anthropic's servers)"
+    )
     if options.peer:
         shared = {
             "sets": {
