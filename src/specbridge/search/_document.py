@@ -118,9 +118,11 @@ def operation_tags(document_data: Any, tool: Tool) -> tuple[str, ...]:
     """The operation's `tags`, read from the document (the conversion keeps none)."""
     try:
         operation = document_data["paths"][tool.operation.path][tool.operation.method.lower()]
-        tags = operation.get("tags") or ()
+        tags = operation.get("tags")
     except (KeyError, TypeError, AttributeError):
         return ()
+    if not isinstance(tags, list):
+        return ()  # a document's mistake (a string, a number) names no tag
     return tuple(str(tag) for tag in tags if isinstance(tag, str | int | float))
 
 

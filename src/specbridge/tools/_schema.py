@@ -31,6 +31,7 @@ from ._schema_keywords import (
     STRINGS,
     TYPES,
     is_number,
+    is_regex,
     nullable,
 )
 
@@ -203,7 +204,7 @@ class SchemaShaper:
                 if isinstance(item, str) and item in TYPES:
                     out["type"] = item
                 elif isinstance(item, list):
-                    kinds = [k for k in dict.fromkeys(item) if isinstance(k, str) and k in TYPES]
+                    kinds = list(dict.fromkeys(k for k in item if isinstance(k, str) and k in TYPES))
                     if kinds:
                         out["type"] = kinds if len(kinds) > 1 else kinds[0]
             elif key in STRINGS:
@@ -211,7 +212,7 @@ class SchemaShaper:
                     continue
                 if key == "format" and item == "byte":  # OpenAPI's base64 text; not a 2020-12 format
                     out["contentEncoding"] = "base64"
-                else:
+                elif key != "pattern" or is_regex(item):
                     out[key] = item
             elif key == "description":
                 if isinstance(item, str) and item.strip():
@@ -243,7 +244,7 @@ class SchemaShaper:
             elif key == "dependentRequired":
                 if isinstance(item, dict):
                     out[key] = {
-                        k: [n for n in v if isinstance(n, str)]
+                        k: list(dict.fromkeys(n for n in v if isinstance(n, str)))
                         for k, v in item.items()
                         if isinstance(v, list)
                     }
@@ -253,8 +254,10 @@ class SchemaShaper:
             elif key == "items":
                 if isinstance(item, dict | bool):
                     out["items"] = sub(item)
-                elif isinstance(item, list) and item:
-                    out["prefixItems"] = [sub(entry) for entry in item if isinstance(entry, dict | bool)]
+                elif isinstance(item, list):
+                    entries = [sub(entry) for entry in item if isinstance(entry, dict | bool)]
+                    if entries:  # an empty prefixItems is no schema a validator will compile
+                        out["prefixItems"] = entries
             elif key in SCHEMA_LISTS:
                 if isinstance(item, list):
                     combine = sub if key == "prefixItems" else alternative
@@ -265,7 +268,11 @@ class SchemaShaper:
                 if isinstance(item, dict | bool):
                     out[key] = sub(item)
             elif key in SCHEMA_MAPS and isinstance(item, dict):
-                out[key] = {k: sub(v) for k, v in item.items() if isinstance(v, dict | bool)}
+                out[key] = {
+                    k: sub(v)
+                    for k, v in item.items()
+                    if isinstance(v, dict | bool) and (key != "patternProperties" or is_regex(k))
+                }
         if "description" not in out and isinstance(value.get("title"), str) and value["title"].strip():
             out["title"] = value["title"].strip()
         for key, bound in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
@@ -279,7 +286,7 @@ class SchemaShaper:
             # Answers often leave out fields their document calls required; a client that checks
             # structuredContent against outputSchema would then reject a good answer.
             hidden = self._hidden_names(value, base, mode, 0)
-            names = [name for name in dict.fromkeys(required) if isinstance(name, str) and name not in hidden]
+            names = list(dict.fromkeys(n for n in required if isinstance(n, str) and n not in hidden))
             if names:
                 out["required"] = names
         if mode == "input" and isinstance(value.get("discriminator"), dict):
