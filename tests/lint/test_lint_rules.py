@@ -270,6 +270,24 @@ def test_an_api_key_in_the_query_is_credential_in_query() -> None:
     assert finding.line is not None
 
 
+def test_a_pattern_no_validator_compiles_is_pattern_invalid_and_points_at_it() -> None:
+    data = clean()
+    data["components"] = {
+        "schemas": {
+            "Code": {"type": "string", "pattern": "^[A-Z]{3}\\Z"},
+            "Bag": {"type": "object", "patternProperties": {"[a-": {"type": "string"}}},
+            "Fine": {"type": "string", "pattern": "^[A-Z]{3}$"},
+            "Named": {"type": "object", "properties": {"pattern": {"type": "string"}}},
+        }
+    }
+    found = only(run(data), "pattern-invalid")
+    assert sorted(finding.pointer for finding in found) == [
+        "/components/schemas/Bag/patternProperties/[a-",
+        "/components/schemas/Code/pattern",
+    ]
+    assert all(finding.line is not None for finding in found)
+
+
 def test_document_notes_become_findings_under_their_own_rule() -> None:
     data = clean()
     del data["servers"]
@@ -283,7 +301,7 @@ def test_every_rule_of_the_product_is_registered_on_a_fresh_registry() -> None:
         "name-missing", "name-charset", "name-length", "name-duplicate", "collision", "depth", "width",
         "deprecated-silent", "description-missing", "description-restates-name", "catalogue-size",
         "strict-incompatible", "body-unsupported", "ref-unresolved", "destructive-unguarded",
-        "credential-in-query", "servers-missing", "title-missing", "parameter-invalid",
+        "credential-in-query", "servers-missing", "title-missing", "parameter-invalid", "pattern-invalid",
     }  # fmt: skip
     assert expected <= {rule.id for rule in registry}
     assert default_registry() is not registry

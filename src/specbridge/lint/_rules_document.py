@@ -1,5 +1,6 @@
 """Rules about what the agent reads and what the API asks of it: descriptions, deprecation, catalogue
-size, unresolved refs, risky operations without approval, credentials in the URL, document notes."""
+size, unresolved refs, patterns no validator compiles, risky operations without approval, credentials
+in the URL, document notes."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 
 from ..document import Operation
 from ..document.pointer import escape_token
-from ..tools import CATALOGUE_MAX_TOKENS, CATALOGUE_MAX_TOOLS, Tool, base_name, catalogue_tokens
+from ..tools import CATALOGUE_MAX_TOKENS, CATALOGUE_MAX_TOOLS, Tool, base_name, catalogue_tokens, is_regex
 from ._model import Finding, LintContext, Registry, Severity
 
 _DEPRECATION_WORDS = re.compile(
@@ -151,6 +152,38 @@ def _where_ref(data: Any, ref: str) -> str:
     return ""
 
 
+def pattern_invalid(context: LintContext) -> Iterable[Finding]:
+    """A `pattern` (or `patternProperties` key) that is no ECMA-262 regular expression: the tools leave
+    it out, so the agent is never told the rule the API checks."""
+    stack: list[tuple[Any, str]] = [(context.toolset.document.data, "")]
+    while stack:
+        node, pointer = stack.pop()
+        if isinstance(node, dict):
+            pattern = node.get("pattern")
+            if isinstance(pattern, str) and not is_regex(pattern):
+                yield _bad_pattern(context, pattern, f"{pointer}/pattern")
+            keyed = node.get("patternProperties")
+            for key in keyed if isinstance(keyed, dict) else ():
+                if isinstance(key, str) and not is_regex(key):
+                    yield _bad_pattern(context, key, f"{pointer}/patternProperties/{escape_token(key)}")
+            stack.extend(
+                (value, f"{pointer}/{escape_token(str(key))}") for key, value in reversed(node.items())
+            )
+        elif isinstance(node, list):
+            stack.extend((value, f"{pointer}/{index}") for index, value in reversed(list(enumerate(node))))
+
+
+def _bad_pattern(context: LintContext, pattern: str, pointer: str) -> Finding:
+    shown = pattern if len(pattern) <= 80 else pattern[:77] + "..."
+    return context.finding(
+        "pattern-invalid",
+        f"The pattern {shown!r} is not a JSON Schema (ECMA-262) regular expression; the tools leave it "
+        "out, so an agent is not told what the API will check.",
+        "Write it as ECMA-262 understands it (`\\z` and `\\Z` do not exist there: end with `$`).",
+        pointer=pointer,
+    )
+
+
 def destructive_unguarded(context: LintContext) -> Iterable[Finding]:
     api = context.api
     for tool in context.tools:
@@ -227,6 +260,12 @@ def register(registry: Registry) -> None:
         "catalogue-size", Severity.WARNING, "The tool list is too big for one context.", catalogue_size
     )
     registry.add("ref-unresolved", Severity.ERROR, "A $ref cannot be followed.", ref_unresolved)
+    registry.add(
+        "pattern-invalid",
+        Severity.WARNING,
+        "A pattern is not a regular expression a validator compiles.",
+        pattern_invalid,
+    )
     registry.add(
         "destructive-unguarded",
         Severity.WARNING,

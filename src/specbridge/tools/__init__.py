@@ -28,6 +28,7 @@ from ._naming import argument_name as argument_name
 from ._naming import base_name as base_name
 from ._naming import method_path_name as method_path_name
 from ._naming import portable_name as portable_name
+from ._schema_keywords import is_regex as is_regex
 from ._strict import StrictIncompatible as StrictIncompatible
 from ._strict import strict_schema as strict_schema
 
@@ -57,6 +58,7 @@ __all__ = [
     "export_mcp",
     "export_openai",
     "is_forbidden_header",
+    "is_regex",
     "mcp_tool",
     "method_path_name",
     "portable_name",
