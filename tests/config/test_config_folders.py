@@ -75,6 +75,24 @@ def test_the_search_block_names_folders_relative_to_the_config_and_maps_to_searc
     )
 
 
+def test_without_a_search_cache_vectors_are_kept_beside_a_sqlite_store_else_in_the_users_cache(
+    tmp_path: Path,
+) -> None:
+    from specbridge.gateway._search import search_settings
+
+    path = tmp_path / "specbridge.yaml"
+    path.write_text("search: {semantic: 'off'}\n", encoding="utf-8")
+    config = load_config(path)  # the default store: .specbridge/state.db beside the config
+    assert search_settings(config.search, config.store).cache_dir == (
+        tmp_path.resolve() / ".specbridge" / "embeddings"
+    )
+    for elsewhere in ("postgresql://127.0.0.1/test", "redis://127.0.0.1:6379/0", "sqlite:///:memory:"):
+        assert search_settings(config.search, elsewhere).cache_dir is None  # the user's cache folder
+    path.write_text("search: {cache: ''}\nstore: sqlite:///state.db\n", encoding="utf-8")
+    config = load_config(path)
+    assert search_settings(config.search, config.store).cache_dir == ""  # said: keep nothing
+
+
 def test_an_empty_search_cache_keeps_no_vectors(tmp_path: Path) -> None:
     path = tmp_path / "specbridge.yaml"
     path.write_text("search: {cache: ''}\n", encoding="utf-8")

@@ -216,9 +216,8 @@ class Gateway:
             toolset = check_tool_names(api, convert(document, api.convert_options()))
             search = api.search == "on" or (api.search == "auto" and too_big_for_one_context(toolset))
             # Built here, off the event loop: with the semantic extra the first build encodes every tool.
-            index = (
-                build_index(toolset, search_settings(search_config or self.config.search)) if search else None
-            )
+            settings = search_settings(search_config or self.config.search, self.config.store)
+            index = build_index(toolset, settings) if search else None
             return toolset, digest, index
 
         toolset, digest, index = await anyio.to_thread.run_sync(load)

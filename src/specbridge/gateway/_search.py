@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import anyio
 import mcp_types as types
@@ -24,6 +24,7 @@ from .._json import dumps
 from ..call import Caller, CallResult, Checker
 from ..config import SearchIndexConfig
 from ..search import SearchAnswer, SearchIndex, SearchSettings
+from ..store import store_folder
 from ..tools import ToolSet
 from ._mcp import to_mcp_result, tool_entry
 from ._metrics import Metrics
@@ -83,12 +84,20 @@ _SEARCH_CHECK = Checker(SEARCH_TOOL_SCHEMA)
 _CALL_CHECK = Checker(CALL_TOOL_SCHEMA)
 
 
-def search_settings(config: SearchIndexConfig) -> SearchSettings:
-    """The config's `search:` block as the index takes it."""
+def search_settings(config: SearchIndexConfig, store: str | None = None) -> SearchSettings:
+    """The config's `search:` block as the index takes it. Tool vectors are kept where `cache` says, else
+    beside a SQLite `store` (a container that keeps its state volume keeps them too), else in the
+    user's cache folder."""
+    cache: Path | Literal[""] | None
+    if config.cache is not None:
+        cache = "" if config.cache == "" else Path(config.cache)
+    else:
+        folder = store_folder(store) if store is not None else None
+        cache = folder / "embeddings" if folder is not None else None
     return SearchSettings(
         semantic=config.semantic,
         model_dir=None if config.model is None else Path(config.model),
-        cache_dir=None if config.cache is None else ("" if config.cache == "" else Path(config.cache)),
+        cache_dir=cache,
     )
 
 

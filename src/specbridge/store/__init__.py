@@ -45,6 +45,7 @@ __all__ = [
     "StoreError",
     "StoredFile",
     "open_store",
+    "store_folder",
 ]
 
 
@@ -80,3 +81,12 @@ def open_store(url: str, *, base: Path | None = None, namespace: str | None = No
     raise StoreError(
         f"store {parts.scheme}://…: the store must be a sqlite:///PATH, postgresql://… or redis://… URL"
     )
+
+
+def store_folder(url: str) -> Path | None:
+    """The folder of a SQLite store's file (what else the gateway keeps on disk goes beside it), or None
+    for a store with no folder of its own: PostgreSQL, Redis, an in-memory SQLite."""
+    if not url.lower().startswith("sqlite:///"):
+        return None
+    path = url[len("sqlite:///") :].partition("?")[0]
+    return Path(path).parent if path and path != ":memory:" else None
