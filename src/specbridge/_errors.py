@@ -104,6 +104,9 @@ class ErrorCode(StrEnum):
     # Attachments (gateway/_files.py)
     FILE_NOT_FOUND = "file-not-found"
     FILE_TOO_LARGE = "file-too-large"
+    # Reading files the user names (_files.py)
+    DOCUMENT_TOO_LARGE = "document-too-large"
+    CONFIG_TOO_LARGE = "config-too-large"
 
 
 class SpecbridgeError(Exception):

@@ -123,6 +123,15 @@ def test_a_missing_config_file_has_its_own_code(tmp_path: Path) -> None:
     assert caught.value.code is ErrorCode.CONFIG_NOT_FOUND
 
 
+def test_a_config_file_that_never_ends_is_config_too_large_not_a_hang(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr("specbridge.config._reader.MAX_CONFIG_BYTES", 1024 * 1024)
+    with pytest.raises(ConfigError) as caught:
+        load_config("/dev/zero")
+    assert caught.value.code is ErrorCode.CONFIG_TOO_LARGE
+
+
 def test_a_config_that_is_not_yaml_is_a_syntax_error_naming_the_file(tmp_path: Path) -> None:
     error = failure(tmp_path, "apis: [\n")
     assert error.code is ErrorCode.CONFIG_SYNTAX

@@ -214,3 +214,33 @@ class TestCommandLine:
         status, output = self.run(str(tmp_path / "nope.yaml"))
         assert status == 3
         assert "document-not-found" in output
+
+    def test_a_file_that_never_ends_is_document_too_large_not_a_hang(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        monkeypatch.setattr("specbridge.document._load.MAX_DOCUMENT_BYTES", 1024 * 1024)
+        status, output = self.run("/dev/zero")
+        assert status == 3
+        assert "document-too-large" in output
+        assert "Traceback" not in output
+
+
+def test_a_referenced_file_past_the_bound_is_document_too_large(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("specbridge.document._load.MAX_DOCUMENT_BYTES", 2048)
+    (tmp_path / "big.yaml").write_text("type: string\ndescription: " + "x" * 4096 + "\n", encoding="utf-8")
+    (tmp_path / "api.yaml").write_text(
+        "openapi: 3.1.0\n"
+        + MINIMAL.replace(
+            "responses:", "parameters: [{name: q, in: query, schema: {$ref: big.yaml}}]\n      responses:"
+        ),
+        encoding="utf-8",
+    )
+    document = load_document(tmp_path / "api.yaml")  # the document itself is small
+    from specbridge.tools import convert
+
+    toolset = convert(document)
+    assert toolset.unresolved_refs == {
+        "big.yaml": "points at a file that cannot be read (larger than 2048 bytes)"
+    }

@@ -10,6 +10,7 @@ import click
 import orjson
 
 from .._errors import ErrorCode, SpecbridgeError
+from .._files import MAX_DOCUMENT_BYTES, read_bounded
 from ._app import EXIT_OK, app, friendly_errors
 
 
@@ -22,8 +23,8 @@ def read_delivery(path: Path) -> tuple[dict[str, str], bytes]:
     """A saved delivery: JSON `{"headers": {...}, "body": "<the raw body>"}`, or the HTTP request as it
     came (header lines, an empty line, the body; a request line first is skipped)."""
     try:
-        raw = path.read_bytes()
-    except OSError as error:
+        raw = read_bounded(path, MAX_DOCUMENT_BYTES)
+    except OSError as error:  # FileTooLarge among them
         raise SpecbridgeError(
             f"cannot read {path}: {error.strerror or error}", code=ErrorCode.REQUEST_INVALID
         ) from None

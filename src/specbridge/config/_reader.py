@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import ConfigError, DocumentError, ErrorCode, RequestRefused
+from .._files import MAX_CONFIG_BYTES, FileTooLarge, read_bounded
 from .._network import AllowEntry, check_base_url, parse_allow
 from ..document import parse_text
 from ._model import (
@@ -82,7 +83,9 @@ def parse_size(value: int | str) -> int:
 def load_config(path: str | os.PathLike[str]) -> Config:
     source = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = read_bounded(path, MAX_CONFIG_BYTES).decode("utf-8")
+    except FileTooLarge as error:
+        raise ConfigError(f"is {error}: not read", source=source, code=ErrorCode.CONFIG_TOO_LARGE) from None
     except FileNotFoundError:
         raise ConfigError("no such file", source=source, code=ErrorCode.CONFIG_NOT_FOUND) from None
     except (OSError, UnicodeDecodeError) as error:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import DocumentError, ErrorCode
+from .._files import MAX_DOCUMENT_BYTES, FileTooLarge, read_bounded
 from ._locate import locate
 from ._model import ApiDocument
 from ._openapi3 import OperationReader, as_dict, security_schemes, servers, text
@@ -29,7 +30,13 @@ def load_document(path: str | os.PathLike[str], *, ref_dirs: RefDirs = ()) -> Ap
     source = str(path)
     file_path = Path(path)
     try:
-        raw = file_path.read_bytes()
+        raw = read_bounded(file_path, MAX_DOCUMENT_BYTES)
+    except FileTooLarge as error:
+        raise DocumentError(
+            f"is {error}: not read (the largest real API documents are a few tens of MB)",
+            code=ErrorCode.DOCUMENT_TOO_LARGE,
+            source=source,
+        ) from None
     except FileNotFoundError:
         raise DocumentError("no such file", code=ErrorCode.DOCUMENT_NOT_FOUND, source=source) from None
     except IsADirectoryError:
@@ -157,4 +164,4 @@ def _decode(raw: bytes, source: str) -> str:
 
 
 def _load_referenced_file(path: str) -> Any:
-    return parse_text(_decode(Path(path).read_bytes(), path), source=path)
+    return parse_text(_decode(read_bounded(path, MAX_DOCUMENT_BYTES), path), source=path)

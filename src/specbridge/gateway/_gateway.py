@@ -17,7 +17,6 @@ import logging
 import os
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
@@ -26,6 +25,7 @@ import httpx
 
 from .._deadline import DEFAULT_DEADLINE as DEFAULT_DEADLINE
 from .._errors import DocumentError, ErrorCode, SpecbridgeError
+from .._files import MAX_DOCUMENT_BYTES, read_bounded
 from ..call import Caller, CallLimits, Lru, check_pool
 from ..config import ApiConfig, ClientConfig, Config, SearchIndexConfig, check_tool_names, load_config
 from ..document import load_document
@@ -59,7 +59,7 @@ def _fingerprint(path: str | None) -> tuple[int, int, int] | None:
 
 def _digest(path: str) -> str:
     try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+        return hashlib.sha256(read_bounded(path, MAX_DOCUMENT_BYTES)).hexdigest()
     except OSError:
         return ""
 
