@@ -45,6 +45,27 @@ def test_values_nested_deeper_than_eight_levels_are_not_checked() -> None:
     assert _problems(shallow, {"x": _value(6, "no")}) == ["x.a.a.a.a.a.a: must be an integer"]
 
 
+def test_unions_of_unions_too_big_to_inline_whole_still_check_the_shallow_levels() -> None:
+    # Every level a union of 8 objects of 3 properties naming the next level: 24^8 nodes inlined whole.
+    defs = {
+        f"L{level}_{j}": {
+            "type": "object",
+            "properties": {
+                name: {"anyOf": [{"$ref": f"#/$defs/L{level + 1}_{k}"} for k in range(8)]}
+                if level < 9
+                else {"type": "string"}
+                for name in ("a", "b", "c")
+            },
+        }
+        for level in range(10)
+        for j in range(8)
+    }
+    schema = {"type": "object", "properties": {"x": {"$ref": "#/$defs/L0_0"}}, "$defs": defs}
+    assert _problems(schema, {"x": 5}) == ["x: must be an object"]
+    assert _problems(schema, {"x": {"a": 5}}) == ["x.a: matches none of the allowed shapes"]
+    assert _problems(schema, {"x": {"a": {"b": {}}}}) == []
+
+
 @pytest.mark.parametrize(
     ("fmt", "good", "bad"),
     [

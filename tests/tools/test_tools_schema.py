@@ -196,3 +196,57 @@ class TestOutputSchema:
         assert tool.output_schema["properties"]["name"] == {"type": ["string", "null"]}
         assert tool.output_schema["properties"]["next"] == {"type": ["object", "null"]}  # cut below level one
         assert is_valid_2020_12(tool.output_schema)
+
+
+def _schemas_naming_each_other(levels: int, width: int) -> dict[str, Any]:
+    """Each level's schemas name every schema of the next level three times, in `oneOf`s."""
+    schemas: dict[str, Any] = {}
+    for level in range(levels):
+        below = [{"$ref": f"#/components/schemas/S{level + 1}_{j}"} for j in range(width)]
+        for j in range(width):
+            inner = {"oneOf": below} if level < levels - 1 else {"type": "string"}
+            schemas[f"S{level}_{j}"] = {"type": "object", "properties": {f"p{k}": inner for k in range(3)}}
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "T", "version": "1"},
+        "paths": {
+            "/a": {
+                "post": {
+                    "operationId": "a",
+                    "requestBody": {
+                        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/S0_0"}}}
+                    },
+                    "responses": {"200": {"description": "ok"}},
+                }
+            }
+        },
+        "components": {"schemas": schemas},
+    }
+
+
+def test_copies_of_copies_cannot_blow_a_small_document_up_into_a_huge_tool_schema() -> None:
+    from specbridge._errors import ArgumentError
+    from specbridge._json import dumps_bytes
+    from specbridge.call import Checker
+    from specbridge.document import from_data
+    from specbridge.tools import convert
+    from specbridge.tools._schema import MAX_INPUT_SCHEMA_BYTES
+
+    # 80 schemas of under 1 KB each; copying every one under 2 KB made the one tool's schema 419 KB
+    tool = convert(from_data(_schemas_naming_each_other(10, 8), source="a.json")).tools[0]
+    size = len(dumps_bytes(tool.input_schema))
+    assert size < MAX_INPUT_SCHEMA_BYTES // 2
+    assert len(tool.input_schema["$defs"]) == 64  # each named schema once, shared by reference
+    assert is_valid_2020_12(tool.input_schema)
+    checker = Checker(tool.input_schema)
+    checker.check({"p0": {"p1": {"p2": {}}}})
+    with pytest.raises(ArgumentError):
+        checker.check({"p0": 5})
+
+
+def test_a_document_whose_copies_stay_small_keeps_its_copies_inline() -> None:
+    from specbridge.document import from_data
+    from specbridge.tools import convert
+
+    tool = convert(from_data(_schemas_naming_each_other(2, 2), source="a.json")).tools[0]
+    assert "$defs" not in tool.input_schema  # two small levels: copied, as before

@@ -54,21 +54,29 @@ _NODE_BUDGET = 20_000  # inlined `$ref`s stop growing the shaped schema past thi
 
 
 def shape(schema: Json, defs: Mapping[str, Json] | None = None) -> Json:
-    """The schema reduced to the checked keywords, `$ref`s into `$defs` inlined down to depth 8."""
-    shaper = _Shaper(defs or {})
-    return shaper.node(schema, 0, frozenset())
+    """The schema reduced to the checked keywords, `$ref`s into `$defs` inlined down to depth 8, or
+    less deep where unions of unions would pass the node budget: the levels kept are checked whole,
+    so a budget spent deep in a union's first branch cannot leave its other branches (and with them
+    the whole value) unchecked."""
+    for levels in range(MAX_DEPTH, 0, -1):
+        shaper = _Shaper(defs or {}, levels)
+        shaped = shaper.node(schema, 0, frozenset())
+        if shaper.nodes <= _NODE_BUDGET:
+            return shaped
+    return shaped  # even one level is over the budget (tens of thousands of properties): cut as it goes
 
 
 class _Shaper:
-    def __init__(self, defs: Mapping[str, Json]) -> None:
+    def __init__(self, defs: Mapping[str, Json], levels: int = MAX_DEPTH) -> None:
         self.defs = defs
+        self.levels = levels
         self.nodes = 0
 
     def node(self, schema: Json, depth: int, seen: frozenset[str]) -> Json:
         if not isinstance(schema, dict):
             return schema if isinstance(schema, bool) else True
         self.nodes += 1
-        if depth > MAX_DEPTH or self.nodes > _NODE_BUDGET:
+        if depth > self.levels or self.nodes > _NODE_BUDGET:
             return True
         ref = schema.get("$ref")
         if isinstance(ref, str):

@@ -7,12 +7,13 @@ from collections import Counter
 from dataclasses import replace
 from typing import Any
 
+from .._json import dumps_bytes
 from ..document import ApiDocument, Operation, Schema
 from ._arguments import ArgumentPlan, credential_names, plan_arguments
 from ._describe import describe, hints, title
 from ._model import ConvertOptions, Tool, ToolSet
 from ._naming import MCP_NAME_MAX, PORTABLE_NAME_MAX, base_name, portable_name, shorten, unique_names
-from ._schema import SchemaShaper
+from ._schema import COMPACT_INLINE_BYTES, MAX_INPUT_SCHEMA_BYTES, SchemaShaper
 
 Json = Any
 # Output schemas describe answers (a client may check structuredContent against them); past this many
@@ -35,6 +36,7 @@ def convert(document: ApiDocument, options: ConvertOptions | None = None) -> Too
     tools: list[Tool] = []
     disabled: list[str] = []
     renamed: set[int] = set()
+    compact: SchemaShaper | None = None  # made only for a document whose copies multiply
     for operation, name in zip(kept, names, strict=True):
         override = options.overrides.get(name)
         if override is None and operation.operation_id and id_counts[operation.operation_id] == 1:
@@ -43,13 +45,18 @@ def convert(document: ApiDocument, options: ConvertOptions | None = None) -> Too
             disabled.append(name)
             continue
         plan = plan_arguments(operation, document, shaper, credentials)
+        definitions = shaper.definitions(plan.needs, "input")
+        if _input_bytes(plan, definitions) > MAX_INPUT_SCHEMA_BYTES:
+            compact = compact or SchemaShaper(document.resolver, COMPACT_INLINE_BYTES)
+            plan = plan_arguments(operation, document, compact, credentials)
+            definitions = compact.definitions(plan.needs, "input")
         final_name = override.name if override is not None and override.name else name
         if final_name != name:
             renamed.add(len(tools))
         description = describe(operation)
         if override is not None and override.description:
             description = override.description
-        tools.append(_tool(operation, final_name, name, description, plan, shaper))
+        tools.append(_tool(operation, final_name, name, description, plan, definitions, shaper))
     if renamed:  # a configured name wins; a tool it collides with takes the suffix
         finals = unique_names(
             [tool.name for tool in tools],
@@ -69,10 +76,15 @@ def convert(document: ApiDocument, options: ConvertOptions | None = None) -> Too
     return ToolSet(
         document=document,
         tools=tuple(tools),
-        unresolved_refs=dict(sorted(shaper.unresolved.items())),
+        unresolved_refs=dict(sorted((shaper.unresolved | (compact.unresolved if compact else {})).items())),
         skipped_deprecated=skipped,
         disabled=tuple(disabled),
     )
+
+
+def _input_bytes(plan: ArgumentPlan, definitions: dict[str, Json]) -> int:
+    """About the size of the tool's input schema: its arguments' schemas and the `$defs` they need."""
+    return len(dumps_bytes([argument.schema for argument in plan.arguments])) + len(dumps_bytes(definitions))
 
 
 def _tool(
@@ -81,6 +93,7 @@ def _tool(
     default_name: str,
     description: str,
     plan: ArgumentPlan,
+    definitions: dict[str, Json],
     shaper: SchemaShaper,
 ) -> Tool:
     properties = {argument.name: argument.schema for argument in plan.arguments}
@@ -89,7 +102,6 @@ def _tool(
     if required:
         input_schema["required"] = required
     input_schema["additionalProperties"] = False
-    definitions = shaper.definitions(plan.needs, "input")
     if definitions:
         input_schema["$defs"] = definitions
     return Tool(

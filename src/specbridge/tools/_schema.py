@@ -40,6 +40,12 @@ Json = Any
 
 # A referenced schema larger than this (serialised, once shaped) goes to `$defs` instead of being copied.
 LARGE_SCHEMA_BYTES = 2048
+# Copies multiply: a schema just under the bound, named 24 times by a schema that is itself copied,
+# grows a 200 KB document into megabytes per tool. A tool whose input schema passes this size (the
+# largest in the corpus is 165 KB: Adyen's 80-branch payment method) is shaped again with every
+# referenced schema over COMPACT_INLINE_BYTES in `$defs`, each once.
+MAX_INPUT_SCHEMA_BYTES = 256 * 1024
+COMPACT_INLINE_BYTES = 256
 MAX_INLINE_DEPTH = 96
 # How far `readOnly`/`writeOnly` and discriminator values are looked for through `$ref`/`allOf` chains.
 _FLAG_DEPTH = 16
@@ -64,8 +70,9 @@ class Definition:
 class SchemaShaper:
     """Shapes the schemas of one document. Not thread-safe; one per conversion."""
 
-    def __init__(self, resolver: Resolver) -> None:
+    def __init__(self, resolver: Resolver, inline_bytes: int = LARGE_SCHEMA_BYTES) -> None:
         self.resolver = resolver
+        self.inline_bytes = inline_bytes  # a referenced schema larger than this goes to `$defs`
         self._memo: dict[tuple[str, Mode], Shaped] = {}
         self._bounded_memo: dict[tuple[str, Mode, int], Shaped] = {}
         self._definitions: dict[tuple[str, Mode], Definition] = {}
@@ -154,7 +161,7 @@ class SchemaShaper:
         if shaped is None:
             shaped = self._node(target.value, target.base, mode, depth + 1)
             self._memo[memo_key] = shaped
-        if len(dumps_bytes(shaped.value)) > LARGE_SCHEMA_BYTES:
+        if len(dumps_bytes(shaped.value)) > self.inline_bytes:
             return Shaped({"$ref": "#/$defs/" + self._def_name(key)}, frozenset({key}))
         return shaped
 
