@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import json
+import json.scanner
 import re
 from dataclasses import dataclass, field
 
@@ -28,6 +29,8 @@ _FLOW_TOKEN = re.compile(
     r""""(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[{}\[\],:]|#[^\n]*|[^\s{}\[\],:"'#](?:[^{}\[\],:\n]|:(?![\s,\]}]))*"""
 )
 _PROPERTIES = re.compile(r"(?:[&!][^\s]*[ \t]+)+")  # anchors and tags before a value
+# `scan_once(text, index)` → (value, end): JSON's C scanner, to step over a whole value at once.
+_SCAN = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]  # typeshed: the context is any decoder
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,16 +143,24 @@ class Locator:
             properties = _PROPERTIES.match(text, start)
             if properties:
                 start = properties.end()
-        line_end = text.find("\n", start)
-        line_end = len(text) if line_end < 0 else line_end
-        rest = text[start:line_end].strip()
-        if node.indent < 0 and rest[:1] not in ("{", "["):
-            rest = ""  # a block root: its children are on this line and below
-            line_end = start - 1
-        if rest.startswith(("{", "[")):
-            if rest[1:].strip() == "" or rest[1:].lstrip().startswith("#"):
-                return self._pretty(start, line_end)
-            return self._flow(start)
+        opening = start
+        while opening < len(text) and text[opening] in " \t":
+            opening += 1
+        if text[opening : opening + 1] in ("{", "["):
+            # Never the rest of the line as a string: minified JSON is one line of megabytes.
+            after = opening + 1
+            while after < len(text) and text[after] in " \t\r":
+                after += 1
+            if after < len(text) and text[after] not in "\n#":
+                return self._flow(start)
+            line_end = text.find("\n", opening)
+            return self._pretty(start, len(text) if line_end < 0 else line_end)
+        if node.indent < 0:
+            rest, line_end = "", start - 1  # a block root: its children are on this line and below
+        else:
+            line_end = text.find("\n", start)
+            line_end = len(text) if line_end < 0 else line_end
+            rest = text[start:line_end].strip()
         if rest and not rest.startswith("#"):
             if node.item:
                 match = _KEY_AT.match(text, start)
@@ -227,7 +238,47 @@ class Locator:
         return children
 
     def _flow(self, bracket: int) -> _Children | None:
-        """Minified JSON and flow YAML: one tokenizer pass over this container only."""
+        """Minified JSON and flow YAML: one tokenizer pass over this container only (JSON's own C
+        scanner steps over each value at once where the container is JSON)."""
+        found = self._json_children(bracket)
+        return found if found is not None else self._flow_tokens(bracket)
+
+    def _json_children(self, bracket: int) -> _Children | None:
+        """The container's children, each value skipped by the C scanner of `json`; None when the text
+        is not JSON there (flow YAML: unquoted keys, comments)."""
+        text = self.text
+        children = _Children()
+        mapping = text[bracket] == "{"
+        closing = "}" if mapping else "]"
+        try:
+            position = self._skip_space(bracket + 1)
+            if text[position] == closing:
+                return children
+            while True:
+                if mapping:
+                    if text[position] != '"':
+                        return None
+                    key, after_key = _SCAN(text, position)
+                    colon = self._skip_space(after_key)
+                    if text[colon] != ":":
+                        return None
+                    value = self._skip_space(colon + 1)
+                    children.keys.setdefault(key, _Node(position, value, -1))
+                else:
+                    value = position
+                    children.items.append(_Node(value, value, -1))
+                _, end = _SCAN(text, value)
+                position = self._skip_space(end)
+                if text[position] == ",":
+                    position = self._skip_space(position + 1)
+                elif text[position] == closing:
+                    return children
+                else:
+                    return None
+        except (StopIteration, ValueError, IndexError, RecursionError):
+            return None
+
+    def _flow_tokens(self, bracket: int) -> _Children | None:
         children = _Children()
         mapping = self.text[bracket] == "{"
         depth = 0

@@ -4,10 +4,12 @@ in the URL, document notes."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from .._json import dumps_bytes
 from ..document import Operation
 from ..document.pointer import escape_token
 from ..tools import CATALOGUE_MAX_TOKENS, CATALOGUE_MAX_TOOLS, Tool, base_name, catalogue_tokens, is_regex
@@ -22,6 +24,7 @@ _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 _FILLER = frozenset({"a", "an", "the", "of", "for", "by", "to", "endpoint", "operation", "api", "method"})
 _RESTATE_MAX_WORDS = 8
 _IRREVERSIBLE_EXTENSIONS = ("x-irreversible", "x-specbridge-irreversible")
+_PATTERN_VALUE = re.compile(rb'"pattern":"((?:[^"\\]|\\.)*)"')
 
 
 def _words(text: str) -> list[str]:
@@ -155,7 +158,10 @@ def _where_ref(data: Any, ref: str) -> str:
 def pattern_invalid(context: LintContext) -> Iterable[Finding]:
     """A `pattern` (or `patternProperties` key) that is no ECMA-262 regular expression: the tools leave
     it out, so the agent is never told the rule the API checks."""
-    stack: list[tuple[Any, str]] = [(context.toolset.document.data, "")]
+    data = context.toolset.document.data
+    if not _may_hold_bad_pattern(data):
+        return
+    stack: list[tuple[Any, str]] = [(data, "")]
     while stack:
         node, pointer = stack.pop()
         if isinstance(node, dict):
@@ -171,6 +177,18 @@ def pattern_invalid(context: LintContext) -> Iterable[Finding]:
             )
         elif isinstance(node, list):
             stack.extend((value, f"{pointer}/{index}") for index, value in reversed(list(enumerate(node))))
+
+
+def _may_hold_bad_pattern(data: Any) -> bool:
+    """False when every `pattern` value in the document compiles, found in its JSON text at C speed
+    (the walk that names pointers costs a Python step per node: seconds on a 50 MB document)."""
+    try:
+        text = dumps_bytes(data)
+    except (TypeError, ValueError):
+        return True
+    if b'"patternProperties"' in text:
+        return True
+    return not all(is_regex(json.loads(b'"' + raw + b'"')) for raw in set(_PATTERN_VALUE.findall(text)))
 
 
 def _bad_pattern(context: LintContext, pattern: str, pointer: str) -> Finding:
