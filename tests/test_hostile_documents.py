@@ -118,6 +118,15 @@ ODD: list[Any] = [
 ]
 
 
+KEYWORDS = [
+    "type", "required", "items", "enum", "pattern", "properties", "allOf", "oneOf", "anyOf", "not",
+    "additionalProperties", "format", "minimum", "maxLength", "default", "const", "nullable", "readOnly",
+    "discriminator", "$ref", "tags", "parameters", "requestBody", "responses", "content", "schema",
+    "in", "name", "style", "explode", "security", "servers", "operationId", "prefixItems",
+    "patternProperties", "dependentRequired", "encoding", "consumes", "produces",
+]  # fmt: skip
+
+
 def _nodes(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     found = [path] if path else []
     if isinstance(value, dict):
@@ -143,8 +152,11 @@ def broken(draw: st.DrawFn) -> dict[str, Any]:
         for part in path[:-1]:
             parent = parent[part]
         key = path[-1]
-        how = draw(st.sampled_from(["odd", "odd", "delete", "ref", "nest"]))
-        if how == "odd":
+        how = draw(st.sampled_from(["odd", "keyword", "keyword", "delete", "ref", "nest"]))
+        if how == "keyword" and isinstance(parent, dict):
+            # a keyword of the node's own kind (schema, parameter, operation) set to an odd value
+            parent[draw(st.sampled_from(KEYWORDS))] = copy.deepcopy(draw(st.sampled_from(ODD)))
+        elif how in ("odd", "keyword"):
             parent[key] = copy.deepcopy(draw(st.sampled_from(ODD)))
         elif how == "delete" and isinstance(parent, dict):
             del parent[key]
