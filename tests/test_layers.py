@@ -10,7 +10,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "specbridge"
 # The ground: the error tree, JSON out, network rules (public hosts, egress.allow, base URLs), the
 # gateway's default deadline, `__version__`.
-GROUND = {"_deadline", "_errors", "_json", "_lazy", "_network"}
+GROUND = {"_deadline", "_errors", "_files", "_json", "_lazy", "_network"}
 SHARED = GROUND | {"__init__"}
 ALLOWED = {
     "document": {"document"},
