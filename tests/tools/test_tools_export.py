@@ -105,6 +105,39 @@ def test_the_openai_export_is_function_tools() -> None:
     assert "strict" not in tools[0]["function"]
 
 
+LONG = (
+    "paths:\n  /reports:\n    post:\n      operationId: makeReport\n      summary: Make a report.\n"
+    "      description: |\n"
+    + "".join(
+        f"        Sentence number {n} of a long explanation of what a report holds.\n" for n in range(90)
+    )
+    + "      responses:\n        '201': {description: Made}\n        '422': {description: Bad}\n"
+)
+
+
+def test_openai_gets_descriptions_within_the_1024_characters_it_accepts_the_others_whole() -> None:
+    tools = toolset(LONG)
+    [description] = [tool["function"]["description"] for tool in export_openai(tools)]
+    assert len(tools.tools[0].description) > 5000
+    assert len(description) <= 1024
+    assert description.startswith("Make a report.\n\nSentence number 0 of")
+    assert description.endswith(
+        "of a long explanation of what a report holds.…\n\nReturns 201: Made. Errors: 422."
+    )
+    assert export_anthropic(tools)[0]["description"] == tools.tools[0].description
+    assert export_mcp(tools)["tools"][0]["description"] == tools.tools[0].description
+
+
+def test_a_long_description_from_the_config_is_cut_at_a_sentence_for_openai() -> None:
+    from specbridge.tools import ConvertOptions, ToolOverride
+
+    mine = " ".join(f"Our sentence {n} about reports." for n in range(100))
+    tools = toolset(LONG, ConvertOptions(overrides={"makeReport": ToolOverride(description=mine)}))
+    [description] = [tool["function"]["description"] for tool in export_openai(tools)]
+    assert len(description) <= 1024
+    assert description.endswith("about reports.…")
+
+
 def test_strict_mode_closes_every_object_requires_every_property_and_makes_optional_ones_nullable() -> None:
     tools = export_openai(toolset(MIXED), strict=True)
     function = tools[0]["function"]

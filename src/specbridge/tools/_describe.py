@@ -37,20 +37,38 @@ def deprecation_notice(operation: Operation) -> str:
     return notice + "."
 
 
-def describe(operation: Operation) -> str:
-    parts = []
+def describe(operation: Operation, limit: int | None = None) -> str:
+    """What the tool does: deprecation, summary, description, outcome. Within `limit` characters, the
+    document's description is what gets shortened (at a sentence where it can), the rest is kept."""
+    head, tail = [], []
     notice = deprecation_notice(operation)
     if notice:
-        parts.append(notice)
+        head.append(notice)
     summary, description = operation.summary, operation.description
     if summary and not description.startswith(summary.rstrip(".")):
-        parts.append(summary if summary.endswith((".", "!", "?")) else summary + ".")
-    if description:
-        parts.append(description)
+        head.append(summary if summary.endswith((".", "!", "?")) else summary + ".")
     outcome = _outcome(operation)
     if outcome:
-        parts.append(outcome)
-    return "\n\n".join(parts) if parts else f"{operation.method} {operation.path}"
+        tail.append(outcome)
+    if limit is not None and description:
+        room = limit - sum(len(part) + 2 for part in head + tail)
+        description = shorten_text(description, room) if room >= 80 else ""
+    parts = head + ([description] if description else []) + tail
+    text = "\n\n".join(parts) if parts else f"{operation.method} {operation.path}"
+    return text if limit is None else shorten_text(text, limit)
+
+
+def shorten_text(text: str, limit: int) -> str:
+    """`text` within `limit` characters: whole when it fits, else cut after the last sentence or
+    paragraph that fits (at a word when none does), with "…" to say so."""
+    if len(text) <= limit:
+        return text
+    kept = text[: limit - 1]
+    ends = [kept.rfind(mark) + len(mark) - 1 for mark in (". ", ".\n", "\n\n", "! ", "? ")]
+    cut = max(ends)
+    if cut < limit // 2:
+        cut = kept.rfind(" ") if kept.rfind(" ") >= limit // 2 else len(kept)
+    return kept[:cut].rstrip() + "…"
 
 
 def _outcome(operation: Operation) -> str:

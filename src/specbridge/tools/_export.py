@@ -5,12 +5,14 @@ from __future__ import annotations
 from typing import Any, Literal, get_args
 
 from .._errors import ExportError
+from ._describe import describe, shorten_text
 from ._model import Tool, ToolSet
 from ._strict import StrictIncompatible, strict_schema
 
 Json = Any
 ExportFormat = Literal["mcp", "anthropic", "openai"]
 TOOL_SEARCH_TOOL = {"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"}
+OPENAI_DESCRIPTION_MAX = 1024
 
 
 def mcp_tool(tool: Tool) -> dict[str, Json]:
@@ -59,7 +61,7 @@ def export_openai(toolset: ToolSet, *, strict: bool = False) -> list[dict[str, J
     `strict: true` and a strict schema; a tool it cannot express keeps its schema with `strict: false`."""
     result = []
     for tool in toolset.tools:
-        function: dict[str, Json] = {"name": tool.portable_name, "description": tool.description}
+        function: dict[str, Json] = {"name": tool.portable_name, "description": openai_description(tool)}
         if strict:
             try:
                 function["parameters"] = strict_schema(tool.input_schema)
@@ -71,6 +73,16 @@ def export_openai(toolset: ToolSet, *, strict: bool = False) -> list[dict[str, J
             function["parameters"] = tool.input_schema
         result.append({"type": "function", "function": function})
     return result
+
+
+def openai_description(tool: Tool) -> str:
+    """The tool's description within the 1,024 characters OpenAI accepts (a longer one fails the whole
+    request with `string_above_max_length`): the document's own description is what gets shortened."""
+    if len(tool.description) <= OPENAI_DESCRIPTION_MAX:
+        return tool.description
+    if tool.description == describe(tool.operation):
+        return describe(tool.operation, OPENAI_DESCRIPTION_MAX)
+    return shorten_text(tool.description, OPENAI_DESCRIPTION_MAX)  # the config's own text
 
 
 def export(toolset: ToolSet, fmt: ExportFormat, *, strict: bool = False, defer_loading: bool = False) -> Json:
