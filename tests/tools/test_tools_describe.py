@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from specbridge.tools import ConvertOptions, ToolOverride
 
@@ -111,3 +113,17 @@ def test_hints_follow_the_method_and_are_all_set(
         idempotent,
         True,
     )
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(st.sampled_from("ab .!?\n"), max_size=400), limit=st.integers(2, 300))
+def test_a_shortened_text_fits_its_limit_and_is_the_text_itself_when_that_fits(text: str, limit: int) -> None:
+    from specbridge.tools._describe import shorten_text
+
+    shortened = shorten_text(text, limit)
+    assert len(shortened) <= limit
+    if len(text) <= limit:
+        assert shortened == text
+    else:
+        assert shortened.endswith("…")
+        assert text.startswith(shortened[:-1])
