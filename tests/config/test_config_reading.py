@@ -117,6 +117,16 @@ def test_asking_for_an_api_by_name_says_which_ones_exist(tmp_path: Path) -> None
         config.api()
 
 
+def test_description_max_reaches_the_conversion_and_refuses_a_length_too_short_to_say_anything(
+    tmp_path: Path,
+) -> None:
+    config = load_config(write(tmp_path, "apis:\n  a: {spec: ./a.yaml, description_max: 1024}\n"))
+    assert config.apis["a"].convert_options().description_max == 1024
+    error = failure(tmp_path, "apis:\n  a: {spec: ./a.yaml, description_max: 50}\n")
+    assert error.code is ErrorCode.CONFIG_INVALID
+    assert "description_max" in str(error) and "at least 200" in str(error)
+
+
 def test_a_missing_config_file_has_its_own_code(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as caught:
         load_config(tmp_path / "nope.yaml")

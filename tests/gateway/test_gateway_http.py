@@ -59,6 +59,24 @@ async def test_tools_are_listed_with_their_hints_and_output_schema(config: Path,
     assert listing.next_cursor is None
 
 
+async def test_description_max_shortens_every_description_the_client_is_handed(
+    tmp_path: Path, upstream: Upstream
+) -> None:
+    # For clients that hand MCP tools to OpenAI, which refuses a description over 1,024 characters.
+    spec = many_operations_spec(3, description_bytes=3000)
+    config = write_config(tmp_path, upstream, spec=spec, extra="search: off\ndescription_max: 1024\n")
+    async with (
+        in_process_gateway(config) as (asgi, _),
+        http_client(f"{IN_PROCESS}/mcp", mode=ERAS[0], transport=asgi) as client,
+    ):
+        listing = await client.list_tools()
+    descriptions = [tool.description or "" for tool in listing.tools]
+    assert len(descriptions) == 3
+    assert all(700 < len(text) <= 1024 for text in descriptions), [len(text) for text in descriptions]
+    assert all(text.startswith("Thing ") and text.endswith("Returns 200: OK.") for text in descriptions)
+    assert all("…" in text for text in descriptions)
+
+
 @pytest.mark.parametrize("era", ERAS)
 async def test_each_api_is_also_served_under_its_own_name(config: Path, era: str) -> None:
     async with (

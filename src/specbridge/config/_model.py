@@ -158,6 +158,7 @@ class ApiConfig:
     timeout: float = DEFAULT_TIMEOUT
     egress: EgressConfig = field(default_factory=EgressConfig)
     include_deprecated: bool = False
+    description_max: int | None = None  # tool descriptions shortened to this many characters
     search: SearchMode = "auto"
     tools: Mapping[str, ToolConfig] = field(default_factory=dict)
     approvals: ApprovalsConfig = field(default_factory=ApprovalsConfig)  # the top level's, merged
@@ -176,6 +177,7 @@ class ApiConfig:
     def convert_options(self) -> ConvertOptions:
         return ConvertOptions(
             include_deprecated=self.include_deprecated,
+            description_max=self.description_max,
             overrides={
                 name: ToolOverride(name=tool.name, description=tool.description, disabled=tool.disabled)
                 for name, tool in self.tools.items()

@@ -304,6 +304,7 @@ class _Builder:
             timeout=DEFAULT_TIMEOUT if timeout is None else float(timeout),
             egress=egress,
             include_deprecated=bool(raw.get("include_deprecated")),
+            description_max=raw.get("description_max"),
             search=raw.get("search", "auto"),
             tools={tool: self.tool(entry or {}) for tool, entry in (raw.get("tools") or {}).items()},
             approvals=self.approvals(raw.get("approvals") or {}, approvals, [*key, "approvals"]),

@@ -10,7 +10,7 @@ from typing import Any
 from .._json import dumps_bytes
 from ..document import ApiDocument, Operation, Schema
 from ._arguments import ArgumentPlan, credential_names, plan_arguments
-from ._describe import describe, hints, title
+from ._describe import describe, hints, shorten_text, title
 from ._model import ConvertOptions, Tool, ToolSet
 from ._naming import MCP_NAME_MAX, PORTABLE_NAME_MAX, base_name, portable_name, shorten, unique_names
 from ._schema import COMPACT_INLINE_BYTES, MAX_INPUT_SCHEMA_BYTES, SchemaShaper
@@ -53,9 +53,11 @@ def convert(document: ApiDocument, options: ConvertOptions | None = None) -> Too
         final_name = override.name if override is not None and override.name else name
         if final_name != name:
             renamed.add(len(tools))
-        description = describe(operation)
+        description = describe(operation, options.description_max)
         if override is not None and override.description:
             description = override.description
+            if options.description_max is not None:
+                description = shorten_text(description, options.description_max)
         tools.append(_tool(operation, final_name, name, description, plan, definitions, shaper))
     if renamed:  # a configured name wins; a tool it collides with takes the suffix
         finals = unique_names(

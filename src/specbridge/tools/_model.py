@@ -91,6 +91,7 @@ class ToolOverride:
 class ConvertOptions:
     include_deprecated: bool = False
     overrides: Mapping[str, ToolOverride] = field(default_factory=dict)
+    description_max: int | None = None  # each description shortened to this many characters
 
 
 @dataclass(frozen=True, slots=True)
