@@ -28,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -51,11 +52,13 @@ def task_sets(only: set[str] | None = None) -> list[dict[str, Any]]:
     ]
 
 
-def score(index: SearchIndex, tasks: list[dict[str, Any]], misses: bool) -> tuple[float, float, float]:
+def score(
+    ranked: Callable[[str], list[str]], tasks: list[dict[str, Any]], misses: bool
+) -> tuple[float, float, float]:
+    """recall@1, recall@5 and MRR of a search that gives the tool names for a query, best first."""
     at1 = at5 = reciprocal = 0.0
     for task in tasks:
-        ranked, _ = index.rank(task["query"])
-        names = [index.tools[i].name for i in ranked[:20]]
+        names = ranked(task["query"])[:20]
         rank = next((n for n, name in enumerate(names, 1) if name in task["accept"]), None)
         at1 += rank == 1
         at5 += rank is not None and rank <= 5
@@ -66,19 +69,32 @@ def score(index: SearchIndex, tasks: list[dict[str, Any]], misses: bool) -> tupl
     return at1 / count, at5 / count, reciprocal / count
 
 
-def score_anthropic(toolset: ToolSet, tasks: list[dict[str, Any]]) -> tuple[float, float, float]:
+def ours(index: SearchIndex) -> Callable[[str], list[str]]:
+    return lambda query: [index.tools[i].name for i in index.rank(query)[0]]
+
+
+def anthropic(toolset: ToolSet) -> Callable[[str], list[str]]:
     """The emulated Anthropic search over the Anthropic export (its names are the portable ones)."""
     entries = [entry for entry in export_anthropic(toolset, defer_loading=True) if "input_schema" in entry]
     index = AnthropicBm25(entries)
-    at1 = at5 = reciprocal = 0.0
-    for task in tasks:
-        names = [toolset.tools[i].name for i in index.rank(task["query"])]
-        rank = next((n for n, name in enumerate(names, 1) if name in task["accept"]), None)
-        at1 += rank == 1
-        at5 += rank is not None and rank <= 5
-        reciprocal += 1 / rank if rank else 0.0
-    count = len(tasks)
-    return at1 / count, at5 / count, reciprocal / count
+    return lambda query: [toolset.tools[i].name for i in index.rank(query)]
+
+
+def latency(search: Callable[[str], object], queries: list[str]) -> str:
+    """Median and p95 wall time of one search after a warm-up pass, and the median CPU time."""
+    for query in queries:
+        search(query)
+    timings, cpu = [], []
+    for query in queries:
+        started, started_cpu = time.perf_counter(), time.thread_time()
+        search(query)
+        timings.append((time.perf_counter() - started) * 1000)
+        cpu.append((time.thread_time() - started_cpu) * 1000)
+    timings.sort()
+    return (
+        f"median {statistics.median(timings):.2f} ms, p95 {timings[int(len(timings) * 0.95)]:.2f} ms"
+        f" (CPU of this thread: median {statistics.median(cpu):.2f} ms)"
+    )
 
 
 def main() -> None:
@@ -117,12 +133,12 @@ def main() -> None:
                 again = f", again from the cache {time.perf_counter() - started:.2f} s"
             else:
                 again = ""
-            at1, at5, mrr = score(index, tasks["tasks"], options.misses and tasks["split"] == "tune")
+            at1, at5, mrr = score(ours(index), tasks["tasks"], options.misses and tasks["split"] == "tune")
             totals.setdefault((mode, tasks["split"]), []).extend([at1, at5, mrr])
             print(
                 f"  {mode:8} recall@1 {at1:.2f}  recall@5 {at5:.2f}  MRR {mrr:.2f}   (index built in {built:.2f} s{again})"
             )
-        at1, at5, mrr = score_anthropic(toolset, tasks["tasks"])
+        at1, at5, mrr = score(anthropic(toolset), tasks["tasks"], False)
         totals.setdefault(("anthropic", tasks["split"]), []).extend([at1, at5, mrr])
         print(
             f"  {'anthropic':8} recall@1 {at1:.2f}  recall@5 {at5:.2f}  MRR {mrr:.2f}   (emulated, see search_anthropic.py)"
@@ -137,32 +153,13 @@ def main() -> None:
     for mode in modes:
         settings = SearchSettings(semantic="on" if mode == "semantic" else "off", cache_dir=cache)
         index = SearchIndex.build(big, None, settings=settings)
-        for query in queries:
-            index.search(query)
-        timings, cpu = [], []
-        for query in queries:
-            started, started_cpu = time.perf_counter(), time.thread_time()
-            index.search(query)
-            timings.append((time.perf_counter() - started) * 1000)
-            cpu.append((time.thread_time() - started_cpu) * 1000)
-        timings.sort()
-        print(
-            f"latency {mode:8} {len(big)} tools, {len(queries)} queries: median {statistics.median(timings):.2f} ms,"
-            f" p95 {timings[int(len(timings) * 0.95)]:.2f} ms (CPU of this thread: median"
-            f" {statistics.median(cpu):.2f} ms)"
-        )
+        print(f"latency {mode:8} {len(big)} tools, {len(queries)} queries: {latency(index.search, queries)}")
     emulated = AnthropicBm25(
         [entry for name in ("github", "stripe") for entry in export_anthropic(toolsets[name])]
     )
-    timings = []
-    for query in queries:
-        started = time.perf_counter()
-        emulated.rank(query, 5)
-        timings.append((time.perf_counter() - started) * 1000)
-    timings.sort()
     print(
-        f"latency anthropic {len(big)} tools, {len(queries)} queries: median {statistics.median(timings):.2f} ms,"
-        f" p95 {timings[int(len(timings) * 0.95)]:.2f} ms (emulated; the real one runs on Anthropic's servers)"
+        f"latency anthropic {len(big)} tools, {len(queries)} queries: {latency(emulated.rank, queries)}"
+        " (emulated; the real one runs on Anthropic's servers)"
     )
     if options.peer:
         shared = {
