@@ -44,7 +44,7 @@ sys.path.insert(0, str(ROOT))
 from tests.gateway._harness import write_config  # noqa: E402
 from tests.support.upstream import Upstream, json_response  # noqa: E402
 
-from specbridge.gateway import key_sha256, new_key  # noqa: E402
+from specbridge.access import key_sha256, new_key  # noqa: E402
 
 POSTGRES = "postgresql://postgres@127.0.0.1:5432/test"
 REDIS = "redis://127.0.0.1:6379/0"

@@ -34,8 +34,8 @@ import redis
 from specbridge.call import CallResult
 from specbridge.config import config_from_data
 from specbridge.document import load_document
-from specbridge.gateway._approving import ApprovalService
-from specbridge.gateway._long_calls import CallService
+from specbridge.service._approving import ApprovalService
+from specbridge.service._long_calls import CallService
 from specbridge.tools import convert
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from specbridge.cli import app
 from specbridge.config import load_config
-from specbridge.gateway import ApprovalGate, config_store
+from specbridge.service import ApprovalGate, config_store
 from specbridge.store import Approval, Status
 
 ARGS = {"orderId": "o-1", "amount": 25}

@@ -9,8 +9,8 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "specbridge"
 # The ground: the error tree, JSON out, network rules (public hosts, egress.allow, base URLs), the
-# gateway's default deadline, `__version__`.
-GROUND = {"_deadline", "_errors", "_files", "_json", "_lazy", "_network"}
+# gateway's default deadline, `__version__`, JSON log lines.
+GROUND = {"_deadline", "_errors", "_files", "_json", "_lazy", "_logging", "_network", "_version"}
 SHARED = GROUND | {"__init__"}
 ALLOWED = {
     "document": {"document"},
@@ -19,9 +19,17 @@ ALLOWED = {
     "lint": {"document", "tools", "lint", "config"},
     "call": {"document", "tools", "call", "config"},
     "search": {"document", "tools", "search"},
-    "gateway": {"document", "tools", "call", "search", "gateway", "config", "store", "approvals"},
     "store": {"store"},
     "approvals": {"store", "approvals"},
+    "access": {"config", "access"},
+    "files": {"tools", "call", "config", "store", "access", "files"},
+    "webhooks": {"call", "config", "store", "approvals", "webhooks"},
+    "service": {"document", "tools", "call", "config", "store", "approvals", "files", "webhooks", "service"},
+    "admin": {"config", "store", "approvals", "access", "service", "admin"},
+    "gateway": {
+        *("document", "tools", "call", "search", "config", "store", "approvals"),
+        *("access", "files", "webhooks", "service", "admin", "gateway"),
+    },
     "examples": {"examples"},
 }
 MCP_ALLOWED = {"gateway", "cli"}  # nothing below the gateway knows about MCP

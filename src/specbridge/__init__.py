@@ -19,8 +19,7 @@ from ._errors import ErrorCode as ErrorCode
 from ._errors import ExportError as ExportError
 from ._errors import SpecbridgeError as SpecbridgeError
 from ._lazy import lazy_exports
-
-__version__ = "0.1.0"
+from ._version import __version__ as __version__
 
 if TYPE_CHECKING:
     from .config import Config as Config

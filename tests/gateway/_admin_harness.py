@@ -10,8 +10,10 @@ from typing import Any
 
 import httpx
 
+from specbridge.access import key_sha256
+from specbridge.admin import admin_app
 from specbridge.config import Config, config_from_data
-from specbridge.gateway import ApprovalGate, admin_app, key_sha256
+from specbridge.service import ApprovalGate
 from specbridge.store import Approval, Store, open_store
 
 ADMIN_KEY = "sbk_admin-key-of-alice-0000000000000000000000"

@@ -11,7 +11,8 @@ import anyio
 import httpx
 import pytest
 
-from specbridge.gateway import ApprovalGate, admin_app
+from specbridge.admin import admin_app
+from specbridge.service import ApprovalGate
 from specbridge.store import Status, open_store
 from tests.gateway._admin_harness import (
     ADMIN_KEY,

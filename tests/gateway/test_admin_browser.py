@@ -18,8 +18,10 @@ import pytest
 import uvicorn
 
 from specbridge import ErrorCode
+from specbridge.admin import admin_app
 from specbridge.call import CallResult
-from specbridge.gateway import ApprovalGate, admin_app, base_url, bind
+from specbridge.gateway import base_url, bind
+from specbridge.service import ApprovalGate
 from specbridge.store import Status, open_store
 from tests.gateway._admin_harness import ADMIN_KEY, admin_config
 

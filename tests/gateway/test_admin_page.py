@@ -11,8 +11,8 @@ import httpx
 import pytest
 from starlette.applications import Starlette
 
-from specbridge.gateway import ApprovalGate
-from specbridge.gateway._admin_page import AdminPage
+from specbridge.admin._page import AdminPage
+from specbridge.service import ApprovalGate
 from specbridge.store import Status, open_store
 from tests.gateway._admin_harness import ADMIN_KEY, CLIENT_KEY, Admin, admin_client, admin_config
 

@@ -17,7 +17,7 @@ from specbridge import ErrorCode
 from specbridge.call import Caller, CallResult, ImageContent
 from specbridge.config import config_from_data
 from specbridge.document import parse_document
-from specbridge.gateway import ApprovalGate
+from specbridge.service import ApprovalGate
 from specbridge.store import Status, Store, open_store
 from specbridge.tools import convert
 from tests.support.notice import reads_pending

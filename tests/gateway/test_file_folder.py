@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from specbridge.config import FilesConfig
-from specbridge.gateway._file_folder import GRACE, TEMP, FileFolder, new_file_id
-from specbridge.gateway._files import Files
+from specbridge.files._files import Files
+from specbridge.files._folder import GRACE, TEMP, FileFolder, new_file_id
 from specbridge.store import Store, open_store
 from tests.store._backends import namespaces, store_url
 

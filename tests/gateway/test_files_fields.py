@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from specbridge.document import load_document
-from specbridge.gateway._files import FILE_REF, file_fields, with_file_fields
+from specbridge.files._files import FILE_REF, file_fields, with_file_fields
 from specbridge.tools import ToolSet, convert
 
 DOCUMENT = """\

@@ -12,7 +12,7 @@ import httpx
 import mcp_types as types
 import pytest
 
-from specbridge.gateway import key_sha256, new_key
+from specbridge.access import key_sha256, new_key
 from tests.gateway._harness import http_client, running_gateway, write_config
 from tests.store._backends import namespaces, store_url
 from tests.support.upstream import Upstream, json_response

@@ -8,8 +8,8 @@ import mcp_types as types
 import pytest
 from click.testing import CliRunner
 
+from specbridge.access import key_sha256
 from specbridge.cli import app
-from specbridge.gateway import key_sha256
 from tests.gateway._harness import (
     IN_PROCESS,
     http_client,

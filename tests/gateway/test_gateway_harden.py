@@ -12,8 +12,9 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from starlette.types import Message, Receive, Scope, Send
 
 from specbridge._errors import ErrorCode, SpecbridgeError
+from specbridge.access import key_sha256
 from specbridge.config import load_config
-from specbridge.gateway import Gateway, key_sha256
+from specbridge.gateway import Gateway
 from specbridge.gateway import _http as http_module
 from tests.gateway._harness import http_client, running_gateway, write_config
 from tests.support.upstream import Upstream, json_response

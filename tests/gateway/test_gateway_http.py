@@ -340,7 +340,7 @@ async def test_logs_are_json_lines_without_argument_values_or_keys(config: Path)
     import json
     import logging
 
-    from specbridge.gateway import configure_logging
+    from specbridge._logging import configure_logging
 
     stream = io.StringIO()
     handler = configure_logging(stream)

@@ -16,9 +16,9 @@ import mcp_types as types
 import pytest
 from standardwebhooks import Webhook
 
-from specbridge.gateway import key_sha256, new_key
-from specbridge.gateway._idempotency import derived_key, fingerprint, store_key
-from specbridge.gateway._long_calls import call_key
+from specbridge.access import key_sha256, new_key
+from specbridge.service._idempotency import derived_key, fingerprint, store_key
+from specbridge.service._long_calls import call_key
 from specbridge.store import open_store
 from tests.gateway._harness import SPEC, http_client, running_gateway, write_config
 from tests.gateway._process import gateway_processes

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from specbridge.call import CallResult
-from specbridge.gateway._idempotency import Idempotency, store_key
+from specbridge.service._idempotency import Idempotency, store_key
 from specbridge.store import ClaimState, open_store
 
 SCOPE = ("shop", "bot", "createOrder")

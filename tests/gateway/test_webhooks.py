@@ -21,8 +21,8 @@ from standardwebhooks.webhooks import WebhookVerificationError
 
 from specbridge.approvals import Approvals, ApprovalSettings
 from specbridge.config import EgressConfig, Secret, WebhookConfig, config_from_data
-from specbridge.gateway._webhooks import Backoff, WebhookSender, approval_route, secret_key, signature
 from specbridge.store import Store, open_store
+from specbridge.webhooks._sender import Backoff, WebhookSender, approval_route, secret_key, signature
 from tests.support.upstream import RecordedRequest, Reply, Upstream, redirect, text_response
 
 WHSEC = "whsec_" + base64.b64encode(secrets.token_bytes(32)).decode()
@@ -311,7 +311,7 @@ async def test_other_topics_stay_in_the_outbox_for_their_own_sender(
 async def test_the_background_sender_delivers_while_running_and_is_absent_without_a_webhook(
     store: Store, clock: Clock, receiver: Upstream, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from specbridge.gateway import running_webhooks
+    from specbridge.webhooks import running_webhooks
 
     monkeypatch.setenv("SB_TEST_WEBHOOK", WHSEC)
     plain = config_from_data({"apis": {"shop": {"spec": "shop.yaml"}}}, source="specbridge.yaml")
@@ -369,7 +369,7 @@ async def test_one_calls_events_wait_for_each_other_and_other_calls_do_not_wait(
 async def test_a_clients_event_goes_to_its_own_webhook_only_while_it_subscribes(
     store: Store, clock: Clock, receiver: Upstream, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from specbridge.gateway._approving import announcer
+    from specbridge.service._approving import announcer
 
     monkeypatch.setenv("SB_TEST_WEBHOOK", WHSEC)
     monkeypatch.setenv("SB_TEST_CLIENT", OLD_WHSEC)

@@ -18,7 +18,7 @@ import anyio
 import pytest
 from standardwebhooks import Webhook
 
-from specbridge.gateway import key_sha256, new_key
+from specbridge.access import key_sha256, new_key
 from specbridge.store import open_store
 from tests.gateway._harness import http_client, running_gateway, write_config
 from tests.gateway.test_gateway_approvals import ADMIN_KEY, admin, approval_id

@@ -19,7 +19,7 @@ import anyio
 import pytest
 from standardwebhooks import Webhook
 
-from specbridge.gateway import key_sha256, new_key
+from specbridge.access import key_sha256, new_key
 from tests.gateway._harness import http_client, write_config
 from tests.gateway._process import gateway_process
 from tests.gateway.test_gateway_approvals import ADMIN_KEY, approval_id

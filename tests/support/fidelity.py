@@ -27,7 +27,7 @@ from typing import Any
 import anyio
 import yaml
 
-from specbridge.gateway._file_fields import FILE_REF
+from specbridge.files._fields import FILE_REF
 from tests.support.fidelity_validator import (
     ValidatorRequest,
     detail_of,

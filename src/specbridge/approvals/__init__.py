@@ -9,6 +9,7 @@ from ._approvals import ApprovalError as ApprovalError
 from ._approvals import Approvals as Approvals
 from ._approvals import ApprovalSettings as ApprovalSettings
 from ._approvals import approval_event as approval_event
+from ._approvals import client_receiver as client_receiver
 from ._approvals import fingerprint as fingerprint
 from ._view import approval_json as approval_json
 from ._view import client_approval_json as client_approval_json
@@ -22,5 +23,6 @@ __all__ = [
     "approval_event",
     "approval_json",
     "client_approval_json",
+    "client_receiver",
     "fingerprint",
 ]

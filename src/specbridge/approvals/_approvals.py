@@ -276,6 +276,11 @@ class Approvals:
             raise _final(approval)
 
 
+def client_receiver(client_id: str) -> str:
+    """The outbox receiver of a client's own webhook (`clients.<id>.webhook`)."""
+    return f"client:{client_id}"
+
+
 def approval_event(
     topic: str,
     approval: Approval,

@@ -15,9 +15,9 @@ from typing import Any
 
 import httpx
 
-from .. import __version__
 from .._errors import ErrorCode
 from .._json import dumps
+from .._version import __version__
 from ..tools import Argument, Tool, is_forbidden_header
 from ._bindings import Extra
 from ._body import Attachment, encode_body

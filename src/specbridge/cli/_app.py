@@ -11,8 +11,8 @@ from typing import Any, NoReturn, TypeVar
 
 import click
 
-from .. import __version__
 from .._errors import ConfigError, DocumentError, ErrorCode, SpecbridgeError, StartError
+from .._version import __version__
 
 F = TypeVar("F", bound=Callable[..., Any])
 

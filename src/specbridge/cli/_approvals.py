@@ -29,7 +29,7 @@ config_option = click.option(
 def _on_desk(config_path: str, work: Callable[[Any], Awaitable[T]]) -> T:
     """Open the config's store, run `work(desk)`, close the store."""
     from ..config import load_config
-    from ..gateway import ApprovalGate, config_store
+    from ..service import ApprovalGate, config_store
 
     config = load_config(config_path)
 

@@ -104,9 +104,10 @@ async def _demo(once: bool, port: int) -> None:
     import uvicorn
     from mcp import Client
 
+    from .._logging import configure_logging
     from ..config import ApiConfig, ApprovalsConfig, AuthConfig, Config, EgressConfig, Secret, ToolConfig
     from ..examples.shop_api import shop_app
-    from ..gateway import Gateway, bind, configure_logging, endpoint_urls, serve_http
+    from ..gateway import Gateway, bind, endpoint_urls, serve_http
 
     class QuietServer(uvicorn.Server):
         """The shop leaves Ctrl-C to the gateway, which then stops it."""

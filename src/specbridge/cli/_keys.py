@@ -20,7 +20,7 @@ def keys_group() -> None:
 @friendly_errors
 def keys_new_command(client_id: str, apis: tuple[str, ...], admin: bool, admin_id: str) -> None:
     """Make a key. The key is shown once (give it to the client); the config stores only its SHA-256."""
-    from ..gateway import key_sha256, new_key
+    from ..access import key_sha256, new_key
 
     key = new_key(admin=admin)
     if admin:

@@ -179,7 +179,8 @@ def serve_command(
     Over HTTP, clients send a key (`specbridge keys new`); a config without clients is served without
     keys, and then only on a loopback address. Logs are JSON lines on stderr."""
     # The gateway (and the mcp SDK) load only when serving, so other commands start fast.
-    from ..gateway import Gateway, configure_logging, endpoint_urls, event_loop_options
+    from .._logging import configure_logging
+    from ..gateway import Gateway, endpoint_urls, event_loop_options
     from ..gateway import serve_http as run_http
     from ..gateway import serve_stdio as run_stdio
 

@@ -71,7 +71,7 @@ def verify_command(delivery: Path, secrets: tuple[str, ...], max_age: float | No
     """Check DELIVERY (a saved request: JSON with headers and body, or the raw HTTP request) against the
     secret(s). Exit 0 when a signature matches, 1 when none does."""
     from ..config import Secret
-    from ..gateway import verify_delivery
+    from ..webhooks import verify as verify_delivery
 
     for reference in secrets:
         if not reference.startswith(("env:", "file:")):

@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .._logging import monotonic
 from ..call import CallResult
 from ..config import ClientConfig
+from ..files import owner_of
 from ..tools import Tool
 from ._elicit import ask_client
-from ._files import owner_of
 from ._gateway import ApiState, Gateway
-from ._logging import monotonic
 
 
 class CallPolicy:

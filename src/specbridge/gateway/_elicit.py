@@ -33,10 +33,10 @@ from pydantic import ValidationError
 
 from .._errors import ErrorCode
 from .._json import dumps
+from .._logging import log_event
 from ..approvals import ApprovalError, Approvals
+from ..service import SEND_MARGIN, ApprovalGate
 from ..store import Approval, Status
-from ._approving import SEND_MARGIN, ApprovalGate
-from ._logging import log_event
 
 Json = Any
 MAX_SHOWN = 4000  # characters of arguments / bound values put in front of the user

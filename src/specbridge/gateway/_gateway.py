@@ -26,19 +26,18 @@ import httpx
 from .._deadline import DEFAULT_DEADLINE as DEFAULT_DEADLINE
 from .._errors import DocumentError, ErrorCode, SpecbridgeError
 from .._files import MAX_DOCUMENT_BYTES, read_bounded
+from .._logging import log_event
 from ..call import Caller, CallLimits, Lru, check_pool
 from ..config import ApiConfig, ClientConfig, Config, SearchIndexConfig, check_tool_names, load_config
 from ..document import load_document
+from ..files import Files
 from ..search import SearchIndex
+from ..service import ApprovalService, CallService
 from ..tools import ToolSet, convert, too_big_for_one_context
-from ._approving import ApprovalService
-from ._files import Files
+from ..webhooks import has_webhooks, running_webhooks
 from ._local import is_loopback
-from ._logging import log_event
-from ._long_calls import CallService
 from ._metrics import Metrics
 from ._search import SearchMode, build_index, search_settings
-from ._webhooks import has_webhooks, running_webhooks
 
 DEFAULT_POLL_INTERVAL = 1.0
 OUTPUT_VALIDATORS = 256  # compiled output schemas kept per API, the least recently used dropped

@@ -32,13 +32,13 @@ from starlette.routing import BaseRoute, Route
 from starlette.types import Receive, Scope, Send
 
 from .._errors import ErrorCode
+from .._logging import log_event
+from ..access import Refusal, authenticate
+from ..admin import LOOPBACK_HOSTS, admin_routes
 from ..config import AdminConfig
-from ._admin import LOOPBACK_HOSTS, admin_routes
-from ._clients import Refusal, authenticate
-from ._file_routes import file_routes
+from ..files import file_routes
 from ._gateway import Gateway
 from ._local import LOCAL_HOSTS, is_loopback
-from ._logging import log_event
 from ._server import CLIENT_SCOPE_KEY, SNAPSHOT_SCOPE_KEY, ApiServer
 from ._sessions import SESSION_HEADER, SessionTable
 
@@ -218,7 +218,9 @@ def http_app(
 
     local = security_settings(host)
     routes += [Route("/healthz", local_route(healthz, local)), Route("/metrics", local_route(metrics, local))]
-    routes += file_routes(gateway, lambda endpoint: local_route(endpoint, local))  # POST /files, …
+    routes += file_routes(
+        gateway.files, lambda: gateway.snapshot.clients, lambda endpoint: local_route(endpoint, local)
+    )  # POST /files, …
     # People answer approvals here (admin keys of the config as it is now; the store's current gate).
     routes += admin_routes(
         gateway.approvals.desk,

@@ -11,9 +11,9 @@ import mcp_types as types
 
 from .._errors import ErrorCode
 from ..call import Caller, CallResult
+from ..files import with_file_fields
+from ..service import key_plan, served_bindings, with_key_argument
 from ..tools import Tool, mcp_tool
-from ._files import with_file_fields
-from ._idempotency import key_plan, served_bindings, with_key_argument
 
 
 def tool_entry(caller: Caller, tool: Tool, client_bindings: Mapping[str, Any] | None) -> dict[str, Any]:

@@ -33,16 +33,16 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
-from .. import __version__
 from .._errors import CallError, ErrorCode
 from .._json import dumps
+from .._logging import log_event, monotonic
+from .._version import __version__
 from ..call import CallResult
 from ..config import ClientConfig
+from ..service import GET_CALL_RESULT, get_call_result_tool
 from ._calling import CallPolicy
 from ._elicit import Asking, InputNeeded, asking
 from ._gateway import ApiState, Gateway, Snapshot
-from ._logging import log_event, monotonic
-from ._long_calls import GET_CALL_RESULT, get_call_result_tool
 from ._mcp import to_mcp_result, tool_entry
 from ._params import about_params, invalid_params
 

@@ -7,8 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
 from .._json import dumps
+from .._version import __version__
 from ._model import Finding, Registry, Severity
 from ._run import Report
 

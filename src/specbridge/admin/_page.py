@@ -29,9 +29,9 @@ from starlette.routing import BaseRoute, Route
 from .._errors import ErrorCode, SpecbridgeError
 from ..approvals import approval_json
 from ..config import AdminConfig
+from ..service import Desk
 from ..store import Approval, Status
-from ._admin import Refused, check_host, find_admin, refusal_of
-from ._approving import Desk
+from ._guard import Refused, check_host, find_admin, refusal_of
 
 SESSION_COOKIE = "specbridge_admin"
 SIGNIN_COOKIE = "specbridge_signin"

@@ -35,12 +35,11 @@ import httpx
 import orjson
 
 from .._errors import ErrorCode, SpecbridgeError
-from ..approvals import OPERATORS
+from .._logging import log_event
+from ..approvals import OPERATORS, client_receiver
 from ..call import EgressPolicy, EgressTransport
 from ..config import Config, WebhookConfig
 from ..store import Delivery, Store
-from ._approving import client_receiver
-from ._logging import log_event
 
 SECRET_PREFIX = "whsec_"
 # What this sender delivers; other topics are left for their own senders.

@@ -27,16 +27,16 @@ from typing import Any
 
 from .._errors import CallError, ErrorCode
 from .._json import dumps
+from .._logging import log_event
 from ..call import Attachment, CallResult
 from ..config import ClientConfig, FilesConfig
 from ..store import Store, StoredFile, StoreError
 from ..tools import Tool
-from ._file_fields import FILE_REF as FILE_REF
-from ._file_fields import file_fields as file_fields
-from ._file_fields import from_attachments, is_file_ref
-from ._file_fields import with_file_fields as with_file_fields
-from ._file_folder import FILE_ID, FileFolder, new_file_id
-from ._logging import log_event
+from ._fields import FILE_REF as FILE_REF
+from ._fields import file_fields as file_fields
+from ._fields import from_attachments, is_file_ref
+from ._fields import with_file_fields as with_file_fields
+from ._folder import FILE_ID, FileFolder, new_file_id
 
 Json = Any
 ANONYMOUS = "-"  # the owner of files when the config has no clients (no keys required)

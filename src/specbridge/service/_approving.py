@@ -28,6 +28,7 @@ from ..approvals import (
     ApprovalSettings,
     approval_event,
     client_approval_json,
+    client_receiver,
 )
 from ..call import CallResult, ImageContent
 from ..config import ApprovalsConfig, Config
@@ -73,11 +74,6 @@ def result_from_json(data: Json) -> CallResult:
         structured=data.get("structured"),
         image=None if image is None else ImageContent(base64.b64decode(image["data"]), image["mime_type"]),
     )
-
-
-def client_receiver(client_id: str) -> str:
-    """The outbox receiver of a client's own webhook (`clients.<id>.webhook`)."""
-    return f"client:{client_id}"
 
 
 def announcer(config: Config, settings: ApprovalsConfig) -> Announcer:

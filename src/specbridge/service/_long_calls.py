@@ -24,13 +24,14 @@ from typing import Any
 import anyio
 
 from .._errors import ErrorCode
+from .._logging import log_event
+from ..approvals import client_receiver
 from ..call import CallResult
 from ..config import ApiConfig, Config
 from ..store import Announcement, ClaimState, Store, StoreError
 from ..tools import Tool
-from ._approving import ApprovalService, client_receiver, result_from_json, result_json
+from ._approving import ApprovalService, result_from_json, result_json
 from ._idempotency import Idempotency, fingerprint, key_plan, split_key
-from ._logging import log_event
 
 Json = Any
 GET_CALL_RESULT = "get_call_result"

@@ -9,7 +9,7 @@ The key comes as `Authorization: Bearer <key>` or `X-Api-Key: <key>` and is comp
 against every admin's in constant time. Refusals are JSON `{"error": {"code", "message"}}`: 401
 (`key-missing`, `admin-key-invalid`), 403 (`host-refused`), 404 (`approval-not-found`), 409
 (`approval-answered`, `approval-expired`), 400 (`request-invalid`, `approval-reason-missing`), 503
-(`store-unavailable`). The web page (`_admin_page`) sits beside it under `/admin/`.
+(`store-unavailable`). The web page (`_page`) sits beside it under `/admin/`.
 """
 
 from __future__ import annotations
@@ -18,88 +18,20 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 import orjson
-from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from .._errors import ErrorCode, SpecbridgeError
+from ..access import presented_key
 from ..approvals import approval_json
 from ..config import AdminConfig
-from ..store import Approval, Status, StoreError
-from ._approving import Desk
-from ._clients import find_client, presented_key
+from ..service import Desk
+from ..store import Approval, Status
+from ._guard import Refused, check_host, error_json, find_admin, refusal_of
 
-# Hosts a browser or client may name in `Host` on a gateway bound to loopback (any port); a gateway
-# served under a public name passes that name (DNS rebinding cannot point it at us then).
-LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 MAX_LIST = 1000
-STATUS_OF = {
-    ErrorCode.APPROVAL_NOT_FOUND: 404,
-    ErrorCode.APPROVAL_ANSWERED: 409,
-    ErrorCode.APPROVAL_EXPIRED: 409,
-    ErrorCode.APPROVAL_REASON_MISSING: 400,
-    ErrorCode.REQUEST_INVALID: 400,
-    ErrorCode.STORE_UNAVAILABLE: 503,
-}
 Handler = Callable[[Request], Awaitable[Response]]
-
-
-class Refused(Exception):
-    """An admin request refused with an HTTP status and a stable code."""
-
-    def __init__(self, status: int, code: ErrorCode, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-
-
-def error_json(status: int, code: ErrorCode, message: str) -> Response:
-    headers = {"WWW-Authenticate": 'Bearer realm="specbridge-admin"'} if status == 401 else None
-    return JSONResponse(
-        {"error": {"code": str(code), "message": message}}, status_code=status, headers=headers
-    )
-
-
-def host_allowed(host: str, allowed: Sequence[str]) -> bool:
-    """`allowed` holds names (any port) or `name:port`; `*` allows every host (behind a proxy that checks)."""
-    host = host.strip().lower()
-    if "*" in allowed:
-        return True
-    name = host[: host.find("]") + 1] if host.startswith("[") else host.partition(":")[0]
-    return bool(name) and any(entry.lower() in (host, name) for entry in allowed)
-
-
-def check_host(request: Request, allowed: Sequence[str]) -> None:
-    if not host_allowed(request.headers.get("host", ""), allowed):
-        raise Refused(
-            403, ErrorCode.HOST_REFUSED, "this gateway does not answer admin requests for that host"
-        )
-
-
-def find_admin(key: str | None, admins: Mapping[str, AdminConfig]) -> AdminConfig:
-    if key is None:
-        raise Refused(
-            401,
-            ErrorCode.KEY_MISSING,
-            "send an admin key as `Authorization: Bearer <key>` or `X-Api-Key: <key>`",
-        )
-    admin = find_client(key, admins)
-    if admin is None:
-        raise Refused(
-            401,
-            ErrorCode.ADMIN_KEY_INVALID,
-            "this is not an admin key (client keys are not admin keys; `specbridge keys new --admin`)",
-        )
-    return admin
-
-
-def refusal_of(error: SpecbridgeError) -> Refused:
-    """An approval or store error as an HTTP refusal."""
-    if isinstance(error, StoreError):
-        return Refused(503, ErrorCode.STORE_UNAVAILABLE, "the store cannot be reached; try again shortly")
-    return Refused(STATUS_OF.get(error.code, 400), error.code, error.message)
 
 
 def parse_status(text: str | None) -> Status | None:
@@ -174,35 +106,3 @@ class AdminApi:
             )
         answered: Approval = await self.desk.reject(request.path_params["id"], admin.id, reason)
         return approval_json(answered)
-
-
-def admin_routes(
-    desk: Desk,
-    admins: Mapping[str, AdminConfig],
-    *,
-    allowed_hosts: Sequence[str] = LOOPBACK_HOSTS,
-    page: bool = True,
-    session_ttl: float | None = None,
-) -> list[BaseRoute]:
-    """The admin API's routes, and the web page's unless `page=False`, to add to the gateway's app."""
-    routes = AdminApi(desk, admins, allowed_hosts).routes()
-    if page:
-        from ._admin_page import DEFAULT_SESSION_TTL, AdminPage
-
-        ttl = DEFAULT_SESSION_TTL if session_ttl is None else session_ttl
-        routes += AdminPage(desk, admins, allowed_hosts, session_ttl=ttl).routes()
-    return routes
-
-
-def admin_app(
-    desk: Desk,
-    admins: Mapping[str, AdminConfig],
-    *,
-    allowed_hosts: Sequence[str] = LOOPBACK_HOSTS,
-    page: bool = True,
-    session_ttl: float | None = None,
-) -> Starlette:
-    """The admin API (and page) as an app of its own; the gateway adds `admin_routes` to its app."""
-    return Starlette(
-        routes=admin_routes(desk, admins, allowed_hosts=allowed_hosts, page=page, session_ttl=session_ttl)
-    )

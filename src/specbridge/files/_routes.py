@@ -1,12 +1,11 @@
-"""`POST /files`, `GET /files/{id}` and `DELETE /files/{id}` on the HTTP transport (gateway/_files.py
-keeps the files): the client's key as for the MCP endpoint; another client's id answers 404
+"""`POST /files`, `GET /files/{id}` and `DELETE /files/{id}` on the HTTP transport (`_files` keeps
+the files): the client's key as for the MCP endpoint; another client's id answers 404
 `file-not-found`, exactly like an unknown one. The raw form is read as it arrives and no further than
 `files.max_bytes`; with `files.folder` the bytes go to disk as they come and are read back in chunks."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING
 from urllib.parse import quote, unquote
 
 from starlette.datastructures import FormData, UploadFile
@@ -17,14 +16,11 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
 from .._errors import ErrorCode
+from .._logging import log_event
+from ..access import find_client, presented_key
 from ..config import ClientConfig
 from ..store import StoreError
-from ._clients import find_client, presented_key
-from ._files import ANONYMOUS
-from ._logging import log_event
-
-if TYPE_CHECKING:
-    from ._gateway import Gateway
+from ._files import ANONYMOUS, Files
 
 _READ_CHUNK = 64 * 1024
 _FORM_FIELDS, _FORM_PART = 16, 1024 * 1024  # a multipart upload's other fields: how many, how large
@@ -101,14 +97,15 @@ def _one_upload(form: FormData, cap: int) -> UploadFile | Response:
 
 
 def file_routes(
-    gateway: Gateway,
+    files: Files,
+    clients: Callable[[], Mapping[str, ClientConfig]],
     guard: Callable[[Callable[[Request], Awaitable[Response]]], Callable[[Request], Awaitable[Response]]],
 ) -> list[BaseRoute]:
-    """The routes of the files API, each behind `guard` (the Host and Origin checks)."""
-    files = gateway.files
+    """The routes of the files API, each behind `guard` (the Host and Origin checks); `clients` gives
+    the clients of the config served now."""
 
     async def upload(request: Request) -> Response:
-        owner = _who(request, gateway.snapshot.clients)
+        owner = _who(request, clients())
         if isinstance(owner, Response):
             return owner
         cap = files.settings.max_bytes
@@ -157,7 +154,7 @@ def file_routes(
         )
 
     async def one(request: Request) -> Response:
-        owner = _who(request, gateway.snapshot.clients)
+        owner = _who(request, clients())
         if isinstance(owner, Response):
             return owner
         file_id = str(request.path_params["file_id"])

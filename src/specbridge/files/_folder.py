@@ -31,8 +31,8 @@ from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import BinaryIO
 
+from .._logging import log_event
 from ..store import StoreError
-from ._logging import log_event
 
 FILE_ID = re.compile(r"f_[0-9a-f]{32}")
 TEMP = ".tmp-"

@@ -1,0 +1,83 @@
+"""What every admin request passes first, the JSON API's and the page's alike: the Host check, the admin
+key, and how an approval or store error becomes an HTTP refusal."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from .._errors import ErrorCode, SpecbridgeError
+from ..access import find_client
+from ..config import AdminConfig
+from ..store import StoreError
+
+# Hosts a browser or client may name in `Host` on a gateway bound to loopback (any port); a gateway
+# served under a public name passes that name (DNS rebinding cannot point it at us then).
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+STATUS_OF = {
+    ErrorCode.APPROVAL_NOT_FOUND: 404,
+    ErrorCode.APPROVAL_ANSWERED: 409,
+    ErrorCode.APPROVAL_EXPIRED: 409,
+    ErrorCode.APPROVAL_REASON_MISSING: 400,
+    ErrorCode.REQUEST_INVALID: 400,
+    ErrorCode.STORE_UNAVAILABLE: 503,
+}
+
+
+class Refused(Exception):
+    """An admin request refused with an HTTP status and a stable code."""
+
+    def __init__(self, status: int, code: ErrorCode, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+
+
+def error_json(status: int, code: ErrorCode, message: str) -> Response:
+    headers = {"WWW-Authenticate": 'Bearer realm="specbridge-admin"'} if status == 401 else None
+    return JSONResponse(
+        {"error": {"code": str(code), "message": message}}, status_code=status, headers=headers
+    )
+
+
+def host_allowed(host: str, allowed: Sequence[str]) -> bool:
+    """`allowed` holds names (any port) or `name:port`; `*` allows every host (behind a proxy that checks)."""
+    host = host.strip().lower()
+    if "*" in allowed:
+        return True
+    name = host[: host.find("]") + 1] if host.startswith("[") else host.partition(":")[0]
+    return bool(name) and any(entry.lower() in (host, name) for entry in allowed)
+
+
+def check_host(request: Request, allowed: Sequence[str]) -> None:
+    if not host_allowed(request.headers.get("host", ""), allowed):
+        raise Refused(
+            403, ErrorCode.HOST_REFUSED, "this gateway does not answer admin requests for that host"
+        )
+
+
+def find_admin(key: str | None, admins: Mapping[str, AdminConfig]) -> AdminConfig:
+    if key is None:
+        raise Refused(
+            401,
+            ErrorCode.KEY_MISSING,
+            "send an admin key as `Authorization: Bearer <key>` or `X-Api-Key: <key>`",
+        )
+    admin = find_client(key, admins)
+    if admin is None:
+        raise Refused(
+            401,
+            ErrorCode.ADMIN_KEY_INVALID,
+            "this is not an admin key (client keys are not admin keys; `specbridge keys new --admin`)",
+        )
+    return admin
+
+
+def refusal_of(error: SpecbridgeError) -> Refused:
+    """An approval or store error as an HTTP refusal."""
+    if isinstance(error, StoreError):
+        return Refused(503, ErrorCode.STORE_UNAVAILABLE, "the store cannot be reached; try again shortly")
+    return Refused(STATUS_OF.get(error.code, 400), error.code, error.message)
