@@ -20,7 +20,7 @@ ALLOWED = {
     "call": {"document", "tools", "call", "config"},
     "search": {"document", "tools", "search"},
     "store": {"store"},
-    "approvals": {"store", "approvals"},
+    "approvals": {"config", "store", "approvals"},
     "access": {"config", "access"},
     "files": {"tools", "call", "config", "store", "access", "files"},
     "webhooks": {"call", "config", "store", "approvals", "webhooks"},

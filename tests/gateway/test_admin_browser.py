@@ -19,9 +19,9 @@ import uvicorn
 
 from specbridge import ErrorCode
 from specbridge.admin import admin_app
-from specbridge.call import CallResult
 from specbridge.gateway import base_url, bind
 from specbridge.service import ApprovalGate
+from specbridge.service._approval import outcome
 from specbridge.store import Status, open_store
 from tests.gateway._admin_harness import ADMIN_KEY, admin_config
 
@@ -108,12 +108,7 @@ async def test_sign_in_see_the_pending_call_and_reject_it_with_a_reason(served: 
     assert (stored.status, stored.answered_by) == (Status.REJECTED, "alice")
     assert stored.reason == "refunds over 20 need the customer's written request"
 
-    async def never_sent() -> CallResult:
-        raise AssertionError("a rejected call must not be sent")
-
-    again = await served.gate.call(
-        "shop", "refundOrder", "bot", arguments, {"body.currency": "EUR"}, never_sent
-    )
+    again = await outcome(approvals, stored)  # what the agent's same call gets now (service/_approval.py)
     assert (again.is_error, again.code) == (True, ErrorCode.APPROVAL_REJECTED)
     assert "written request" in again.text
 

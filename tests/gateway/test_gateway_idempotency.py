@@ -17,9 +17,10 @@ import pytest
 from standardwebhooks import Webhook
 
 from specbridge.access import key_sha256, new_key
-from specbridge.service._idempotency import derived_key, fingerprint, store_key
-from specbridge.service._long_calls import call_key
+from specbridge.document import parse_document
+from specbridge.service import call_key, derived_key, fingerprint, store_key
 from specbridge.store import open_store
+from specbridge.tools import convert
 from tests.gateway._harness import SPEC, http_client, running_gateway, write_config
 from tests.gateway._process import gateway_processes
 from tests.store._backends import namespaces, store_url
@@ -285,12 +286,13 @@ async def test_only_tools_that_are_not_idempotent_take_a_key_unless_the_config_s
 async def test_a_key_whose_owner_died_mid_call_is_outcome_unknown_and_never_sent_again(
     tmp_path: Path, upstream: Upstream, store_url: str
 ) -> None:
-    arguments = dict(ORDER)
+    scope = ("shop", "", "createOrder")
+    tool = convert(parse_document(KEY_SPEC)).get("createOrder")
+    assert tool is not None
+    call = fingerprint(scope, ORDER, {}, tool, upstream.url)  # the service's fingerprint of this call
     async with open_store(store_url) as store:  # a gateway that claimed the key and died
         then = time.time() - 600
-        await store.claim(
-            store_key(("shop", "", "createOrder"), "lost"), "dead", fingerprint(arguments), 1, 86400, then
-        )
+        await store.claim(store_key(scope, "lost"), "dead", call, 1, 86400, then)
     config = config_with(tmp_path, upstream, store_url)
     async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
         result = await client.call_tool("createOrder", {**ORDER, "idempotency_key": "lost"})

@@ -20,13 +20,16 @@ if TYPE_CHECKING:
     from ._build import BuiltRequest as BuiltRequest
     from ._build import build_request as build_request
     from ._caller import Caller as Caller
+    from ._caller import Outgoing as Outgoing
     from ._check import Checker as Checker
+    from ._credential import Credential as Credential
     from ._egress import EgressPolicy as EgressPolicy
     from ._egress import check_base_url as check_base_url
     from ._limits import DEFAULT_LIMITS as DEFAULT_LIMITS
     from ._limits import CallLimits as CallLimits
     from ._lru import Lru as Lru
     from ._offload import check_pool as check_pool
+    from ._plan import CallPlan as CallPlan
     from ._result import BinaryContent as BinaryContent
     from ._result import CallResult as CallResult
     from ._result import ImageContent as ImageContent
@@ -37,13 +40,16 @@ _LAZY = {
     "BuiltRequest": "._build",
     "build_request": "._build",
     "Caller": "._caller",
+    "Outgoing": "._caller",
     "Checker": "._check",
+    "Credential": "._credential",
     "EgressPolicy": "._egress",
     "check_base_url": "._egress",
     "DEFAULT_LIMITS": "._limits",
     "CallLimits": "._limits",
     "Lru": "._lru",
     "check_pool": "._offload",
+    "CallPlan": "._plan",
     "BinaryContent": "._result",
     "CallResult": "._result",
     "ImageContent": "._result",
@@ -60,13 +66,16 @@ __all__ = [
     "BinaryContent",
     "BuiltRequest",
     "CallLimits",
+    "CallPlan",
     "CallResult",
     "Caller",
     "Checker",
+    "Credential",
     "EgressPolicy",
     "EgressTransport",
     "ImageContent",
     "Lru",
+    "Outgoing",
     "build_request",
     "check_base_url",
     "check_pool",

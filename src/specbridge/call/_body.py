@@ -8,7 +8,7 @@ import secrets
 from collections.abc import Mapping
 from typing import Any
 
-from .._errors import ErrorCode
+from .._errors import ArgumentError, ErrorCode
 from .._json import dumps, dumps_bytes
 from ..tools import Argument, Tool
 from ._check import format_path
@@ -31,6 +31,7 @@ def encode_body(
         body is None or _is_json(declared) or declared == "application/x-www-form-urlencoded"
     ):
         raise refuse("this tool takes no file, so attachments cannot be sent", ErrorCode.BODY_REFUSED)
+    _check_types(attachments)
     if body is None:
         return None, None
     if not body.whole:
@@ -79,6 +80,20 @@ def encode_body(
     if declared == "multipart/form-data":
         return _multipart(tool, fields, files, body.encoding)
     return dumps_bytes(dict(present)), "application/json"
+
+
+def _check_types(attachments: Mapping[str, Attachment]) -> None:
+    """A file's type goes into a header (the body's `Content-Type`, a part's): one it cannot be is the
+    agent's to fix (the reference's `content_type`, or the file's own type), refused before sending."""
+    wrong = sorted(name for name, (_, kind, _) in attachments.items() if not _SAFE_TYPE.fullmatch(kind))
+    if wrong:
+        raise ArgumentError(
+            [
+                f"{format_path((name, 'content_type'))}: must be one media type, such as application/pdf "
+                "(the file's type cannot be sent as a header)"
+                for name in wrong
+            ]
+        )
 
 
 def _is_json(content_type: str) -> bool:
@@ -205,7 +220,7 @@ def _multipart_bytes(parts: list[tuple[str, str | None, str | None, bytes]], bou
         if filename is not None:
             disposition += f'; filename="{_safe(filename)}"'
         out += f"--{boundary}\r\nContent-Disposition: {disposition}\r\n".encode()
-        if content_type and _SAFE_TYPE.match(content_type):
+        if content_type and _SAFE_TYPE.fullmatch(content_type):
             out += f"Content-Type: {content_type}\r\n".encode()
         out += b"\r\n" + content + b"\r\n"
     out += f"--{boundary}--\r\n".encode()

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_exports
 from ._fields import FILE_REF as FILE_REF
 from ._fields import file_fields as file_fields
+from ._fields import file_references as file_references
 from ._fields import with_file_fields as with_file_fields
 from ._files import ANONYMOUS as ANONYMOUS
 from ._files import FileNotFound as FileNotFound

@@ -1,0 +1,69 @@
+"""Steps 2-4 of a call: the arguments checked once, then everything the request needs resolved, the
+request built, and the call's one fingerprint. Each step ends in a value: the next step's input, or a
+result that says why nothing was sent.
+
+    checked = await check(planned)                 # 2: once; large arguments in the check worker
+    ready = await resolve(planned, checked, files) # 3: files, bindings, the caller's secret, the request
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .._errors import CallError
+from ..call import CallResult, Credential
+from ..files import Files, file_references
+from ..store import StoreError
+from ._fingerprint import fingerprint
+from ._request import Planned, Ready
+from ._results import store_unavailable
+
+Json = Any
+Checked = tuple[dict[str, Json], dict[str, Mapping[str, Json]]]  # the arguments checked, the file references
+
+
+async def check(planned: Planned) -> Checked | CallResult:
+    """Step 2: the arguments against the plan's schema (a file reference stands in as empty text, as
+    the document's schema has it), its bindings applied; `Caller.check` checks large ones in the check
+    worker, never on the event loop."""
+    request = planned.request
+    try:
+        arguments, refs = file_references(request.tool, planned.arguments)
+        return await request.caller.check(planned.plan, arguments), refs
+    except CallError as error:
+        return CallResult(error.message, is_error=True, code=error.code)
+
+
+def credential(planned: Planned) -> Credential | None:
+    """The credential this call sends: the API's, or the client's own secret by id (raises CallError
+    for an unknown id or an unreadable secret). Credentials that must be fetched first (OAuth tokens
+    toward the API, PRODUCT §5.2) are fetched here: before the claim, so a token that cannot be had is
+    a refusal, never an outcome unknown."""
+    return planned.request.caller.credential(planned.request.secret_id)
+
+
+async def resolve(planned: Planned, checked: Checked, files: Files) -> Ready | CallResult:
+    """Step 3: the files' bytes (the caller's own files only), the derived idempotency key bound in,
+    the caller's secret read, and the one request built from them (a value that cannot be sent, such
+    as a header value, is refused here, naming the field); then the call's fingerprint (step 4)."""
+    request = planned.request
+    caller, plan = request.caller, planned.plan
+    arguments, refs = checked
+    try:
+        attachments = await files.read(request.owner, refs) if refs else None
+        bound_arguments = caller.bind(request.tool, arguments, planned.key_binding)
+        outgoing = caller.build(
+            plan,
+            bound_arguments,
+            credential(planned),
+            attachments,
+            also_bound=tuple(planned.key_binding.values()),
+        )
+    except CallError as error:
+        return CallResult(error.message, is_error=True, code=error.code)
+    except StoreError as error:
+        return store_unavailable(error)
+    bound = {**plan.binding_values, **planned.key_binding}
+    call = fingerprint(request.scope, planned.arguments, bound, request.tool, caller.base_url)
+    return Ready(planned, outgoing, bound, call)
