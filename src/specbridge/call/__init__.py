@@ -35,48 +35,5 @@ if TYPE_CHECKING:
     from ._result import ImageContent as ImageContent
     from ._transport import EgressTransport as EgressTransport
 
-_LAZY = {
-    "Attachment": "._body",
-    "BuiltRequest": "._build",
-    "build_request": "._build",
-    "Caller": "._caller",
-    "Outgoing": "._caller",
-    "Checker": "._check",
-    "Credential": "._credential",
-    "EgressPolicy": "._egress",
-    "check_base_url": "._egress",
-    "DEFAULT_LIMITS": "._limits",
-    "CallLimits": "._limits",
-    "Lru": "._lru",
-    "check_pool": "._offload",
-    "CallPlan": "._plan",
-    "BinaryContent": "._result",
-    "CallResult": "._result",
-    "ImageContent": "._result",
-    "EgressTransport": "._transport",
-}
 
-
-__getattr__, __dir__ = lazy_exports(__name__, _LAZY)
-
-
-__all__ = [
-    "DEFAULT_LIMITS",
-    "Attachment",
-    "BinaryContent",
-    "BuiltRequest",
-    "CallLimits",
-    "CallPlan",
-    "CallResult",
-    "Caller",
-    "Checker",
-    "Credential",
-    "EgressPolicy",
-    "EgressTransport",
-    "ImageContent",
-    "Lru",
-    "Outgoing",
-    "build_request",
-    "check_base_url",
-    "check_pool",
-]
+__getattr__, __dir__ = lazy_exports(__name__)

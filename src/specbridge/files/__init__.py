@@ -20,5 +20,4 @@ from ._folder import new_file_id as new_file_id
 if TYPE_CHECKING:  # the HTTP routes load Starlette: only the HTTP transport needs them
     from ._routes import file_routes as file_routes
 
-_LAZY = {"file_routes": "._routes"}
-__getattr__, __dir__ = lazy_exports(__name__, _LAZY)
+__getattr__, __dir__ = lazy_exports(__name__)
