@@ -14,7 +14,7 @@ import pytest
 from specbridge.admin import admin_app
 from specbridge.service import ApprovalGate
 from specbridge.store import Status, open_store
-from tests.gateway._admin_harness import (
+from tests.admin._harness import (
     ADMIN_KEY,
     ARGS,
     BOUND,
@@ -24,10 +24,8 @@ from tests.gateway._admin_harness import (
     admin_config,
     auth,
 )
-from tests.store._backends import POSTGRES, REDIS, _refused, namespaces
+from tests.store._backends import POSTGRES, REDIS, _refused
 from tests.support.notice import reads_pending
-
-__all__ = ["namespaces"]
 
 
 @pytest.fixture

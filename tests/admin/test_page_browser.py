@@ -23,7 +23,7 @@ from specbridge.call import CallResult
 from specbridge.gateway import base_url, bind
 from specbridge.service import ApprovalGate
 from specbridge.store import Status, open_store
-from tests.gateway._admin_harness import ADMIN_KEY, admin_config
+from tests.admin._harness import ADMIN_KEY, admin_config
 
 CHROMIUM = os.environ.get("SPECBRIDGE_TEST_CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

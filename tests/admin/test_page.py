@@ -14,7 +14,7 @@ from starlette.applications import Starlette
 from specbridge.admin._page import AdminPage
 from specbridge.service import ApprovalGate
 from specbridge.store import Status, open_store
-from tests.gateway._admin_harness import ADMIN_KEY, CLIENT_KEY, Admin, admin_client, admin_config
+from tests.admin._harness import ADMIN_KEY, CLIENT_KEY, Admin, admin_client, admin_config
 
 HOSTILE = '<script>alert("x")</script>'
 
