@@ -288,7 +288,9 @@ async def test_approving_from_its_page_once_with_a_banner_naming_the_tool_and_ar
     assert "<strong>Approved</strong> shop / refundOrder" in banner.group(1)
     assert "{&quot;amount&quot;: 25, &quot;orderId&quot;: &quot;o-1&quot;}" in banner.group(1)
     assert approval.id in banner.group(1) and "by alice" in banner.group(1)
-    assert re.search(r"<td data-label=\"answered\"><time datetime=\"[^\"]+\">[0-9-]+ [0-9:]+ UTC</time></td>", after)
+    assert re.search(
+        r"<td data-label=\"answered\"><time datetime=\"[^\"]+\">[0-9-]+ [0-9:]+ UTC</time></td>", after
+    )
     stored = await admin.gate.desk.get(approval.id)
     assert (stored.status, stored.answered_by) == (Status.APPROVED, "alice")
     again = await admin.client.post(f"/admin/page/{approval.id}/reject", data={"csrf": token, "reason": "no"})
