@@ -17,6 +17,7 @@ import specbridge.tools
 
 LAZY = [
     "specbridge",
+    "specbridge.admin",
     "specbridge.call",
     "specbridge.document",
     "specbridge.files",
