@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from specbridge.service._fingerprint import canonical, fingerprint, operation_digest
+from specbridge._json import dumps_bytes
+from specbridge.service._fingerprint import fingerprint, operation_digest
 from specbridge.tools import Tool
 from tests.service.conftest import harness
 from tests.support.upstream import Upstream
@@ -31,7 +32,9 @@ async def test_key_order_does_not_matter_and_every_part_of_the_call_does(
         fingerprint(SCOPE, ARGS, bound, replace(tool, operation=replace(tool.operation, method="PUT")), base),
     ]
     assert same not in others and len(set(others)) == 4
-    assert canonical({"b": [{"d": 1, "c": 2}], "a": (1, 2)}) == {"a": [1, 2], "b": [{"c": 2, "d": 1}]}
+    assert dumps_bytes({"b": [{"d": 1, "c": 2}], "a": 10**30}, sort_keys=True).replace(b" ", b"") == (
+        b'{"a":1000000000000000000000000000000,"b":[{"c":2,"d":1}]}'  # integers past 64 bits too
+    )
 
 
 async def test_the_operation_digest_follows_what_is_sent_not_what_is_said(

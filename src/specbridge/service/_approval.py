@@ -59,7 +59,7 @@ async def approve(
     )
     if until is None:
         # What is left after the wait must hold the send, unless it goes on in the background.
-        keep = MARGIN if request.api.calls.long else ready.outgoing.timeout + SEND_MARGIN
+        keep = MARGIN if request.api.calls.long else ready.planned.plan.timeout + SEND_MARGIN
         until = monotonic() + request.deadline.wait(settings.wait, keep=keep)
     by_user = settings.by == "client" and request.asking.can_ask
     too_large = False

@@ -139,6 +139,8 @@ class ApprovalService:
     async def open(self, config: Config) -> Store:
         """The store, opened now if the gateway started without it: the first idempotency key sent to a
         gateway that needed no store so far (so a config that never uses one never creates it)."""
+        if self.store is not None:  # the usual case: no lock to take
+            return self.store
         async with self._opening:
             if self.store is None:
                 store = config_store(config)

@@ -1,5 +1,6 @@
 """The one fingerprint of a call: what makes two calls "the same call" for an approval, an idempotency
-key and a running long call alike, made once per call in one canonical form.
+key and a running long call alike, made once per call in one canonical form (JSON with every object's
+keys sorted: equal JSON, equal bytes).
 
 It covers the API, the tool, the client, the arguments (without `idempotency_key`), the values the
 gateway adds (the config's bindings and the derived key of the document's own key field) and the tool's
@@ -21,15 +22,6 @@ from ..tools import Tool
 Json = Any
 
 
-def canonical(value: Json) -> Json:
-    """`value` with every object's keys sorted (as strings), so equal JSON hashes equally."""
-    if isinstance(value, Mapping):
-        return {str(key): canonical(value[key]) for key in sorted(value, key=str)}
-    if isinstance(value, list | tuple):
-        return [canonical(item) for item in value]
-    return value
-
-
 def operation_digest(tool: Tool, base_url: str | None) -> str:
     """A hash of the tool's operation as the gateway sends it (not its description or schema)."""
     body = tool.body
@@ -45,7 +37,7 @@ def operation_digest(tool: Tool, base_url: str | None) -> str:
         [list(header) for header in tool.fixed_headers],
         tool.accept,
     ]
-    return hashlib.sha256(dumps_bytes(canonical(definition))).hexdigest()
+    return hashlib.sha256(dumps_bytes(definition, sort_keys=True)).hexdigest()
 
 
 def fingerprint(
@@ -58,4 +50,4 @@ def fingerprint(
     """The call `scope` (api, client, tool) makes with `arguments` and `bound` values, through `tool`'s
     operation as sent under `base_url`."""
     operation = operation_digest(tool, base_url)
-    return hashlib.sha256(dumps_bytes(canonical([*scope, arguments, bound, operation]))).hexdigest()
+    return hashlib.sha256(dumps_bytes([*scope, arguments, bound, operation], sort_keys=True)).hexdigest()

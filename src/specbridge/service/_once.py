@@ -1,11 +1,11 @@
 """Steps 6-8 of a call: claim, send, store. The claim is the only step after which a call's outcome can
-be unknown; everything before it (plan, check, files, secrets, the request built, a person's answer)
-ends in a result that says nothing was sent.
+be unknown; everything before it (plan, check, files, secrets, a person's answer) ends in a result that
+says nothing was sent, and so does a request that cannot be built after it.
 
     held, known = await claim(...)    # 6: the key, the approval's execution (a long call's own claim
                                       #    was taken when it started); `known`: an outcome this call
                                       #    gets without sending (the key's stored result, another call's)
-    result = await send(...)          # 7: only when nothing is known: once, through call/
+    result = await send(...)          # 7: only when nothing is known: built, sent once, through call/
     await store(held, result, ...)    # 8: one serialisation, kept where it is held: the approval, the
                                       #    long call (with `call.completed`), then the key
 
@@ -24,6 +24,7 @@ from typing import Any
 
 import anyio
 
+from .._errors import CallError
 from .._logging import log_event
 from ..approvals import Approvals
 from ..call import CallResult
@@ -111,9 +112,21 @@ async def claim(
 
 
 async def send(ready: Ready, files: Files) -> CallResult:
-    """Step 7: the request, sent once (call/), and a binary answer kept as a file of the caller."""
-    result = await ready.request.caller.send(ready.outgoing)
-    return await files.keep_answer(ready.request.owner, result)
+    """Step 7: the one request built and sent once (call/), and a binary answer kept as a file of the
+    caller. A request that cannot be built (a header value that cannot be a header, say) is refused
+    naming the field: nothing is sent, and the claims held are given back as such in step 8."""
+    caller, planned = ready.request.caller, ready.planned
+    try:
+        outgoing = caller.build(
+            planned.plan,
+            ready.arguments,
+            ready.credential,
+            ready.attachments,
+            also_bound=tuple(planned.key_binding.values()),
+        )
+    except CallError as error:
+        return CallResult(error.message, is_error=True, code=error.code)
+    return await files.keep_answer(ready.request.owner, await caller.send(outgoing))
 
 
 async def store(held: Held, result: CallResult, *, sent: bool, clock: Callable[[], float]) -> CallResult:

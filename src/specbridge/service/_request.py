@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..call import Caller, CallPlan, Outgoing
+from ..call import Attachment, Caller, CallPlan, Credential
 from ..config import ApiConfig, ClientConfig
 from ..files import ANONYMOUS
 from ..tools import Tool
@@ -85,11 +85,14 @@ class Planned:
 
 @dataclass(frozen=True, slots=True)
 class Ready:
-    """Steps 2-4 done: the one request to send, built from checked and resolved arguments; what the
-    gateway adds to what the model chose (as a person sees it); the call's one fingerprint."""
+    """Steps 2-4 done: everything the one request is made of (the checked arguments with every bound
+    value in, the caller's credential, the files' bytes), what the gateway adds to what the model chose
+    (as a person sees it), and the call's one fingerprint."""
 
     planned: Planned
-    outgoing: Outgoing
+    arguments: Mapping[str, Json]
+    credential: Credential | None
+    attachments: Mapping[str, Attachment] | None
     bound: Mapping[str, Json]
     fingerprint: str
 

@@ -1,9 +1,9 @@
-"""Steps 2-4 of a call: the arguments checked once, then everything the request needs resolved, the
-request built, and the call's one fingerprint. Each step ends in a value: the next step's input, or a
-result that says why nothing was sent.
+"""Steps 2-4 of a call: the arguments checked once, then everything the request needs resolved, and the
+call's one fingerprint. Each step ends in a value: the next step's input, or a result that says why
+nothing was sent.
 
     checked = await check(planned)                 # 2: once; large arguments in the check worker
-    ready = await resolve(planned, checked, files) # 3: files, bindings, the caller's secret, the request
+    ready = await resolve(planned, checked, files) # 3-4: files, bindings, the caller's secret; fingerprint
 """
 
 from __future__ import annotations
@@ -45,25 +45,20 @@ def credential(planned: Planned) -> Credential | None:
 
 async def resolve(planned: Planned, checked: Checked, files: Files) -> Ready | CallResult:
     """Step 3: the files' bytes (the caller's own files only), the derived idempotency key bound in,
-    the caller's secret read, and the one request built from them (a value that cannot be sent, such
-    as a header value, is refused here, naming the field); then the call's fingerprint (step 4)."""
+    the caller's secret read; then the call's fingerprint (step 4). The request is built from them
+    right before it is sent (`_once.send`): a value that cannot be sent there (a header value, say) is
+    refused naming the field, and nothing is sent."""
     request = planned.request
     caller, plan = request.caller, planned.plan
     arguments, refs = checked
     try:
         attachments = await files.read(request.owner, refs) if refs else None
         bound_arguments = caller.bind(request.tool, arguments, planned.key_binding)
-        outgoing = caller.build(
-            plan,
-            bound_arguments,
-            credential(planned),
-            attachments,
-            also_bound=tuple(planned.key_binding.values()),
-        )
+        secret = credential(planned)
     except CallError as error:
         return CallResult(error.message, is_error=True, code=error.code)
     except StoreError as error:
         return store_unavailable(error)
     bound = {**plan.binding_values, **planned.key_binding}
     call = fingerprint(request.scope, planned.arguments, bound, request.tool, caller.base_url)
-    return Ready(planned, outgoing, bound, call)
+    return Ready(planned, bound_arguments, secret, attachments, bound, call)

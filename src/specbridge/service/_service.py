@@ -6,11 +6,11 @@ client's user, which it asks and hands back (`resume`).
     1 plan      _planning.plan      what the config decides, looked up once; the idempotency key apart
       admit     _access.admit       per-client tool access and rate limits (PRODUCT §5.2) plug in here
     2 check     _resolving.check    the arguments, once (large ones in the check worker)
-    3 resolve   _resolving.resolve  files, bindings, the caller's secret: the one request, built
+    3 resolve   _resolving.resolve  files, bindings, the caller's secret
     4 look up   CallService.look_up the call's fingerprint: the same long call running here, a key's result
     5 approve   _approval.approve   a person's answer as a value: approved, pending, rejected, a question
     6 claim     _once.claim         the key, the approval's execution: only after it can an outcome be unknown
-    7 send      _once.send          once, through call/
+    7 send      _once.send          the one request built (refused naming a field it cannot send), sent once
     8 store     _once.store         the result serialised once: approval, long call (+ call.completed), key
       audit     _access.audit       the audit line (PRODUCT §5.2) plugs in here
 
@@ -36,7 +36,7 @@ from ..store import Store, StoreError
 from ._access import admit, audit
 from ._approval import Approved, approve
 from ._approving import ApprovalService
-from ._idempotency import look_up
+from ._idempotency import look_up, outcome
 from ._long_calls import LongCalls, Running
 from ._once import Held, abandon, claim, send, store
 from ._planning import plan
@@ -129,7 +129,7 @@ class CallService:
 
         async def background(running: Running) -> CallResult:
             held.long = running
-            return await self._once(ready, held, approved, budget=ready.outgoing.timeout + MARGIN)
+            return await self._once(ready, held, approved, budget=ready.planned.plan.timeout + MARGIN)
 
         return await self.long.start(
             opened,
@@ -181,11 +181,11 @@ class CallService:
         except BaseException:  # cancelled (the call deadline), or a fault mid-send: it may have been sent
             await abandon(held)
             raise
-        return await store(held, result, sent=True, clock=self.clock)
+        return await store(held, result, sent=outcome(result) != "refused", clock=self.clock)
 
     def _lease(self, ready: Ready) -> float:
         """How long a claim of this call is its owner's before it reads as outcome unknown."""
-        return self.deadline + ready.outgoing.timeout + LEASE_MARGIN
+        return self.deadline + ready.planned.plan.timeout + LEASE_MARGIN
 
     async def _store(self) -> Store | CallResult:
         try:
