@@ -11,6 +11,7 @@ Question      approvals.by: client: what the client's user is asked (a value: th
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -19,6 +20,7 @@ from ..call import Attachment, Caller, CallPlan, Credential
 from ..config import ApiConfig, ClientConfig
 from ..files import ANONYMOUS
 from ..tools import Tool
+from ._fingerprint import fingerprint
 from ._waits import Deadline
 
 Json = Any
@@ -83,22 +85,30 @@ class Planned:
     key_binding: Mapping[str, str]  # the derived key for the document's own key field, if any
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Ready:
-    """Steps 2-4 done: everything the one request is made of (the checked arguments with every bound
-    value in, the caller's credential, the files' bytes), what the gateway adds to what the model chose
-    (as a person sees it), and the call's one fingerprint."""
+    """Steps 2-3 done: everything the one request is made of (the checked arguments with every bound
+    value in, the caller's credential, the files' bytes), and what the gateway adds to what the model
+    chose (as a person sees it)."""
 
     planned: Planned
     arguments: Mapping[str, Json]
     credential: Credential | None
     attachments: Mapping[str, Attachment] | None
     bound: Mapping[str, Json]
-    fingerprint: str
 
     @property
     def request(self) -> CallRequest:
         return self.planned.request
+
+    @functools.cached_property
+    def fingerprint(self) -> str:
+        """Step 4: the call's one fingerprint, made the first time a step needs it (the key, the
+        approval, the long call); a call that touches no store never makes it."""
+        request = self.planned.request
+        return fingerprint(
+            request.scope, self.planned.arguments, self.bound, request.tool, request.caller.base_url
+        )
 
 
 @dataclass(frozen=True, slots=True)

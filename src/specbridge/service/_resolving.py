@@ -3,7 +3,7 @@ call's one fingerprint. Each step ends in a value: the next step's input, or a r
 nothing was sent.
 
     checked = await check(planned)                 # 2: once; large arguments in the check worker
-    ready = await resolve(planned, checked, files) # 3-4: files, bindings, the caller's secret; fingerprint
+    ready = await resolve(planned, checked, files) # 3: files, bindings, the caller's secret
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from .._errors import CallError
 from ..call import CallResult, Credential
 from ..files import Files, file_references
 from ..store import StoreError
-from ._fingerprint import fingerprint
 from ._request import Planned, Ready
 from ._results import store_unavailable
 
@@ -45,9 +44,9 @@ def credential(planned: Planned) -> Credential | None:
 
 async def resolve(planned: Planned, checked: Checked, files: Files) -> Ready | CallResult:
     """Step 3: the files' bytes (the caller's own files only), the derived idempotency key bound in,
-    the caller's secret read; then the call's fingerprint (step 4). The request is built from them
-    right before it is sent (`_once.send`): a value that cannot be sent there (a header value, say) is
-    refused naming the field, and nothing is sent."""
+    the caller's secret read; the call's fingerprint (step 4) follows from them. The request is built
+    from them right before it is sent (`_once.send`): a value that cannot be sent there (a header value,
+    say) is refused naming the field, and nothing is sent."""
     request = planned.request
     caller, plan = request.caller, planned.plan
     arguments, refs = checked
@@ -59,6 +58,6 @@ async def resolve(planned: Planned, checked: Checked, files: Files) -> Ready | C
         return CallResult(error.message, is_error=True, code=error.code)
     except StoreError as error:
         return store_unavailable(error)
-    bound = {**plan.binding_values, **planned.key_binding}
-    call = fingerprint(request.scope, planned.arguments, bound, request.tool, caller.base_url)
-    return Ready(planned, bound_arguments, secret, attachments, bound, call)
+    return Ready(
+        planned, bound_arguments, secret, attachments, {**plan.binding_values, **planned.key_binding}
+    )
