@@ -11,7 +11,7 @@ the package only:
 
 - stops: the distinct functions of the call's own modules entered from another module, in the order
   first entered (a helper called within its own module is no stop; a coroutine resumed is not entered
-  again; a dataclass's generated `__init__` and a property read are data, no stop). The call's own
+  again; a dataclass's generated `__init__` and a property read, cached or not, are data, no stop). The call's own
   modules are where the life of a call is: `service/` (and before it had one, the gateway's
   `_calling`, `_long_calls`, `_idempotency`, `_approving`, `_elicit`); the other rooms it uses
   (the MCP adapter, `approvals/`, `files/`, `store/`, `call/`) are counted apart, by module;
@@ -24,6 +24,7 @@ the package only:
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import sys
 import tempfile
@@ -74,7 +75,8 @@ def _data(module: str, name: str) -> bool:
         return True
     owner, _, attribute = name.rpartition(".")
     found = sys.modules[module].__dict__.get(owner) if owner and "." not in owner else None
-    return found is not None and isinstance(inspect.getattr_static(found, attribute, None), property)
+    accessor = inspect.getattr_static(found, attribute, None) if found is not None else None
+    return isinstance(accessor, property | functools.cached_property)
 
 
 class Trace:

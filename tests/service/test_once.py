@@ -124,3 +124,21 @@ async def test_a_request_that_cannot_be_built_after_the_claim_gives_the_key_back
     assert refused.code is ErrorCode.ARGUMENTS_INVALID and "body.content_type" in refused.text
     assert fixed.structured == {"stored": True}  # the key was free again: not key-reused, not unknown
     assert len(upstream.requests) == 1
+
+
+async def test_a_fault_before_the_request_goes_out_leaves_the_key_free_not_outcome_unknown(
+    tmp_path: Path, upstream: Upstream
+) -> None:
+    async with harness(tmp_path, upstream) as service:
+        build = service.caller.build
+
+        def breaks(*args: Any, **kwargs: Any) -> Any:
+            raise RuntimeError("a fault while building, before anything went out")
+
+        service.caller.build = breaks  # type: ignore[method-assign]
+        with pytest.raises(RuntimeError):
+            await service.result("createOrder", KEYED)
+        service.caller.build = build  # type: ignore[method-assign]
+        done = await service.result("createOrder", KEYED)
+    assert done.structured == {"id": "o1"}  # the key was given back, not spent
+    assert len(upstream.requests) == 1

@@ -6,6 +6,7 @@ says nothing was sent, and so does a request that cannot be built after it.
                                       #    was taken when it started); `known`: an outcome this call
                                       #    gets without sending (the key's stored result, another call's)
     result = await send(...)          # 7: only when nothing is known: built, sent once, through call/
+                                      #    (`held.sent` from the moment it goes to the network)
     await store(held, result, ...)    # 8: one serialisation, kept where it is held: the approval, the
                                       #    long call (with `call.completed`), then the key
 
@@ -65,6 +66,7 @@ class Held:
     approval: Approval | None = None  # the approval's execution
     approvals: Approvals | None = None
     long: Running | None = None  # the long call this is the background of
+    sent: bool = False  # the request went to the network (from here on it may have had an effect)
 
 
 async def claim(
@@ -111,7 +113,7 @@ async def claim(
     return None
 
 
-async def send(ready: Ready, files: Files) -> CallResult:
+async def send(ready: Ready, held: Held, files: Files) -> CallResult:
     """Step 7: the one request built and sent once (call/), and a binary answer kept as a file of the
     caller. A request that cannot be built (a header value that cannot be a header, say) is refused
     naming the field: nothing is sent, and the claims held are given back as such in step 8."""
@@ -126,10 +128,11 @@ async def send(ready: Ready, files: Files) -> CallResult:
         )
     except CallError as error:
         return CallResult(error.message, is_error=True, code=error.code)
+    held.sent = True
     return await files.keep_answer(ready.request.owner, await caller.send(outgoing))
 
 
-async def store(held: Held, result: CallResult, *, sent: bool, clock: Callable[[], float]) -> CallResult:
+async def store(held: Held, result: CallResult, *, clock: Callable[[], float]) -> CallResult:
     """Step 8: the outcome kept once, serialised once, wherever this call holds a claim: the approval,
     then the long call's result with its `call.completed` event (one store step), then the key. A
     store that fails here gives `store-unavailable`, saying whether the request was sent."""
@@ -145,7 +148,7 @@ async def store(held: Held, result: CallResult, *, sent: bool, clock: Callable[[
             if held.key is not None and held.store is not None:
                 await record(held.store, held.key, held.owner, result, data, clock())
     except StoreError as error:
-        failed = store_unavailable(error, sent=result if sent else None)
+        failed = store_unavailable(error, sent=result if held.sent else None)
         if held.long is not None:  # who asks for the long call later gets this, too
             held.long.result = failed
             held.long.done.set()
@@ -154,7 +157,8 @@ async def store(held: Held, result: CallResult, *, sent: bool, clock: Callable[[
 
 
 async def abandon(held: Held) -> None:
-    """A fault or cancellation after the claim: every held claim becomes outcome unknown."""
+    """A fault or cancellation after the claim: every held claim becomes outcome unknown, or, when the
+    request never went to the network, the key is free again."""
     with anyio.CancelScope(shield=True):
         try:
             if held.approval is not None and held.approvals is not None:
@@ -162,6 +166,6 @@ async def abandon(held: Held) -> None:
             if held.long is not None:
                 await held.long.abandon()
             if held.key is not None and held.store is not None:
-                await held.store.abandon(held.key, held.owner, sent=True)
+                await held.store.abandon(held.key, held.owner, sent=held.sent)
         except StoreError as error:
             log_event("claims not given up: the store failed", level=logging.ERROR, code=str(error.code))

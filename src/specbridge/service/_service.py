@@ -36,7 +36,7 @@ from ..store import Store, StoreError
 from ._access import admit, audit
 from ._approval import Approved, approve
 from ._approving import ApprovalService
-from ._idempotency import look_up, outcome
+from ._idempotency import look_up
 from ._long_calls import LongCalls, Running
 from ._once import Held, abandon, claim, send, store
 from ._planning import plan
@@ -175,13 +175,13 @@ class CallService:
         """Steps 6-8: claim, send once, store."""
         known = await claim(ready, held, approved, lease=self._lease(ready), budget=budget, clock=self.clock)
         if known is not None:
-            return await store(held, known, sent=False, clock=self.clock)
+            return await store(held, known, clock=self.clock)
         try:
-            result = await send(ready, self.files)
+            result = await send(ready, held, self.files)
         except BaseException:  # cancelled (the call deadline), or a fault mid-send: it may have been sent
             await abandon(held)
             raise
-        return await store(held, result, sent=outcome(result) != "refused", clock=self.clock)
+        return await store(held, result, clock=self.clock)
 
     def _lease(self, ready: Ready) -> float:
         """How long a claim of this call is its owner's before it reads as outcome unknown."""
