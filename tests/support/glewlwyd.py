@@ -43,6 +43,7 @@ CONFIG_JSON = Path("/usr/share/glewlwyd/templates/config.json")
 MODULES = Path("/usr/lib/glewlwyd")
 SCOPE = "mcp:tools"
 USER, PASSWORD = "alice", "alice-password-1"
+USER_SUB = "alice-subject-7f3a"  # her `sub` in access tokens (glewlwyd's public subject identifier)
 ROBOT, ROBOT_SECRET = "robot", "robot-secret-1"
 READY = "Glewlwyd started on port"
 
@@ -289,6 +290,7 @@ class Glewlwyd:
                 "/api/user/", json={"username": USER, "password": PASSWORD, "scope": [SCOPE], "enabled": True}
             )
         )
+        self._pin_subject()
         self._check(
             admin.post(
                 "/api/client/",
@@ -306,6 +308,19 @@ class Glewlwyd:
             )
         )
 
+    def _pin_subject(self) -> None:
+        """glewlwyd makes up a random public `sub` per user on first use and keeps it in this table (which
+        its plugin makes anew whenever it is set up); one written first is hers, so a config can name
+        her `clients.<sub>` before she signs in."""
+        database = sqlite3.connect(self.folder / "glewlwyd.db")
+        database.execute("DELETE FROM gpo_subject_identifier WHERE gposi_username = ?", (USER,))
+        database.execute(
+            "INSERT INTO gpo_subject_identifier (gposi_plugin_name, gposi_username, gposi_sub) VALUES (?, ?, ?)",
+            ("oidc", USER, USER_SUB),
+        )
+        database.commit()
+        database.close()
+
     def allow_resources(self, *urls: str) -> None:
         """Let tokens for `mcp:tools` be issued for these resource URLs (and only these)."""
         admin = self._admin
@@ -313,6 +328,7 @@ class Glewlwyd:
         self._resources = list(urls)
         self._check(admin.put("/api/mod/plugin/oidc", json=self._plugin()))
         self._check(admin.put("/api/mod/plugin/oidc/reset"))  # glewlwyd reads the new settings
+        self._pin_subject()
 
     def token_response(
         self, resource: str | None, *, client: str = ROBOT, secret: str = ROBOT_SECRET
