@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import ipaddress
+from typing import TYPE_CHECKING
 
 from .._errors import ErrorCode, SpecbridgeError
-from ..config import Config
+
+if TYPE_CHECKING:
+    from ..config import Config
 
 LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 
