@@ -158,6 +158,13 @@ async def test_a_client_key_still_opens_an_oauth_api(
     assert identity.token is None
 
 
+async def test_an_unknown_client_key_is_key_invalid_not_a_malformed_token(make_server: MakeServer) -> None:
+    refusal = await admit(make_server(), bearer("sbk_not-a-key-of-this-gateway"))
+    assert isinstance(refusal, Refusal)
+    assert (refusal.status, refusal.code) == (401, ErrorCode.KEY_INVALID)
+    assert Challenge(refusal)["error"] == "invalid_token"
+
+
 async def test_an_unknown_key_in_x_api_key_is_not_taken_for_a_token(
     make_server: MakeServer, issuer: Issuer
 ) -> None:

@@ -36,7 +36,7 @@ from ._identity import Identity
 from ._introspection import IntrospectionVerifier
 from ._jwks import JwksCache
 from ._jwt import JwtVerifier
-from ._keys import Refusal, find_client
+from ._keys import KEY_PREFIX, Refusal, find_client
 from ._metadata import challenge
 
 KEEP = 300.0
@@ -111,7 +111,7 @@ class ResourceServer:
         client = find_client(key, clients)
         if client is not None:
             return _listed(client, api.name) or Identity(client, client.id)
-        if not bearer:
+        if not bearer or bearer.startswith(KEY_PREFIX):  # a key, not a token: no JWT error for it
             return Refusal(
                 401,
                 ErrorCode.KEY_INVALID,
