@@ -257,3 +257,20 @@ async def test_off_loopback_an_oauth_api_needs_its_audience(
     if refusal is not None:
         assert refusal.code == ErrorCode.SERVE_UNSAFE_BIND
         assert "audience" in refusal.message
+
+
+async def test_a_reload_that_changes_oauth_applies_to_the_next_request(
+    tmp_path: Path, upstream: Upstream
+) -> None:
+    issuer = Issuer(upstream.url)
+    upstream.route("/jwks", json_response(issuer.jwks()))
+    settings = f"issuer: {issuer.issuer}, jwks_uri: {upstream.url}/jwks"
+    config = write_config(tmp_path, upstream, extra=f"oauth: {{{settings}}}\n")
+    token = {"Authorization": f"Bearer {issuer.mint(aud=RESOURCE, client_id='someone')}"}
+    async with in_process_gateway(config) as (transport, gateway):
+        before = await post(transport, token)
+        write_config(tmp_path, upstream, extra=f"oauth: {{{settings}, allow_unknown_clients: true}}\n")
+        await gateway.reload(load_config(config))
+        after = await post(transport, token)
+    assert before.status_code == 403 and before.json()["error"]["code"] == "token-client-unknown"
+    assert after.status_code == 200
