@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from ._http import event_loop_options as event_loop_options
     from ._http import http_app as http_app
     from ._http import serve_http as serve_http
+    from ._local import exposure_refusal as exposure_refusal
     from ._local import is_loopback as is_loopback
     from ._metrics import Metrics as Metrics
     from ._server import PAGE_SIZE as PAGE_SIZE
