@@ -72,24 +72,20 @@ class CallService:
 
     async def call(self, request: CallRequest) -> CallResult | Question:
         """One call, from its plan to its stored result (or the question its client's user is asked)."""
-        outcome = await self._steps(request)
-        audit(request, outcome)
-        return outcome
-
-    async def _steps(self, request: CallRequest) -> CallResult | Question:
+        outcome: CallResult | Question
         planned = plan(request)
         if isinstance(planned, CallResult):
-            return planned
-        refused = admit(planned)
-        if refused is not None:
-            return refused
-        checked = await check(planned)
-        if isinstance(checked, CallResult):
-            return checked
-        ready = await resolve(planned, checked, self.files)
-        if isinstance(ready, CallResult):
-            return ready
-        return await self._on_the_store(ready, request.asking.answer, asked=False, until=None)
+            outcome = planned
+        elif (refused := admit(planned)) is not None:
+            outcome = refused
+        elif isinstance(checked := await check(planned), CallResult):
+            outcome = checked
+        elif isinstance(ready := await resolve(planned, checked, self.files), CallResult):
+            outcome = ready
+        else:
+            outcome = await self._on_the_store(ready, request.asking.answer, asked=False, until=None)
+        audit(request, outcome)
+        return outcome
 
     async def resume(self, question: Question, answer: Answer | None) -> CallResult:
         """The call a `Question` stopped, once its user answered (`answer`), or did not in time (None)."""
@@ -109,8 +105,8 @@ class CallService:
         """Steps 4-8: what happens around the store, for a call that is ready to be sent."""
         request, approval = ready.request, ready.planned.plan.requires_approval
         long = request.api.calls.long
-        if ready.planned.key is None and not approval and not long:
-            return await self._once(ready, Held(), None, budget=0.0)
+        if ready.planned.key is None and not approval and not long:  # nothing to claim or to keep
+            return await send(ready, Held(), self.files)
         opened = await self._store()
         if isinstance(opened, CallResult):
             return opened
