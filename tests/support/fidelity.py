@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import os
 import re
 import tempfile
 import time
@@ -41,7 +42,8 @@ from tests.support.fidelity_validator import (
 from tests.support.fidelity_values import Generator
 from tests.support.upstream import RecordedRequest, Upstream, json_response
 
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
+# Beside the checkout, or where SPECBRIDGE_CORPUS says (a git worktree sits one folder deeper).
+CORPUS = Path(os.environ.get("SPECBRIDGE_CORPUS") or Path(__file__).resolve().parents[3] / "shared" / "corpus")
 ROOT = Path(__file__).resolve().parents[2]
 PASSES = ("required", "all")
 SECRET = "Zq7credentialXk9"
