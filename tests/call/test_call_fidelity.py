@@ -121,6 +121,37 @@ def test_leniency_multipart_text_parts_are_cast_to_their_property_s_type() -> No
     _without_and_with(lambda: _validate(document, _request("/a", body, "multipart/form-data; boundary=b")))
 
 
+def test_leniency_multipart_json_a_one_of_part_sent_as_json_is_read_as_the_object_it_is() -> None:
+    cat = {"type": "object", "required": ["kind"], "properties": {"kind": {"const": "cat"}}}
+    dog = {"type": "object", "required": ["kind"], "properties": {"kind": {"const": "dog"}}}
+    document = _post(
+        "multipart/form-data",
+        {"type": "object", "required": ["pet"], "properties": {"pet": {"oneOf": [cat, dog]}}},
+    )
+    body = (
+        b'--b\r\nContent-Disposition: form-data; name="pet"\r\nContent-Type: application/json\r\n\r\n'
+        b'{"kind": "cat"}\r\n--b--\r\n'
+    )
+    _without_and_with(lambda: _validate(document, _request("/a", body, "multipart/form-data; boundary=b")))
+
+
+def test_leniency_required_read_only_a_property_read_only_in_another_all_of_part_is_not_required() -> None:
+    from tests.support.fidelity_validator import required_without_read_only
+
+    schema = {
+        "allOf": [
+            {"$ref": "#/components/schemas/Identified"},
+            {"type": "object", "required": ["gid", "text"], "properties": {"text": {"type": "string"}}},
+        ]
+    }
+    identified = {"type": "object", "properties": {"gid": {"type": "string", "readOnly": True}}}
+    document = {**_post("application/json", schema), "components": {"schemas": {"Identified": identified}}}
+    request = _request("/a", b'{"text": "hi"}', "application/json")
+    with pytest.raises(Exception):  # noqa: B017
+        _validate(document, request)
+    _validate(required_without_read_only(document), request)
+
+
 def test_leniency_parameter_read_only_a_parameter_schema_shared_with_a_read_only_property_is_sendable() -> (
     None
 ):

@@ -36,6 +36,7 @@ from tests.support.fidelity_validator import (
     kind_of,
     lenient,
     parameters_without_read_only,
+    required_without_read_only,
     unverifiable_cause,
     without_discriminators,
 )
@@ -166,7 +167,7 @@ def _validator(data: dict[str, Any], base: str) -> Any:
         for key, item in (data.get("paths") or {}).items()
     }
     document = parameters_without_read_only({**data, "servers": [{"url": base}], "paths": paths})
-    document = without_discriminators(document)
+    document = required_without_read_only(without_discriminators(document))
     return OpenAPI.from_dict(document, config=Config(spec_validator_cls=None))
 
 

@@ -133,9 +133,9 @@ def plan_arguments(
                 )
             )
         else:
-            properties, required = fields
+            properties, required, hidden = fields
             for name, (value, base) in properties.items():
-                if shaper.hidden_input(value, base):
+                if name in hidden:
                     continue
                 shaped = shaper.shape(Schema(value, base), "input")
                 needs.update(shaped.needs)
@@ -206,17 +206,19 @@ def _is_structured(content_type: str) -> bool:
 
 def _object_fields(
     schema: Schema | None, shaper: SchemaShaper
-) -> tuple[dict[str, tuple[Json, str]], set[str]] | None:
-    """An object body's top-level properties (through `$ref` and `allOf`), or None if it is not one."""
+) -> tuple[dict[str, tuple[Json, str]], set[str], set[str]] | None:
+    """An object body's top-level properties (through `$ref` and `allOf`), the required ones and the
+    read-only ones (`readOnly` on any declaration of the name, in any part), or None if it is not one."""
     if schema is None:
         return None
     # A recursive object body is still an object: its fields become arguments, and the fields that
     # lead back into the cycle refer to `$defs`.
     properties: dict[str, tuple[Json, str]] = {}
     required: set[str] = set()
-    if not _collect_fields(schema.value, schema.base, shaper, properties, required, 0):
+    hidden: set[str] = set()
+    if not _collect_fields(schema.value, schema.base, shaper, properties, required, 0, hidden):
         return None
-    return (properties, required) if properties else None
+    return (properties, required, hidden) if properties else None
 
 
 def _collect_fields(
@@ -226,6 +228,7 @@ def _collect_fields(
     properties: dict[str, tuple[Json, str]],
     required: set[str],
     depth: int,
+    hidden: set[str],
 ) -> bool:
     base, node = shaper.resolve(value, base)
     if not isinstance(node, dict) or depth > 16:
@@ -238,13 +241,15 @@ def _collect_fields(
     parts = node.get("allOf")
     if isinstance(parts, list):
         for part in parts:
-            if not _collect_fields(part, base, shaper, properties, required, depth + 1):
+            if not _collect_fields(part, base, shaper, properties, required, depth + 1, hidden):
                 return False
     own = node.get("properties")
     if isinstance(own, dict):
         for name, prop in own.items():
             if isinstance(prop, dict | bool):
                 properties[str(name)] = (prop, base)
+                if shaper.hidden_input(prop, base):
+                    hidden.add(str(name))
     elif kind != "object" and not isinstance(parts, list):
         return False
     if isinstance(node.get("required"), list):
