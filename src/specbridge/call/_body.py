@@ -61,7 +61,11 @@ def encode_body(
         argument = tool.argument("body")
         schema = argument.schema if argument is not None else None
         if isinstance(value, str) and isinstance(schema, dict) and schema.get("contentEncoding") == "base64":
-            return decode_base64(value), _concrete(body.content_type, "application/octet-stream")
+            if "contentMediaType" in schema:  # bytes, given as base64: decoded before sending
+                return decode_base64(value), _concrete(body.content_type, "application/octet-stream")
+            # `format: byte`: the document's body *is* base64 text; checked, sent as given.
+            base64_compact(value, "for this body (the document's `format: byte`), sent as given")
+            return value.encode("utf-8"), _concrete(body.content_type, "text/plain")
         if isinstance(value, str):
             return value.encode("utf-8"), _concrete(body.content_type, "application/octet-stream")
         return dumps_bytes(value), _concrete(body.content_type, "application/json")
@@ -85,14 +89,18 @@ def _is_json(content_type: str) -> bool:
     return content_type == "application/json" or content_type.endswith("+json")
 
 
-def decode_base64(text: str) -> bytes:
-    """Base64 text (standard or URL-safe alphabet, padding optional) to bytes; anything else refused."""
+def base64_compact(text: str, why: str) -> str:
+    """`text` without whitespace, when it is base64 (standard or URL-safe alphabet, padding optional);
+    refused otherwise, saying `why` it must be."""
     compact = "".join(text.split())
     if len(compact) % 4 == 1 or not _BASE64.match(compact):
-        raise refuse(
-            "body: must be base64 text for this binary body (the bytes are decoded before sending)",
-            ErrorCode.BODY_NOT_BASE64,
-        )
+        raise refuse(f"body: must be base64 text {why}", ErrorCode.BODY_NOT_BASE64)
+    return compact
+
+
+def decode_base64(text: str) -> bytes:
+    """Base64 text (standard or URL-safe alphabet, padding optional) to bytes; anything else refused."""
+    compact = base64_compact(text, "for this binary body (the bytes are decoded before sending)")
     padded = compact.rstrip("=") + "=" * (-len(compact.rstrip("=")) % 4)
     return base64.b64decode(padded.replace("-", "+").replace("_", "/"), validate=True)
 

@@ -265,6 +265,9 @@ def _whole_body_schema(media: MediaType, shaper: SchemaShaper) -> tuple[Json, fr
     if media.schema is not None and _is_structured(kind):
         shaped = shaper.shape(media.schema, "input")
         return shaped.value, shaped.needs
+    if _format_of(media.schema, shaper) == "byte":
+        # OpenAPI's base64 *text*, whatever the media type: the text is the body, sent as given.
+        return {"type": "string", "contentEncoding": "base64"}, frozenset()
     if _is_binary_body(kind, media.schema, shaper):
         # Bytes travel as base64 text; the gateway decodes them before sending.
         schema = {"type": "string", "contentMediaType": kind or "application/octet-stream"}
@@ -278,13 +281,18 @@ _BINARY_TYPES = frozenset({"", "*/*", "application/octet-stream", "application/p
 
 
 def _is_binary_body(kind: str, schema: Schema | None, shaper: SchemaShaper) -> bool:
-    """A body of bytes: a binary media type, or a string schema with `format: binary`/`byte`."""
+    """A body of bytes: a binary media type, or a string schema with `format: binary`."""
     if kind.startswith(_BINARY_FAMILIES) or kind in _BINARY_TYPES:
         return True
+    return _format_of(schema, shaper) == "binary"
+
+
+def _format_of(schema: Schema | None, shaper: SchemaShaper) -> str | None:
     if schema is None:
-        return False
+        return None
     _, node = shaper.resolve(schema.value, schema.base)
-    return isinstance(node, dict) and node.get("format") in ("binary", "byte")
+    found = node.get("format") if isinstance(node, dict) else None
+    return found if isinstance(found, str) else None
 
 
 def _resolve_clashes(candidates: list[Argument]) -> list[Argument]:
