@@ -126,3 +126,42 @@ async def test_a_format_binary_body_is_still_decoded_to_its_bytes(
 ) -> None:
     await _call(make_caller(document=BYTES_DOCUMENT), "putRaw", {"body": "AP9oaQ=="})
     assert upstream.requests[-1].body == b"\x00\xffhi"
+
+
+SETTINGS_DOCUMENT = {
+    "openapi": "3.0.3",
+    "info": {"title": "Settings", "version": "1"},
+    "paths": {
+        "/users/{id}/settings": {
+            "patch": {
+                "operationId": "updateSettings",
+                "parameters": [{"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}],
+                "requestBody": {
+                    "required": True,
+                    "content": {
+                        "application/json": {
+                            "schema": {
+                                "type": "object",
+                                "minProperties": 1,
+                                "properties": {"theme": {"type": "string"}, "language": {"type": "string"}},
+                            }
+                        }
+                    },
+                },
+                "responses": {"200": {"description": "ok"}},
+            }
+        }
+    },
+}
+
+
+async def test_a_body_that_needs_a_field_is_refused_empty_naming_the_arguments_that_fill_it(
+    make_caller: MakeCaller, upstream: Upstream
+) -> None:
+    caller = make_caller(document=SETTINGS_DOCUMENT)
+    empty = await _call(caller, "updateSettings", {"id": "u1"})
+    assert empty.code == ErrorCode.ARGUMENTS_INVALID
+    assert "body: give at least one of theme, language" in empty.text
+    assert upstream.requests == []
+    done = await _call(caller, "updateSettings", {"id": "u1", "theme": "dark"})
+    assert not done.is_error and json.loads(upstream.requests[-1].body) == {"theme": "dark"}

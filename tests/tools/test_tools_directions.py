@@ -306,6 +306,7 @@ def test_a_branch_in_defs_gets_its_discriminator_beside_the_reference() -> None:
     leaf, branch = node["oneOf"]
     assert branch == {
         "$ref": "#/$defs/Branch",
+        "type": "object",
         "properties": {"kind": {"type": "string", "const": "branch"}},
         "required": ["kind"],
     }
@@ -446,3 +447,53 @@ def test_a_nested_object_drops_a_property_read_only_in_any_all_of_part_from_ever
     assert not names_in(note) & {"gid", "id", "resource_type"}
     assert not {"gid", "id"} & set(json.dumps(note).split('"'))  # nor in any `required`
     assert jsonschema.Draft202012Validator(note).is_valid({"text": "hi"})
+
+
+PAYMENT_METHODS = """\
+paths:
+  /payments:
+    post:
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [method]
+              properties:
+                method:
+                  oneOf:
+                    - $ref: '#/components/schemas/Card'
+                    - $ref: '#/components/schemas/Wallet'
+                    - {type: object, properties: {type: {const: iban}, iban: {type: string}}}
+      responses: {'204': {description: ok}}
+components:
+  schemas:
+    Card:
+      type: object
+      properties:
+        type: {type: string, enum: [card, scheme], default: card}
+        number: {type: string}
+    Wallet:
+      allOf:
+        - type: object
+          properties: {type: {type: string, enum: [wallet]}}
+        - type: object
+          properties: {number: {type: string}}
+"""
+
+
+def test_a_one_of_whose_branches_each_own_values_of_one_property_requires_it_in_every_branch() -> None:
+    tool = tool_of(PAYMENT_METHODS)
+    method = tool.input_schema["properties"]["method"]
+    assert all("type" in branch["required"] for branch in method["oneOf"])
+    validator = jsonschema.Draft202012Validator(method)
+    assert not validator.is_valid({})  # several branches took it: the API refuses it
+    assert not validator.is_valid({"number": "4111"})
+    assert validator.is_valid({"type": "wallet", "number": "w-1"})
+
+
+def test_a_one_of_whose_branches_share_a_value_is_left_as_the_document_wrote_it() -> None:
+    tool = tool_of(PAYMENT_METHODS.replace("enum: [wallet]", "enum: [wallet, card]"))
+    method = tool.input_schema["properties"]["method"]
+    assert not any("required" in branch for branch in method["oneOf"])

@@ -8,7 +8,7 @@ import secrets
 from collections.abc import Mapping
 from typing import Any
 
-from .._errors import ErrorCode
+from .._errors import ArgumentError, ErrorCode
 from .._json import dumps, dumps_bytes
 from ..tools import Argument, Tool
 from ._check import format_path
@@ -73,6 +73,8 @@ def encode_body(
     files = {name: attachments[name] for name in attachments if name != "body"}
     if not present and not files and not body.required:
         return None, None
+    if len(present) + len(files) < body.min_properties:
+        _too_few_fields(tool, body.min_properties)
     # A required body is always sent, as `{}` (an empty form) when the agent gave none of its fields.
     if _is_json(declared):
         return dumps_bytes(dict(present)), _concrete(body.content_type, "application/json")
@@ -83,6 +85,15 @@ def encode_body(
     if declared == "multipart/form-data":
         return _multipart(tool, fields, files, body.encoding)
     return dumps_bytes(dict(present)), "application/json"
+
+
+def _too_few_fields(tool: Tool, least: int) -> None:
+    """A body whose schema wants at least `least` fields (`minProperties`) and got fewer: the API
+    would refuse `{}`, so the agent is told which arguments could fill it."""
+    names = [argument.name for argument in tool.arguments if argument.location == "body"]
+    shown = ", ".join(names[:12]) + (", …" if len(names) > 12 else "")
+    count = "one" if least == 1 else str(least)
+    raise ArgumentError([f"body: give at least {count} of {shown} (the API refuses a body with fewer fields)"])
 
 
 def _is_json(content_type: str) -> bool:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..document import ApiDocument, MediaType, Operation, Parameter, Schema
+from ._form import nonempty
 from ._headers import FIXABLE_HEADERS, is_forbidden_header
 from ._model import LOCATION_ORDER, Argument, ArgumentLocation, Body, LeftOut
 from ._naming import argument_name
@@ -76,13 +77,16 @@ def plan_arguments(
             continue
         shaped = shaper.shape(parameter.schema, "input")
         needs.update(shaped.needs)
+        value = shaped.value
+        if parameter.location in ("query", "cookie") and parameter.content_type is None:
+            value = nonempty(value, required=parameter.required)
         candidates.append(
             Argument(
                 name=argument_name(parameter.name),
                 location=parameter.location,
                 original=parameter.name,
                 required=parameter.required,
-                schema=_described(shaped.value, parameter.description),
+                schema=_described(value, parameter.description),
                 style=parameter.style,
                 explode=parameter.explode,
                 allow_reserved=parameter.allow_reserved,
@@ -118,6 +122,7 @@ def plan_arguments(
             required=request_body.required,
             encoding=media.encoding,
             pointer=request_body.pointer,
+            min_properties=_min_properties(media.schema, shaper) if fields is not None else 0,
         )
         if fields is None:
             schema, body_needs = _whole_body_schema(media, shaper)
@@ -134,6 +139,7 @@ def plan_arguments(
             )
         else:
             properties, required, hidden = fields
+            form = media.content_type.lower().split(";")[0].strip() == "application/x-www-form-urlencoded"
             for name, (value, base) in properties.items():
                 if name in hidden:
                     continue
@@ -145,7 +151,7 @@ def plan_arguments(
                         "body",
                         name,
                         name in required,
-                        shaped.value,
+                        nonempty(shaped.value, required=name in required) if form else shaped.value,
                         pointer=request_body.pointer,
                     )
                 )
@@ -258,6 +264,21 @@ def _collect_fields(
         for name in sorted(required - properties.keys()):  # required, never described: any value
             properties[name] = ({}, base)
     return True
+
+
+def _min_properties(schema: Schema | None, shaper: SchemaShaper, depth: int = 0) -> int:
+    """The largest `minProperties` of an object body, its `$ref` target and its `allOf` parts."""
+    if schema is None or depth > 16:
+        return 0
+    base, node = shaper.resolve(schema.value, schema.base)
+    if not isinstance(node, dict):
+        return 0
+    own = node.get("minProperties")
+    found = own if isinstance(own, int) and not isinstance(own, bool) else 0
+    parts = node.get("allOf")
+    for part in parts if isinstance(parts, list) else []:
+        found = max(found, _min_properties(Schema(part, base), shaper, depth + 1))
+    return found
 
 
 def _whole_body_schema(media: MediaType, shaper: SchemaShaper) -> tuple[Json, frozenset[str]]:

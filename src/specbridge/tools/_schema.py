@@ -19,7 +19,7 @@ from typing import Any, Literal, NamedTuple
 from .._json import dumps_bytes
 from ..document import Resolver, Schema, UnresolvedRef
 from ..document.pointer import unescape_token, walk_pointer
-from ._discriminator import pin_discriminator
+from ._discriminator import pin_discriminator, pin_implicit
 from ._schema_answer import answer_property, cut
 from ._schema_graph import ReferenceGraph
 from ._schema_keywords import (
@@ -303,6 +303,8 @@ class SchemaShaper:
             out = _without_names(out, frozenset(hidden))
         if mode == "input" and isinstance(value.get("discriminator"), dict):
             pin_discriminator(self, value, base, out)
+        elif mode == "input" and isinstance(value.get("oneOf"), list):
+            pin_implicit(self, value, base, out)
         if value.get("nullable") is True or value.get("x-nullable") is True:
             out = nullable(out)
         return Shaped(out, frozenset(needs))
