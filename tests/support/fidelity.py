@@ -44,7 +44,9 @@ from tests.support.fidelity_values import Generator
 from tests.support.upstream import RecordedRequest, Upstream, json_response
 
 # Beside the checkout, or where SPECBRIDGE_CORPUS says (a git worktree sits one folder deeper).
-CORPUS = Path(os.environ.get("SPECBRIDGE_CORPUS") or Path(__file__).resolve().parents[3] / "shared" / "corpus")
+CORPUS = Path(
+    os.environ.get("SPECBRIDGE_CORPUS") or Path(__file__).resolve().parents[3] / "shared" / "corpus"
+)
 ROOT = Path(__file__).resolve().parents[2]
 PASSES = ("required", "all")
 SECRET = "Zq7credentialXk9"

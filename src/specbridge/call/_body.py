@@ -93,7 +93,9 @@ def _too_few_fields(tool: Tool, least: int) -> None:
     names = [argument.name for argument in tool.arguments if argument.location == "body"]
     shown = ", ".join(names[:12]) + (", …" if len(names) > 12 else "")
     count = "one" if least == 1 else str(least)
-    raise ArgumentError([f"body: give at least {count} of {shown} (the API refuses a body with fewer fields)"])
+    raise ArgumentError(
+        [f"body: give at least {count} of {shown} (the API refuses a body with fewer fields)"]
+    )
 
 
 def _is_json(content_type: str) -> bool:

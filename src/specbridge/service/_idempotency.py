@@ -66,7 +66,9 @@ class KeyPlan:
     target: str | None = None
     field: str | None = None
     required: bool = False
-    schema: Json = dataclasses.field(default=None, compare=False)  # the field's own schema: the derived key fits it
+    schema: Json = dataclasses.field(
+        default=None, compare=False
+    )  # the field's own schema: the derived key fits it
 
     def binding(self, scope: tuple[str, str, str], key: str) -> dict[str, str]:
         """The derived key for the API's own field: a hash of (api, client, tool, key), so the API
