@@ -11,8 +11,7 @@ import click
 
 from .._errors import ArgumentError, ErrorCode
 from ..call import Caller, CallResult
-from ..config import ApiConfig, EgressConfig, check_tool_names, load_config
-from ..document import load_document
+from ..config import ApiConfig, EgressConfig, api_document, check_tool_names, load_config
 from ..tools import convert
 from ._app import EXIT_FINDINGS, app, friendly_errors
 from ._serve import allow_hint, check_command_line_base_url
@@ -61,9 +60,7 @@ async def _run(
     api: ApiConfig, tool: str, arguments: dict[str, Any], secret_id: str | None, approved: bool
 ) -> tuple[CallResult, str | None]:
     """The result, and the base URL the call went to (the configured one or the document's server)."""
-    toolset = check_tool_names(
-        api, convert(load_document(api.spec, ref_dirs=api.ref_dirs), api.convert_options())
-    )
+    toolset = check_tool_names(api, convert(api_document(api), api.convert_options()))
     caller = Caller(api, toolset, check_workers=False)  # one call: no process to start for it
     try:
         result = await caller.call(tool, arguments, secret_id=secret_id, approved=approved)

@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import click
 
 from .._errors import DocumentError
-from ..config import ApiConfig, Config, LintConfig, check_tool_names, load_config
-from ..document import load_document
+from ..config import Config, LintConfig, load_config
 from ..lint import FORMATS, Report, Severity, default_registry, lint, render_all
-from ..tools import ConvertOptions, convert
 from ._app import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE, app, friendly_errors
-from ._tools import api_for
+from ._sources import sources
 
 LEVELS = ["error", "warning", "info", "note", "none"]
 
@@ -25,7 +22,7 @@ def failing_level(strict: bool, fail_on: str | None) -> Severity | None:
 
 
 @app.command("lint")
-@click.argument("specs", metavar="SPEC...", nargs=-1, required=True)
+@click.argument("specs", metavar="[SPEC...]", nargs=-1)
 @click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default="text", show_default=True)
 @click.option("--strict", is_flag=True, help="Fail on warnings too (same as --fail-on warning).")
 @click.option(
@@ -47,6 +44,9 @@ def lint_command(
 ) -> None:
     """Check each SPEC for what an agent will get wrong: names, collisions, depth, width, descriptions ...
 
+    SPEC is a file, an http(s):// URL or - (stdin); without SPEC, every API of --config FILE (or the one
+    --api NAME names) is checked: its document, its config operations, or both.
+
     Exit status: 0 when nothing at or above the failing level remains, 1 when something does, 3 when a
     document or the config cannot be read (the other documents are still linted)."""
     settings = LintConfig()
@@ -60,23 +60,20 @@ def lint_command(
     registry = default_registry()
     reports: list[Report] = []
     unreadable = False
-    for spec in specs:
+    targets = sources(specs, config_path, api_name, every_api=True)  # SPEC/URL/-, or the config's APIs
+    for target in targets:
         try:
-            api = api_for(spec, config_path, api_name) if len(specs) == 1 else _api_of(spec, config)
-            options = api.convert_options() if api is not None else ConvertOptions()
             reports.append(
                 lint(
-                    check_tool_names(
-                        api, convert(load_document(spec, ref_dirs=api.ref_dirs if api else ()), options)
-                    ),
+                    target.toolset(),
                     registry=registry,
-                    api=api,
+                    api=target.api,
                     settings=settings,
                     config_source=source,
                 )
             )
         except DocumentError as error:
-            if len(specs) == 1:
+            if len(targets) == 1:
                 raise
             click.echo(f"error [{error.code}]: {error}", err=True)
             unreadable = True
@@ -88,12 +85,3 @@ def lint_command(
     if level is not None and any(report.failing(level) for report in reports):
         sys.exit(EXIT_FINDINGS)
     sys.exit(EXIT_OK)
-
-
-def _api_of(spec: str, config: Config | None) -> ApiConfig | None:
-    """With several documents: the config's API whose `spec` is this document, if any (a document the
-    config does not serve is linted on the defaults)."""
-    if config is None:
-        return None
-    wanted = str(Path(spec).resolve())
-    return next((api for api in config.apis.values() if api.spec == wanted), None)

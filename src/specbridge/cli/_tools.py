@@ -11,35 +11,20 @@ import click
 
 from .._errors import ErrorCode, StartError
 from .._json import dumps
-from ..config import ApiConfig, check_tool_names, load_config
-from ..document import ApiDocument, Locator, load_document
-from ..tools import ConvertOptions, ExportFormat, ToolSet, convert, export
+from ..document import ApiDocument, Locator
+from ..tools import ExportFormat, ToolSet, export
 from ._app import app, friendly_errors
+from ._sources import sources
 
 
-def api_for(spec: str, config_path: str | None, api_name: str | None = None) -> ApiConfig | None:
-    """The config entry whose `spec` is SPEC (or the named/only API), when a config file is given."""
-    if config_path is None:
-        return None
-    config = load_config(config_path)
-    if api_name is None:
-        if not config.apis:
-            return None  # a config with only `lint:` settings
-        wanted = str(Path(spec).resolve())
-        for api in config.apis.values():
-            if api.spec == wanted:
-                return api
-    return config.api(api_name)
-
-
-def load_toolset(spec: str, config_path: str | None, api_name: str | None = None) -> ToolSet:
-    api = api_for(spec, config_path, api_name)
-    options = api.convert_options() if api is not None else ConvertOptions()
-    return check_tool_names(api, convert(load_document(spec, ref_dirs=api.ref_dirs if api else ()), options))
+def load_toolset(spec: str | None, config_path: str | None, api_name: str | None = None) -> ToolSet:
+    """The tools of SPEC (a file, a URL or `-`), or of the config's named or only API without one."""
+    (source,) = sources((spec,) if spec is not None else (), config_path, api_name, every_api=False)
+    return source.toolset()
 
 
 @app.command("tools")
-@click.argument("spec")
+@click.argument("spec", required=False)
 @click.option(
     "--format", "fmt", type=click.Choice(["mcp", "anthropic", "openai"]), default="mcp", show_default=True
 )
@@ -50,7 +35,7 @@ def load_toolset(spec: str, config_path: str | None, api_name: str | None = None
 @click.option("-o", "--output", help="Write to this file instead of stdout.")
 @friendly_errors
 def tools_command(
-    spec: str,
+    spec: str | None,
     fmt: ExportFormat,
     strict: bool,
     defer_loading: bool,
@@ -58,7 +43,8 @@ def tools_command(
     api_name: str | None,
     output: str | None,
 ) -> None:
-    """Print the tool definitions a model is handed for SPEC."""
+    """Print the tool definitions a model is handed for SPEC (a file, an http(s):// URL, or - for stdin),
+    or for the API of --config FILE [--api NAME]: its document, its config operations, or both."""
     if strict and fmt != "openai":
         raise click.UsageError("--strict applies to --format openai")
     if defer_loading and fmt != "anthropic":

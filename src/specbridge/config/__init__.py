@@ -15,6 +15,9 @@ clients:
 ```
 """
 
+from ._document import api_document as api_document
+from ._document import fetch_rules as fetch_rules
+from ._document import operations_document as operations_document
 from ._model import AUTH_TYPES as AUTH_TYPES
 from ._model import BINDING_LOCATIONS as BINDING_LOCATIONS
 from ._model import DEFAULT_APPROVAL_EXPIRE as DEFAULT_APPROVAL_EXPIRE
@@ -37,6 +40,8 @@ from ._model import IdempotencyConfig as IdempotencyConfig
 from ._model import LimitsConfig as LimitsConfig
 from ._model import LintConfig as LintConfig
 from ._model import LintIgnore as LintIgnore
+from ._model import OperationConfig as OperationConfig
+from ._model import ParameterConfig as ParameterConfig
 from ._model import SearchIndexConfig as SearchIndexConfig
 from ._model import SearchMode as SearchMode
 from ._model import ToolConfig as ToolConfig
@@ -76,17 +81,22 @@ __all__ = [
     "LimitsConfig",
     "LintConfig",
     "LintIgnore",
+    "OperationConfig",
+    "ParameterConfig",
     "SearchIndexConfig",
     "SearchMode",
     "Secret",
     "ToolConfig",
     "WebhookConfig",
     "WebhooksConfig",
+    "api_document",
     "check_tool_names",
     "config_from_data",
     "config_schema",
+    "fetch_rules",
     "load_config",
     "looks_like_secret",
+    "operations_document",
     "parse_duration",
     "single_api_config",
 ]

@@ -75,6 +75,34 @@ class ToolConfig:
     timeout: float | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class ParameterConfig:
+    """One parameter of an operation described in the config (`parameters.<location>[i]`)."""
+
+    name: str
+    location: Literal["path", "query", "header"]
+    description: str = ""
+    required: bool = False
+    type: Literal["string", "number", "integer", "boolean"] = "string"
+    enum: tuple[Any, ...] | None = None
+    default: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class OperationConfig:
+    """`apis.<name>.operations.<id>`: an endpoint with no document, described in the config. `path` is
+    the template under the API's base URL (`{name}` a path parameter); its per-tool keys live in the
+    API's `tools` under `id`, as for any tool. `request`/`response`: JSON Schemas, or None."""
+
+    id: str
+    method: str  # upper case
+    path: str
+    description: str = ""
+    parameters: tuple[ParameterConfig, ...] = ()
+    request: Any = None  # without one, no body is sent (even for a POST)
+    response: Any = None
+
+
 # What a client's webhook can subscribe to (`clients.<id>.webhook.events`; default the first).
 CLIENT_EVENTS = ("call.completed", "approval.requested", "approval.answered")
 
@@ -152,7 +180,7 @@ class AdminConfig:
 @dataclass(frozen=True, slots=True)
 class ApiConfig:
     name: str
-    spec: str
+    spec: str  # a path or URL; "" when the API has only `operations`
     base_url: str | None = None
     auth: AuthConfig = field(default_factory=AuthConfig)
     timeout: float = DEFAULT_TIMEOUT
@@ -166,6 +194,7 @@ class ApiConfig:
     calls: CallsConfig = field(default_factory=CallsConfig)  # the top level's, merged
     source: str = "<config>"  # the file this API was read from, for errors found later (tool names)
     ref_dirs: tuple[str, ...] = ()  # folders besides the document's own that its file $refs may read
+    operations: tuple[OperationConfig, ...] = ()  # endpoints described in the config (beside `spec`)
 
     def tool_settings(self, tool: Tool) -> ToolConfig | None:
         """`tools.<name>` for this tool: keyed by its derived name, its final name or its operationId."""

@@ -15,6 +15,7 @@ from .._errors import ConfigError, DocumentError, ErrorCode, RequestRefused
 from .._files import MAX_CONFIG_BYTES, FileTooLarge, read_bounded
 from .._network import AllowEntry, check_base_url, parse_allow
 from ..document import parse_text
+from ._document import read_spec
 from ._model import (
     DEFAULT_STORE,
     DEFAULT_TIMEOUT,
@@ -36,6 +37,7 @@ from ._model import (
     WebhookConfig,
     WebhooksConfig,
 )
+from ._operations import read_operations
 from ._schema import key_path, validate
 from ._secrets import secret_reference, shown
 
@@ -281,24 +283,31 @@ class _Builder:
 
     def api(self, name: str, raw: Mapping[str, Any], approvals: ApprovalsConfig) -> ApiConfig:
         key: list[str | int] = ["apis", name]
-        spec = raw["spec"].strip()
-        if not spec.startswith(("http://", "https://")) and not Path(spec).is_absolute():
-            spec = str((self.base_dir / spec).resolve())
         egress = self.egress(raw.get("egress") or {}, [*key, "egress"])
-        base_url = raw.get("base_url")
-        if base_url is not None:
-            base_url = base_url.strip()
-            try:
-                check_base_url(base_url, [parse_allow(entry) for entry in egress.allow])
-            except RequestRefused as error:
-                raise self.fail(
-                    [*key, "base_url"],
-                    f"{error.message} (list the host:port under egress.allow to permit it)",
-                ) from None
+        allow = [parse_allow(entry) for entry in egress.allow]
+        spec = read_spec(raw.get("spec"), self.base_dir, allow, lambda why: self.fail([*key, "spec"], why))
+        base_url = raw["base_url"].strip() if raw.get("base_url") is not None else None
+        try:
+            if base_url is not None:
+                check_base_url(base_url, allow)
+        except RequestRefused as error:
+            why = f"{error.message} (list the host:port under egress.allow to permit it)"
+            raise self.fail([*key, "base_url"], why) from None
         timeout = raw.get("timeout")
+        tools = {tool: self.tool(entry or {}) for tool, entry in (raw.get("tools") or {}).items()}
+        operations, settings, base_url = read_operations(
+            name,
+            raw.get("operations") or {},
+            base_url=base_url,
+            spec=spec,
+            tools=tools,
+            allow=allow,
+            fail=self.fail,
+        )
         return ApiConfig(
             name=name,
             spec=spec,
+            operations=operations,
             base_url=base_url,
             auth=self.auth(raw.get("auth") or {}, [*key, "auth"]),
             timeout=DEFAULT_TIMEOUT if timeout is None else float(timeout),
@@ -306,7 +315,7 @@ class _Builder:
             include_deprecated=bool(raw.get("include_deprecated")),
             description_max=raw.get("description_max"),
             search=raw.get("search", "auto"),
-            tools={tool: self.tool(entry or {}) for tool, entry in (raw.get("tools") or {}).items()},
+            tools={**tools, **settings},
             approvals=self.approvals(raw.get("approvals") or {}, approvals, [*key, "approvals"]),
             source=self.source,
             ref_dirs=tuple(self.folder(folder) for folder in raw.get("ref_dirs", [])),

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from ._fetch import FetchRules as FetchRules
+    from ._fetch import is_url as is_url
     from ._load import from_data as from_data
     from ._load import load_document as load_document
     from ._load import parse_document as parse_document
@@ -32,6 +34,8 @@ if TYPE_CHECKING:
     from .pointer import pointer_of as pointer_of
 
 _LAZY = {
+    "FetchRules": "._fetch",
+    "is_url": "._fetch",
     "from_data": "._load",
     "load_document": "._load",
     "parse_document": "._load",
@@ -59,6 +63,7 @@ __getattr__, __dir__ = lazy_exports(__name__, _LAZY)
 
 __all__ = [
     "ApiDocument",
+    "FetchRules",
     "Locator",
     "MediaType",
     "Note",
@@ -72,6 +77,7 @@ __all__ = [
     "Target",
     "UnresolvedRef",
     "from_data",
+    "is_url",
     "load_document",
     "locate",
     "parse_document",

@@ -29,7 +29,7 @@ from .._files import MAX_DOCUMENT_BYTES, read_bounded
 from .._logging import log_event
 from ..call import Caller, CallLimits, Lru, check_pool
 from ..config import ApiConfig, ClientConfig, Config, SearchIndexConfig, check_tool_names, load_config
-from ..document import load_document
+from ..config import api_document as document_of  # spec, config operations, or both
 from ..files import Files
 from ..search import SearchIndex
 from ..service import ApprovalService, CallService
@@ -207,7 +207,7 @@ class Gateway:
 
         def load() -> tuple[ToolSet, str, SearchIndex | None]:
             try:
-                document, digest = load_document(api.spec, ref_dirs=api.ref_dirs), _digest(api.spec)
+                document, digest = document_of(api), _digest(api.spec)
             except DocumentError:
                 if old is None or old.api.spec != api.spec:
                     raise
