@@ -157,13 +157,11 @@ def _checked_address(host: str, port: int, rules: FetchRules, named: str) -> str
             ip = parse_ip(address)
             reason = blocked_reason(ip) if ip is not None else "not an address"
             if reason:
-                raise RequestRefused(
-                    f"the host {host} resolves to {address}, {reason}; only public addresses are fetched "
-                    "(list the host:port under egress.allow to permit it)"
-                )
+                raise RequestRefused(f"the host {host} resolves to {address}, {reason}")
         return addresses[0]
     except RequestRefused as error:
-        raise DocumentError(error.message, code=ErrorCode.EGRESS_REFUSED, source=named) from None
+        why = f"{error.message}; only public addresses are fetched (an API's egress.allow may list the host:port)"
+        raise DocumentError(why, code=ErrorCode.EGRESS_REFUSED, source=named) from None
 
 
 class _PinnedHTTP(http.client.HTTPConnection):
