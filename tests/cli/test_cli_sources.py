@@ -11,7 +11,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from specbridge.cli import app
-from specbridge.cli._app import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE, EXIT_USAGE
+from specbridge.cli._app import EXIT_OK, EXIT_UNREADABLE, EXIT_USAGE
 from tests.support.upstream import Upstream, text_response
 
 DOCUMENT = """\

@@ -51,8 +51,14 @@ def read_operations(
 ) -> tuple[tuple[OperationConfig, ...], dict[str, ToolConfig], str | None]:
     """The operations of `apis.<api>.operations`, the tool settings their entries carry (by id; a
     `tools.<id>` entry beside them is refused: one place per tool), and the API's base URL (the
-    configured one, or the origin every `url` shares)."""
+    configured one, checked against the egress rules, or the origin every `url` shares)."""
     has_spec = bool(spec)
+    if base_url is not None:
+        try:
+            check_base_url(base_url, allow)
+        except RequestRefused as error:
+            why = f"{error.message} (list the host:port under egress.allow to permit it)"
+            raise fail(["apis", api, "base_url"], why) from None
     operations: list[OperationConfig] = []
     settings: dict[str, ToolConfig] = {}
     origin: tuple[str, Key] | None = None

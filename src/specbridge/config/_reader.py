@@ -111,6 +111,10 @@ def config_from_data(data: Any, *, source: str, base_dir: Path | None = None) ->
 
 def single_api_config(spec: str, base_url: str | None, **settings: Any) -> Config:
     """The config `specbridge serve SPEC --base-url URL` runs on: one API named after nothing else."""
+    if spec.strip() == "-":
+        raise ConfigError(
+            "`-` (stdin, where `serve` may speak MCP) cannot be served; name a file or a URL", source="SPEC"
+        )
     api = ApiConfig(name="api", spec=spec, base_url=base_url, source="<command line>", **settings)
     return Config(source="<command line>", apis={"api": api})
 
@@ -287,12 +291,6 @@ class _Builder:
         allow = [parse_allow(entry) for entry in egress.allow]
         spec = read_spec(raw.get("spec"), self.base_dir, allow, lambda why: self.fail([*key, "spec"], why))
         base_url = raw["base_url"].strip() if raw.get("base_url") is not None else None
-        try:
-            if base_url is not None:
-                check_base_url(base_url, allow)
-        except RequestRefused as error:
-            why = f"{error.message} (list the host:port under egress.allow to permit it)"
-            raise self.fail([*key, "base_url"], why) from None
         timeout = raw.get("timeout")
         tools = {tool: self.tool(entry or {}) for tool, entry in (raw.get("tools") or {}).items()}
         operations, settings, base_url = read_operations(

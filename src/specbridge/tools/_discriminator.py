@@ -56,7 +56,8 @@ def pin_implicit(shaper: SchemaShaper, value: dict[str, Any], base: str, out: di
     for branch in shaped:
         if not isinstance(branch, dict):
             return
-        names = branch.get("required") if isinstance(branch.get("required"), list) else []
+        listed = branch.get("required")
+        names: list[Any] = listed if isinstance(listed, list) else []
         pinned.append(branch if prop in names else {**branch, "required": [*names, prop]})
     out["oneOf"] = pinned
 

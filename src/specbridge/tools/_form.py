@@ -31,7 +31,8 @@ def nonempty(schema: Json, *, required: bool, depth: int = 0) -> Json:
     elif required and kind == "array" and "minItems" not in schema:
         result = {**result, "minItems": 1}
     properties = schema.get("properties")
-    names = schema.get("required") if isinstance(schema.get("required"), list) else []
+    listed = schema.get("required")
+    names: list[Any] = listed if isinstance(listed, list) else []
     if isinstance(properties, dict):
         changed = {
             name: nonempty(prop, required=name in names, depth=depth + 1) for name, prop in properties.items()
