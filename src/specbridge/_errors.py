@@ -78,6 +78,7 @@ class ErrorCode(StrEnum):
     INTERNAL_ERROR = "internal-error"
     PARAMETER_DROPPED = "parameter-dropped"
     SEARCH_MODEL_UNAVAILABLE = "search-model-unavailable"
+    EXTRA_MISSING = "extra-missing"
     # Answering approvals (admin API, web page, command line)
     ADMIN_KEY_INVALID = "admin-key-invalid"
     CSRF_INVALID = "csrf-invalid"

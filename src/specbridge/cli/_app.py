@@ -41,6 +41,52 @@ COMMAND_MODULES = {
 }
 
 
+# What each optional extra installs, by import name: a command that imports one of these without the
+# extra says which extra to install (`extra-missing`, exit 3) instead of failing on an ImportError.
+EXTRA_OF_MODULE = {
+    **dict.fromkeys(
+        (
+            "mcp", "mcp_types", "httpx", "httpcore", "h11", "starlette", "uvicorn", "anyio", "sniffio",
+            "multipart", "python_multipart", "httptools", "uvloop", "psycopg", "psycopg_pool",
+            "psycopg_binary", "redis", "Stemmer", "sse_starlette", "pydantic", "pydantic_core",
+        ),
+        "gateway",
+    ),
+    **dict.fromkeys(("numpy", "tokenizers", "huggingface_hub", "threadpoolctl"), "semantic"),
+}  # fmt: skip
+
+
+def missing_extra(error: BaseException) -> tuple[str, str] | None:
+    """(extra, module) when `error` is the import of a module that an extra installs, else None."""
+    if not isinstance(error, ModuleNotFoundError) or not error.name:
+        return None
+    top = error.name.partition(".")[0]
+    extra = EXTRA_OF_MODULE.get(top)
+    return (extra, top) if extra is not None else None
+
+
+def exit_for_missing_extra(error: BaseException, command: str | None) -> None:
+    """One line and exit 3 when `error` is a missing extra's module; nothing otherwise."""
+    found = missing_extra(error)
+    if found is None:
+        return
+    extra, module = found
+    what = f"`specbridge {command}`" if command else "this command"
+    click.echo(
+        f"error [{ErrorCode.EXTRA_MISSING}]: {what} needs the {extra} extra ({module} is not installed): "
+        f"pip install 'specbridge[{extra}]'",
+        err=True,
+    )
+    sys.exit(EXIT_UNREADABLE)
+
+
+def _command_name() -> str | None:
+    context = click.get_current_context(silent=True)
+    if context is None:
+        return None
+    return context.command_path.partition(" ")[2] or None
+
+
 class LazyGroup(click.Group):
     def main(self, *args: Any, **kwargs: Any) -> Any:
         """The last guard: whatever escapes a command ends as one coded line, never a traceback."""
@@ -51,6 +97,7 @@ class LazyGroup(click.Group):
         except KeyboardInterrupt:
             sys.exit(EXIT_INTERRUPTED)
         except Exception as error:
+            exit_for_missing_extra(error, _failed_command(args, kwargs))
             if os.environ.get(DEBUG_ENV) == "1":
                 raise
             # The type only: an exception's text may carry a secret or an argument value.
@@ -66,8 +113,37 @@ class LazyGroup(click.Group):
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in self.commands and cmd_name in COMMAND_MODULES:
-            importlib.import_module(f"{__package__}.{COMMAND_MODULES[cmd_name]}")  # registers on `app`
+            try:
+                importlib.import_module(f"{__package__}.{COMMAND_MODULES[cmd_name]}")  # registers on `app`
+            except ModuleNotFoundError as error:
+                found = missing_extra(error)
+                if found is None:
+                    raise
+                return _needs_extra(cmd_name, error, found[0])
         return super().get_command(ctx, cmd_name)
+
+
+def _needs_extra(name: str, error: ModuleNotFoundError, extra: str) -> click.Command:
+    """A stand-in for a command whose extra is not installed: listed in `--help` with the extra to
+    install, and ending in `extra-missing` when run (with any arguments)."""
+
+    def run() -> None:
+        exit_for_missing_extra(error, name)
+
+    return click.Command(
+        name,
+        callback=run,
+        short_help=f"(needs the {extra} extra: pip install 'specbridge[{extra}]')",
+        add_help_option=False,
+        context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
+    )
+
+
+def _failed_command(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str | None:
+    words = kwargs.get("args", args[0] if args else None)
+    if words is None:
+        words = sys.argv[1:]
+    return next((word for word in words if word in COMMAND_MODULES), None)
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -89,6 +165,7 @@ def friendly_errors(command: F) -> F:
                 raise
             _exit_for(sole)
         except BaseException as error:
+            exit_for_missing_extra(error, _command_name())
             _exit_for(error)
 
     return wrapper  # type: ignore[return-value]
