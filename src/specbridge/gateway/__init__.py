@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from ._http import http_app as http_app
     from ._http import serve_http as serve_http
     from ._local import is_loopback as is_loopback
+    from ._mcp import to_mcp_result as to_mcp_result
     from ._metrics import Metrics as Metrics
     from ._server import PAGE_SIZE as PAGE_SIZE
     from ._server import ApiServer as ApiServer
@@ -40,6 +41,7 @@ _LAZY = {
     "http_app": "._http",
     "serve_http": "._http",
     "is_loopback": "._local",
+    "to_mcp_result": "._mcp",
     "Metrics": "._metrics",
     "PAGE_SIZE": "._server",
     "ApiServer": "._server",
@@ -61,6 +63,7 @@ __all__ = [
     "is_loopback",
     "serve_http",
     "serve_stdio",
+    "to_mcp_result",
 ]
 
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY)
