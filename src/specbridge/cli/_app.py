@@ -32,6 +32,7 @@ DEBUG_ENV = "SPECBRIDGE_DEBUG"  # set to 1 to see the Python traceback of an int
 COMMAND_MODULES = {
     "call": "_call",
     "demo": "_demo",
+    "install": "_install",
     "keys": "_keys",
     "lint": "_lint",
     "serve": "_serve",
