@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from ._limits import CallLimits as CallLimits
     from ._lru import Lru as Lru
     from ._offload import check_pool as check_pool
+    from ._readiness import Unready as Unready
+    from ._readiness import readiness as readiness
     from ._result import BinaryContent as BinaryContent
     from ._result import CallResult as CallResult
     from ._result import ImageContent as ImageContent
@@ -44,6 +46,8 @@ _LAZY = {
     "CallLimits": "._limits",
     "Lru": "._lru",
     "check_pool": "._offload",
+    "Unready": "._readiness",
+    "readiness": "._readiness",
     "BinaryContent": "._result",
     "CallResult": "._result",
     "ImageContent": "._result",
@@ -67,7 +71,9 @@ __all__ = [
     "EgressTransport",
     "ImageContent",
     "Lru",
+    "Unready",
     "build_request",
     "check_base_url",
     "check_pool",
+    "readiness",
 ]

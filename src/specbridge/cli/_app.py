@@ -7,7 +7,7 @@ import importlib
 import os
 import sys
 from collections.abc import Callable
-from typing import Any, NoReturn, TypeVar
+from typing import Any, TypeVar
 
 import click
 
@@ -160,16 +160,38 @@ def friendly_errors(command: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return command(*args, **kwargs)
-        except BaseExceptionGroup as group:  # a task group's: report the one error inside it
-            sole = _sole(group)
-            if sole is None:
-                raise
-            _exit_for(sole)
         except BaseException as error:
             exit_for_missing_extra(error, _command_name())
-            _exit_for(error)
+            known = coded(error)
+            if known is None:
+                raise
+            status, code, message = known
+            if code:
+                click.echo(f"error [{code}]: {message}", err=True)
+            sys.exit(status)
 
     return wrapper  # type: ignore[return-value]
+
+
+def coded(error: BaseException) -> tuple[int, str, str] | None:
+    """(exit status, code, message) for an error of ours (the one error inside a task group's group
+    too); code "" for Ctrl-C; None for anything else."""
+    if isinstance(error, BaseExceptionGroup):
+        sole = _sole(error)
+        if sole is None:
+            return None
+        error = sole
+    if isinstance(error, KeyboardInterrupt):
+        return EXIT_INTERRUPTED, "", ""
+    if not isinstance(error, SpecbridgeError):
+        return None
+    if isinstance(error, DocumentError | ConfigError) or error.code in CONFIG_CODES:
+        status = EXIT_UNREADABLE
+    elif isinstance(error, StartError):
+        status = EXIT_CANNOT_START
+    else:
+        status = EXIT_FINDINGS
+    return status, str(error.code), str(error)
 
 
 def _sole(group: BaseExceptionGroup[BaseException]) -> BaseException | None:
@@ -184,16 +206,8 @@ def _sole(group: BaseExceptionGroup[BaseException]) -> BaseException | None:
     return leaves[0] if len(leaves) == 1 else None
 
 
-def _exit_for(error: BaseException) -> NoReturn:
-    if isinstance(error, DocumentError | ConfigError):
-        click.echo(f"error [{error.code}]: {error}", err=True)
-        sys.exit(EXIT_UNREADABLE)
-    if isinstance(error, StartError):
-        click.echo(f"error [{error.code}]: {error}", err=True)
-        sys.exit(EXIT_CANNOT_START)
-    if isinstance(error, SpecbridgeError):
-        click.echo(f"error [{error.code}]: {error}", err=True)
-        sys.exit(EXIT_FINDINGS)
-    if isinstance(error, KeyboardInterrupt):
-        sys.exit(EXIT_INTERRUPTED)
-    raise error
+# Errors that are a config's (or the store it names) whatever part of the code finds them: exit 3.
+CONFIG_CODES = frozenset(
+    {code for code in ErrorCode if code.value.startswith("config-")}
+    | {ErrorCode.SERVE_UNSAFE_BIND, ErrorCode.STORE_UNAVAILABLE, ErrorCode.EXTRA_MISSING}
+)

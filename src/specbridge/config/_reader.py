@@ -88,10 +88,17 @@ def load_config(path: str | os.PathLike[str]) -> Config:
         raise ConfigError(f"is {error}: not read", source=source, code=ErrorCode.CONFIG_TOO_LARGE) from None
     except FileNotFoundError:
         raise ConfigError("no such file", source=source, code=ErrorCode.CONFIG_NOT_FOUND) from None
-    except (OSError, UnicodeDecodeError) as error:
+    except UnicodeDecodeError as error:
         raise ConfigError(
-            f"cannot be read ({error})", source=source, code=ErrorCode.CONFIG_NOT_FOUND
+            f"is not UTF-8 text (byte {error.start + 1} is not; a binary file?): a config is YAML or JSON",
+            source=source,
+            code=ErrorCode.CONFIG_INVALID,
         ) from None
+    except IsADirectoryError:
+        raise ConfigError("is a folder, not a file", source=source, code=ErrorCode.CONFIG_NOT_FOUND) from None
+    except OSError as error:
+        why = "permission denied" if isinstance(error, PermissionError) else error.strerror or "unreadable"
+        raise ConfigError(f"cannot be read: {why}", source=source, code=ErrorCode.CONFIG_NOT_FOUND) from None
     try:
         data = parse_text(text, source=source)
     except DocumentError as error:
