@@ -4,22 +4,27 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from .._errors import ErrorCode
 from .._json import dumps
-from ..config import ApiConfig, check_tool_names, load_config
 from ..document import ApiDocument, Locator, load_document
 from ..tools import ConvertOptions, ExportFormat, ToolSet, convert, export
-from ._app import app, friendly_errors
+from ._app import app, friendly_errors, one_shot_gc
 from ._output import write_output
+
+if TYPE_CHECKING:
+    from ..config import ApiConfig
 
 
 def api_for(spec: str, config_path: str | None, api_name: str | None = None) -> ApiConfig | None:
     """The config entry whose `spec` is SPEC (or the named/only API), when a config file is given."""
     if config_path is None:
         return None
+    from ..config import load_config  # only with --config: `tools` without one starts sooner
+
     config = load_config(config_path)
     if api_name is None:
         if not config.apis:
@@ -34,7 +39,12 @@ def api_for(spec: str, config_path: str | None, api_name: str | None = None) -> 
 def load_toolset(spec: str, config_path: str | None, api_name: str | None = None) -> ToolSet:
     api = api_for(spec, config_path, api_name)
     options = api.convert_options() if api is not None else ConvertOptions()
-    return check_tool_names(api, convert(load_document(spec, ref_dirs=api.ref_dirs if api else ()), options))
+    toolset = convert(load_document(spec, ref_dirs=api.ref_dirs if api else ()), options)
+    if api is None:
+        return toolset
+    from ..config import check_tool_names
+
+    return check_tool_names(api, toolset)
 
 
 @app.command("tools")
@@ -64,6 +74,7 @@ def tools_command(
         raise click.UsageError("--strict applies to --format openai")
     if defer_loading and fmt != "anthropic":
         raise click.UsageError("--defer-loading applies to --format anthropic")
+    one_shot_gc()
     toolset = load_toolset(spec, config_path, api_name)
     warn_dropped_parameters(toolset.document)
     text = dumps(export(toolset, fmt, strict=strict, defer_loading=defer_loading), indent=True)
