@@ -152,17 +152,38 @@ class Locator:
         if nxt is None or len(nxt.group(1)) <= node.indent or text.startswith("-", nxt.end()):
             return None  # no children below, or a sequence
         column = len(nxt.group(1))
-        quoted = re.escape(token.replace("'", "''"))
-        plain = re.escape(token)
-        escaped = re.escape(json.dumps(token)[1:-1])
-        key = _compiled(rf"\n {{{column}}}(?:{plain}|'{quoted}'|\"{escaped}\")[ \t]*:(?=[ \t\r\n]|$)")
-        found = key.search(text, nxt.start() - 1)
-        if found is None:
-            return None
-        at = found.start() + 1 + column
+        plain = bool(token) and token[0] not in " \t'\"#?{[]}-&*!|>%@`,:" and "\n" not in token
+        found = self._plain_key(nxt.start() - 1, column, token) if plain else None
+        if found is None:  # quoted, or absent: the general pattern (compiled once per key and column)
+            quoted = re.escape(token.replace("'", "''"))
+            escaped = re.escape(json.dumps(token)[1:-1])
+            key = _compiled(rf"\n {{{column}}}(?:'{quoted}'|\"{escaped}\")[ \t]*:(?=[ \t\r\n]|$)")
+            match = key.search(text, nxt.start() - 1)
+            if match is None:
+                return None
+            found = match.start(), self._after(match)
+        at = found[0] + 1 + column
         if _compiled(rf"\n {{0,{column - 1}}}[^ \r\n#]").search(text, nxt.start() - 1, at):
             return None  # the mapping ends before it: that key belongs to another node
-        return _Node(at, self._after(found), column)
+        return _Node(at, found[1], column)
+
+    def _plain_key(self, start: int, column: int, token: str) -> tuple[int, int] | None:
+        """(the newline before, where the value starts) of `token` written plain as a key at `column`,
+        by substring search (no pattern to compile for each key)."""
+        text = self.text
+        needle = "\n" + " " * column + token
+        position = text.find(needle, start)
+        while position >= 0:
+            after = position + len(needle)
+            while after < len(text) and text[after] in " \t":
+                after += 1
+            if text.startswith(":", after) and (after + 1 == len(text) or text[after + 1] in " \t\r\n"):
+                value = after + 1
+                while value < len(text) and text[value] in " \t":
+                    value += 1
+                return position, value
+            position = text.find(needle, position + 1)
+        return None
 
     def _children_of(self, node: _Node) -> _Children | None:
         key = (node.value, node.item)
