@@ -25,7 +25,9 @@ def complete(*words: str, shell: str = "bash") -> list[str]:
 
 @pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
 def test_the_readme_gives_the_completion_line_of_each_shell_and_it_makes_a_script(shell: str) -> None:
-    documented = re.findall(r"_SPECBRIDGE_COMPLETE=(\w+)_source specbridge", README.read_text(encoding="utf-8"))
+    documented = re.findall(
+        r"_SPECBRIDGE_COMPLETE=(\w+)_source specbridge", README.read_text(encoding="utf-8")
+    )
     assert shell in documented
     env = {**os.environ, "_SPECBRIDGE_COMPLETE": f"{shell}_source"}
     done = subprocess.run([SPECBRIDGE], env=env, capture_output=True, text=True, timeout=60, check=False)
