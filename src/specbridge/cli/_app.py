@@ -53,7 +53,8 @@ EXTRA_OF_MODULE = {
         (
             "mcp", "mcp_types", "httpx", "httpcore", "h11", "starlette", "uvicorn", "anyio", "sniffio",
             "multipart", "python_multipart", "httptools", "uvloop", "psycopg", "psycopg_pool",
-            "psycopg_binary", "redis", "Stemmer", "sse_starlette", "pydantic", "pydantic_core",
+            "psycopg_binary", "redis", "Stemmer", "sse_starlette", "pydantic", "pydantic_core", "jwt",
+            "cryptography",
         ),
         "gateway",
     ),
