@@ -90,16 +90,11 @@ def load_config(path: str | os.PathLike[str]) -> Config:
     except FileNotFoundError:
         raise ConfigError("no such file", source=source, code=ErrorCode.CONFIG_NOT_FOUND) from None
     except UnicodeDecodeError as error:
-        raise ConfigError(
-            f"is not UTF-8 text (byte {error.start + 1} is not; a binary file?): a config is YAML or JSON",
-            source=source,
-            code=ErrorCode.CONFIG_INVALID,
-        ) from None
-    except IsADirectoryError:
-        raise ConfigError("is a folder, not a file", source=source, code=ErrorCode.CONFIG_NOT_FOUND) from None
+        why = f"is not UTF-8 text (byte {error.start + 1} is not; a binary file?): a config is YAML or JSON"
+        raise ConfigError(why, source=source, code=ErrorCode.CONFIG_INVALID) from None
     except OSError as error:
-        why = "permission denied" if isinstance(error, PermissionError) else error.strerror or "unreadable"
-        raise ConfigError(f"cannot be read: {why}", source=source, code=ErrorCode.CONFIG_NOT_FOUND) from None
+        why = "is a folder" if isinstance(error, IsADirectoryError) else f"cannot be read: {error.strerror}"
+        raise ConfigError(why, source=source, code=ErrorCode.CONFIG_NOT_FOUND) from None
     try:
         data = parse_text(text, source=source)
     except DocumentError as error:
