@@ -26,6 +26,9 @@ if TYPE_CHECKING:
     from ._limits import DEFAULT_LIMITS as DEFAULT_LIMITS
     from ._limits import CallLimits as CallLimits
     from ._lru import Lru as Lru
+    from ._media import browser_media_type as browser_media_type
+    from ._media import is_media_type as is_media_type
+    from ._media import safe_filename as safe_filename
     from ._offload import check_pool as check_pool
     from ._result import BinaryContent as BinaryContent
     from ._result import CallResult as CallResult
@@ -43,6 +46,9 @@ _LAZY = {
     "DEFAULT_LIMITS": "._limits",
     "CallLimits": "._limits",
     "Lru": "._lru",
+    "browser_media_type": "._media",
+    "is_media_type": "._media",
+    "safe_filename": "._media",
     "check_pool": "._offload",
     "BinaryContent": "._result",
     "CallResult": "._result",
@@ -67,7 +73,10 @@ __all__ = [
     "EgressTransport",
     "ImageContent",
     "Lru",
+    "browser_media_type",
     "build_request",
     "check_base_url",
     "check_pool",
+    "is_media_type",
+    "safe_filename",
 ]
