@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
@@ -31,10 +32,15 @@ def upstream_routes(upstream: Upstream) -> None:
     )
 
 
+@dataclass
+class FilesApi:
+    http: httpx2.AsyncClient
+    gateway: Gateway
+    transport: httpx2.ASGITransport
+
+
 @asynccontextmanager
-async def files_api(
-    tmp_path: Path, upstream: Upstream, files: str = ""
-) -> AsyncIterator[tuple[httpx2.AsyncClient, Gateway]]:
+async def files_api(tmp_path: Path, upstream: Upstream, files: str = "") -> AsyncIterator[FilesApi]:
     config = write_config(tmp_path, upstream, spec=FILES_SPEC)
     config.write_text(
         config.read_text(encoding="utf-8") + f"store: 'sqlite:///{tmp_path / 'state.db'}'\n{files}",
@@ -44,7 +50,7 @@ async def files_api(
         in_process_gateway(config) as (transport, gateway),
         httpx2.AsyncClient(transport=transport, base_url=IN_PROCESS) as http,
     ):
-        yield http, gateway
+        yield FilesApi(http, gateway, transport)
 
 
 def assert_attachment(answer: httpx2.Response, content_type: str, disposition: str = "attachment") -> None:
@@ -58,7 +64,8 @@ def assert_attachment(answer: httpx2.Response, content_type: str, disposition: s
 async def test_an_uploaded_page_is_served_as_a_sandboxed_attachment(
     tmp_path: Path, upstream: Upstream
 ) -> None:
-    async with files_api(tmp_path, upstream) as (http, _):
+    async with files_api(tmp_path, upstream) as api:
+        http = api.http
         stored = await http.post("/files", content=PAGE, headers={"Content-Type": "text/html"})
         back = await http.get(f"/files/{stored.json()['file_id']}")
     assert stored.status_code == 201 and stored.json()["content_type"] == "text/html"
@@ -69,7 +76,8 @@ async def test_an_uploaded_page_is_served_as_a_sandboxed_attachment(
 async def test_a_type_list_is_kept_as_the_type_a_browser_reads_and_served_as_an_attachment(
     tmp_path: Path, upstream: Upstream
 ) -> None:
-    async with files_api(tmp_path, upstream) as (http, _):
+    async with files_api(tmp_path, upstream) as api:
+        http = api.http
         listed = await http.post(
             "/files", content=PAGE, headers={"Content-Type": "application/octet-stream, text/html"}
         )
@@ -88,7 +96,8 @@ async def test_a_type_list_is_kept_as_the_type_a_browser_reads_and_served_as_an_
 async def test_a_stored_type_that_is_not_one_media_type_is_served_as_octet_stream(
     tmp_path: Path, upstream: Upstream
 ) -> None:
-    async with files_api(tmp_path, upstream) as (http, gateway):
+    async with files_api(tmp_path, upstream) as api:
+        http, gateway = api.http, api.gateway
         # A record as an older gateway kept it: the type as the API or client sent it.
         record = await gateway.files.put("-", PAGE, "application/octet-stream, text/html", "page.html")
         back = await http.get(f"/files/{record.id}")
@@ -99,9 +108,10 @@ async def test_a_stored_type_that_is_not_one_media_type_is_served_as_octet_strea
 async def test_an_answer_typed_as_a_list_is_kept_as_html_and_served_as_an_attachment(
     tmp_path: Path, upstream: Upstream
 ) -> None:
-    async with files_api(tmp_path, upstream) as (http, gateway):
+    async with files_api(tmp_path, upstream) as api:
+        http, gateway = api.http, api.gateway
         await gateway.approvals.open(gateway.config)  # files are kept where the store is open
-        async with http_client(f"{IN_PROCESS}/shop/mcp", transport=http._transport) as client:
+        async with http_client(f"{IN_PROCESS}/shop/mcp", transport=api.transport) as client:
             report = await client.call_tool("getReport", {"id": "listed"})
         found = re.search(r'"file_id": ?"([^"]+)"', text(report))
         assert found is not None, text(report)
@@ -123,7 +133,8 @@ async def test_an_answer_typed_as_a_list_is_kept_as_html_and_served_as_an_attach
 async def test_an_upload_keeps_only_the_last_printable_segment_of_its_name(
     tmp_path: Path, upstream: Upstream, headers: dict[str, str], kept: str | None
 ) -> None:
-    async with files_api(tmp_path, upstream) as (http, _):
+    async with files_api(tmp_path, upstream) as api:
+        http = api.http
         raw = await http.post("/files", content=b"x", headers=headers)
     assert raw.status_code == 201 and raw.json()["filename"] == kept
 
@@ -131,7 +142,8 @@ async def test_an_upload_keeps_only_the_last_printable_segment_of_its_name(
 async def test_a_multipart_part_keeps_only_the_last_printable_segment_of_its_name(
     tmp_path: Path, upstream: Upstream
 ) -> None:
-    async with files_api(tmp_path, upstream) as (http, _):
+    async with files_api(tmp_path, upstream) as api:
+        http = api.http
         body = (
             b'--b\r\nContent-Disposition: form-data; name="file"; filename="../../etc/cron.d/x\x01\x7f.sh"\r\n'
             b"Content-Type: text/x-sh\r\n\r\nx\r\n--b--\r\n"
@@ -148,7 +160,8 @@ async def test_a_multipart_part_keeps_only_the_last_printable_segment_of_its_nam
 async def test_a_name_that_cannot_be_a_plain_header_value_has_an_ascii_fallback(
     tmp_path: Path, upstream: Upstream
 ) -> None:
-    async with files_api(tmp_path, upstream) as (http, _):
+    async with files_api(tmp_path, upstream) as api:
+        http = api.http
         stored = await http.post(
             "/files", content=b"x", headers={"X-Filename": "r%C3%A9sum%C3%A9%20%22v2%22.txt"}
         )
@@ -179,7 +192,8 @@ async def test_a_multipart_upload_without_a_length_stops_at_the_cap(
 ) -> None:
     head = b'--b\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\n\r\n'
     body = Endless(head)
-    async with files_api(tmp_path, upstream, files="files: {max_bytes: 1MB}\n") as (http, _):
+    async with files_api(tmp_path, upstream, files="files: {max_bytes: 1MB}\n") as api:
+        http = api.http
         with anyio.fail_after(30):
             answer = await http.post(
                 "/files", content=body, headers={"Content-Type": "multipart/form-data; boundary=b"}
@@ -192,7 +206,8 @@ async def test_a_multipart_upload_without_a_length_stops_at_the_cap(
 async def test_a_second_file_part_after_the_first_is_refused_and_nothing_is_kept(
     tmp_path: Path, upstream: Upstream
 ) -> None:
-    async with files_api(tmp_path, upstream) as (http, gateway):
+    async with files_api(tmp_path, upstream) as api:
+        http, gateway = api.http, api.gateway
         two = await http.post(
             "/files", files=[("a", ("a.txt", b"a", "text/plain")), ("b", ("b.txt", b"b", "text/plain"))]
         )
@@ -208,7 +223,8 @@ async def test_a_second_file_part_after_the_first_is_refused_and_nothing_is_kept
 async def test_a_multipart_upload_with_fields_around_its_file_keeps_the_file(
     tmp_path: Path, upstream: Upstream
 ) -> None:
-    async with files_api(tmp_path, upstream) as (http, _):
+    async with files_api(tmp_path, upstream) as api:
+        http = api.http
         answer = await http.post(
             "/files",
             data={"before": "1", "after": "2"},
