@@ -4,11 +4,19 @@ Atomic steps are single statements (`UPDATE … WHERE status IN … RETURNING`) 
 leaning on a unique index (`INSERT … ON CONFLICT DO NOTHING`), so they hold across connections and
 instances. Migrations run at start inside one transaction holding `pg_advisory_xact_lock`, so two
 instances starting together apply each step once and the later one finds the schema current.
+
+The pool holds at most `max_connections` (`?connections=`, 10 by default) and reconnects within about
+a second of the database coming back, however long it was away: psycopg_pool's own retry doubles its
+wait without a cap (after a 150 s outage approvals came back 81 s after the database did), so here a
+failed reconnection gives up after `RECONNECT` seconds and the next request that needs a connection
+starts a fresh one at once. Each connection is checked as it is handed out (an empty query), so one
+broken by a restart is replaced instead of failing a request after the database is back.
 """
 
 from __future__ import annotations
 
 import hashlib
+import math
 import secrets
 from collections.abc import AsyncIterator, Collection, Mapping
 from contextlib import asynccontextmanager
@@ -22,6 +30,7 @@ from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from . import _sql as sql
 from ._base import Store, StoreError
+from ._bounded import DEFAULT_TIMEOUT
 from ._model import Approval, Claim, Condition, Delivery, Json, Status, StoredFile
 from ._records import (
     Announced,
@@ -39,6 +48,9 @@ from ._records import (
 
 P = "%s"
 Conn = psycopg.AsyncConnection[dict[str, Any]]
+# Seconds one reconnection keeps retrying (at 1 s, then at 2 s) before it gives up; the next request
+# that finds no connection starts a new one at once (see the module).
+RECONNECT = 2.0
 
 
 def without_password(url: str) -> str:
@@ -50,26 +62,44 @@ def without_password(url: str) -> str:
 
 
 class PostgresStore(Store):
-    def __init__(self, url: str, *, schema: str = "specbridge", max_connections: int = 10) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        schema: str = "specbridge",
+        max_connections: int = 10,
+        timeout: float = DEFAULT_TIMEOUT,
+    ) -> None:
         self.url = url
         self.schema = schema
         self.name = without_password(url)
         self.max_connections = max_connections
+        self.timeout = timeout
         self._pool: AsyncConnectionPool[Conn] | None = None
 
     def _kwargs(self) -> dict[str, Any]:
-        return {"autocommit": True, "row_factory": dict_row, "options": f"-c search_path={self.schema}"}
+        return {
+            "autocommit": True,
+            "row_factory": dict_row,
+            "options": f"-c search_path={self.schema}",
+            "connect_timeout": max(2, math.ceil(self.timeout)),  # libpq counts whole seconds, 2 at least
+        }
 
     async def start(self) -> None:
         try:
-            async with await psycopg.AsyncConnection.connect(
-                self.url, connect_timeout=10, **self._kwargs()
-            ) as conn:
+            async with await psycopg.AsyncConnection.connect(self.url, **self._kwargs()) as conn:
                 await self._migrate(conn)
             pool: AsyncConnectionPool[Conn] = AsyncConnectionPool(
-                self.url, kwargs=self._kwargs(), min_size=1, max_size=self.max_connections, open=False
+                self.url,
+                kwargs=self._kwargs(),
+                min_size=1,
+                max_size=self.max_connections,
+                open=False,
+                timeout=self.timeout,
+                check=AsyncConnectionPool.check_connection,
+                reconnect_timeout=RECONNECT,
             )
-            await pool.open(wait=True, timeout=10)
+            await pool.open(wait=True, timeout=max(10.0, self.timeout))
         except (psycopg.Error, PoolTimeout) as error:
             raise StoreError(f"cannot open the store {self.name}: {_first_line(error)}") from None
         self._pool = pool
@@ -240,14 +270,18 @@ class PostgresStore(Store):
         await self._count(sql.enqueue(P), params)
         return delivery_id
 
-    async def lease_due(self, now: float, lease: float, limit: int = 10) -> list[Delivery]:
+    async def lease_due(
+        self, now: float, lease: float, limit: int = 10, *, skip: Collection[str] = ()
+    ) -> list[Delivery]:
+        receivers = sorted(skip)
         statement = (
             "UPDATE outbox SET due_at = %s, attempts = attempts + 1 WHERE id IN ("
-            + sql.due_heads(P)
+            + sql.due_heads(P, len(receivers))
             + " FOR UPDATE SKIP LOCKED) RETURNING *"
         )
+        params = (now + lease, now, *receivers, limit)
         async with self._connection() as conn:
-            rows = await (await conn.execute(statement.encode(), (now + lease, now, limit))).fetchall()
+            rows = await (await conn.execute(statement.encode(), params)).fetchall()
         return sorted((delivery_from(row) for row in rows), key=lambda d: (d.created_at, d.id))
 
     async def ack(self, delivery_id: str) -> None:
