@@ -117,3 +117,12 @@ async def test_a_file_id_that_cannot_exist_is_404_on_every_backend(store: Store)
     await store.put_file(record, b"x")
     assert await store.get_file("f_1\x00", "bot", 1.0) is None
     assert await store.get_file("f_1", "bot", 1.0) is not None
+
+
+async def test_a_malformed_approval_id_is_404_on_every_backend(store_url: str) -> None:
+    async with admin_client(store_url) as admin:
+        shown = await admin.client.get("/admin/approvals/a%00b", headers=auth())
+        approved = await admin.client.post("/admin/approvals/%00/approve", headers=auth())
+    for answer in (shown, approved):
+        assert answer.status_code == 404
+        assert answer.json()["error"]["code"] == "approval-not-found"

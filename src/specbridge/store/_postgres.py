@@ -8,9 +8,10 @@ instances starting together apply each step once and the later one finds the sch
 The pool holds at most `max_connections` (`?connections=`, 10 by default) and reconnects within about
 a second of the database coming back, however long it was away: psycopg_pool's own retry doubles its
 wait without a cap (after a 150 s outage approvals came back 81 s after the database did), so here a
-failed reconnection gives up after `RECONNECT` seconds and the next request that needs a connection
-starts a fresh one at once. Each connection is checked as it is handed out (an empty query), so one
-broken by a restart is replaced instead of failing a request after the database is back.
+reconnection gives up after `RECONNECT` seconds and another starts at once (`_reconnect_again`): while
+the database is away one is tried about every second. Each connection is checked as it is handed out
+(an empty query), so one broken by a restart is replaced instead of failing a request after the
+database is back.
 """
 
 from __future__ import annotations
@@ -48,8 +49,8 @@ from ._records import (
 
 P = "%s"
 Conn = psycopg.AsyncConnection[dict[str, Any]]
-# Seconds one reconnection keeps retrying (at 1 s, then at 2 s) before it gives up; the next request
-# that finds no connection starts a new one at once (see the module).
+# Seconds one reconnection keeps retrying (at 1 s, then at 2 s) before it gives up and another starts
+# (see the module).
 RECONNECT = 2.0
 
 
@@ -98,6 +99,7 @@ class PostgresStore(Store):
                 timeout=self.timeout,
                 check=AsyncConnectionPool.check_connection,
                 reconnect_timeout=RECONNECT,
+                reconnect_failed=_reconnect_again,
             )
             await pool.open(wait=True, timeout=max(10.0, self.timeout))
         except (psycopg.Error, PoolTimeout) as error:
@@ -313,6 +315,13 @@ class PostgresStore(Store):
                 cursor = await conn.execute(sql.live_files(P, len(batch)).encode(), (now, *batch))
                 found.update(str(row["id"]) for row in await cursor.fetchall())
         return found
+
+
+async def _reconnect_again(pool: AsyncConnectionPool[Conn]) -> None:
+    """A reconnection gave up (after `RECONNECT` seconds): start another at once, unless the pool is
+    closing, so while the database is away one is tried about every second, never less often."""
+    if not pool.closed:
+        await pool.check()
 
 
 async def _enqueue(conn: Conn, announce: Announced) -> None:
