@@ -43,6 +43,8 @@ class Store(ABC):
     name: str
     #: Seconds any one operation may take before it fails with `StoreError` (`store-unavailable`).
     timeout: float = DEFAULT_TIMEOUT
+    #: The driver waits on a cancelled step (`_bounded`): run each as a task abandoned when late.
+    slow_to_cancel: bool = False
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
