@@ -13,8 +13,8 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.admin.test_page_browser import ARGS, CHROMIUM
 from tests.gateway._harness import running_gateway, write_config
-from tests.gateway.test_admin_browser import ARGS, CHROMIUM
 from tests.gateway.test_gateway_files import FILES_SPEC
 from tests.support.upstream import Reply, Upstream
 

@@ -15,7 +15,7 @@ import pytest
 
 from specbridge import ErrorCode
 from specbridge.store import Condition, Status, Store, StoredFile, StoreError, open_store
-from tests.gateway._admin_harness import admin_client, auth
+from tests.admin._harness import admin_client, auth
 from tests.store._backends import POSTGRES, REDIS, _refused
 from tests.support.proxy import Proxy
 
