@@ -59,3 +59,15 @@ async def test_an_answer_typed_as_a_list_is_kept_as_the_type_a_browser_reads(fil
     found = await (await files.store()).get_file(file_id, "bot", 0.0)
     assert found is not None
     assert (found[0].content_type, found[0].filename) == ("image/svg+xml", "x.svg")
+
+
+async def test_a_kept_type_that_cannot_be_a_header_is_sent_as_octet_stream(
+    tmp_path: Path, files: Files
+) -> None:
+    record = await files.put(
+        "bot", b"%PDF", "application/pdf\r\nX-Evil: 1", "a.pdf"
+    )  # as an older gateway kept it
+    tool = tools(tmp_path).get("sendForm")
+    assert tool is not None
+    _, attachments = await files.attachments(tool, "bot", {"file": {"file_id": record.id}})
+    assert attachments["file"] == ("a.pdf", "application/octet-stream", b"%PDF")

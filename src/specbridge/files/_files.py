@@ -40,6 +40,7 @@ from ._folder import FILE_ID, FileFolder, new_file_id
 
 Json = Any
 ANONYMOUS = "-"  # the owner of files when the config has no clients (no keys required)
+OCTET_STREAM = "application/octet-stream"
 SWEEP_EVERY = 60.0
 
 
@@ -216,7 +217,8 @@ class Files:
                 )
             attachments[name] = (
                 safe_filename(filename) or record.filename or name,
-                content_type or record.content_type,
+                # A record kept by an older gateway may hold a type that cannot be a header.
+                content_type or (record.content_type if is_media_type(record.content_type) else OCTET_STREAM),
                 data,
             )
             resolved[name] = ""
@@ -232,7 +234,7 @@ class Files:
             note = f" It is larger than files.max_bytes ({self.settings.max_bytes}), so it was not kept."
             return replace(result, text=result.text + note, binary=None)
         # Typed as a browser would read the answer's type (`a, text/html` is HTML), named by the rule.
-        kind = browser_media_type(binary.mime_type) or "application/octet-stream"
+        kind = browser_media_type(binary.mime_type) or OCTET_STREAM
         try:
             record = await self.put(owner, binary.data, kind, safe_filename(binary.filename))
         except StoreError as error:
