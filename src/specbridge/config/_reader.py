@@ -36,6 +36,7 @@ from ._model import (
     WebhookConfig,
     WebhooksConfig,
 )
+from ._oauth import check_keyless_client, oauth_settings
 from ._schema import key_path, validate
 from ._secrets import secret_reference, shown
 from ._store import store_url
@@ -142,7 +143,7 @@ class _Builder:
             name: AdminConfig(id=name, key_sha256=value["key_sha256"].lower())
             for name, value in (top.get("admins") or {}).items()
         }
-        client_keys = {client.key_sha256 for client in clients.values()}
+        client_keys = {client.key_sha256 for client in clients.values() if client.key_sha256}
         for admin in admins.values():
             if admin.key_sha256 in client_keys:
                 raise self.fail(
@@ -306,6 +307,7 @@ class _Builder:
             search=raw.get("search", "auto"),
             tools={tool: self.tool(entry or {}) for tool, entry in (raw.get("tools") or {}).items()},
             approvals=self.approvals(raw.get("approvals") or {}, approvals, [*key, "approvals"]),
+            oauth=oauth_settings(raw.get("oauth"), egress, [*key, "oauth"], self.fail, self.base_dir),
             source=self.source,
             ref_dirs=tuple(self.folder(folder) for folder in raw.get("ref_dirs", [])),
         )
@@ -379,9 +381,12 @@ class _Builder:
                 self.webhook(raw["webhook"], [*key, "webhook"]),
                 events=tuple(raw["webhook"].get("events") or ("call.completed",)),
             )
+        key_sha256 = (raw.get("key_sha256") or "").lower()
+        if not key_sha256:
+            check_keyless_client(name, allowed, apis, self.fail)
         return ClientConfig(
             id=name,
-            key_sha256=raw["key_sha256"].lower(),
+            key_sha256=key_sha256,
             apis=allowed,
             bindings=bindings,
             secrets=secrets,
