@@ -26,6 +26,9 @@ if TYPE_CHECKING:
     from ._limits import DEFAULT_LIMITS as DEFAULT_LIMITS
     from ._limits import CallLimits as CallLimits
     from ._lru import Lru as Lru
+    from ._media import browser_media_type as browser_media_type
+    from ._media import is_media_type as is_media_type
+    from ._media import safe_filename as safe_filename
     from ._offload import check_pool as check_pool
     from ._readiness import Unready as Unready
     from ._readiness import readiness as readiness
@@ -45,6 +48,9 @@ _LAZY = {
     "DEFAULT_LIMITS": "._limits",
     "CallLimits": "._limits",
     "Lru": "._lru",
+    "browser_media_type": "._media",
+    "is_media_type": "._media",
+    "safe_filename": "._media",
     "check_pool": "._offload",
     "Unready": "._readiness",
     "readiness": "._readiness",
@@ -72,8 +78,11 @@ __all__ = [
     "ImageContent",
     "Lru",
     "Unready",
+    "browser_media_type",
     "build_request",
     "check_base_url",
     "check_pool",
+    "is_media_type",
     "readiness",
+    "safe_filename",
 ]

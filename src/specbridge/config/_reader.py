@@ -39,6 +39,7 @@ from ._model import (
 from ._oauth import check_keyless_client, oauth_settings
 from ._schema import key_path, validate
 from ._secrets import secret_reference, shown
+from ._store import store_url
 
 _UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
 _DURATION = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([smhd]?)\s*")
@@ -220,15 +221,12 @@ class _Builder:
         return str(folder.resolve())
 
     def store(self, url: str) -> str:
-        """A relative `sqlite:///PATH` made absolute against the config's folder, so every command (and
-        the gateway) opens the same file whatever its working directory."""
-        url = url.strip()
-        if not url.startswith("sqlite:///"):
-            return url
-        path, mark, query = url[len("sqlite:///") :].partition("?")
-        if path and path != ":memory:" and not Path(path).is_absolute():
-            path = str(self.base_dir / path)
-        return f"sqlite:///{path}{mark}{query}"
+        """`store:` as `config/_store` reads it (a relative SQLite path made absolute, the store's own
+        query parameters checked)."""
+        try:
+            return store_url(url, self.base_dir)
+        except ValueError as error:
+            raise self.fail(["store"], str(error)) from None
 
     def approvals(
         self, raw: Mapping[str, Any], inherited: ApprovalsConfig, key: list[str | int]
