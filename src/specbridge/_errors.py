@@ -58,6 +58,7 @@ class ErrorCode(StrEnum):
     ORIGIN_REFUSED = "origin-refused"
     SERVE_UNSAFE_BIND = "serve-unsafe-bind"
     RESPONSE_UNEXPECTED = "response-unexpected"
+    ANSWER_SHORTENED = "answer-shortened"
     # Approvals and the store
     APPROVAL_PENDING = "approval-pending"
     APPROVAL_REJECTED = "approval-rejected"

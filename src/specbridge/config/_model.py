@@ -10,6 +10,7 @@ apis:
     egress: {allow: [], redirects: 0}
     include_deprecated: false
     search: auto                       # on | off | auto
+    answers: {max_tokens: 20000, select: false}
     tools:
       refundOrder: {requires_approval: true, bindings: {body.currency: EUR}}
       legacyExport: {disabled: true}
@@ -49,6 +50,17 @@ ApprovalBy = Literal["operator", "client"]
 IdempotencyTools = Literal["auto", "all", "none"]
 DEFAULT_IDEMPOTENCY_TTL = 86400.0
 DEFAULT_CALL_WAIT = 50.0
+DEFAULT_ANSWER_TOKENS = 20_000
+
+
+@dataclass(frozen=True, slots=True)
+class AnswersConfig:
+    """`apis.<name>.answers` (and `tools.<name>.answers`, over the API's key by key): what a model is
+    handed of one answer. `max_tokens`: the budget (estimated tokens) of one answer's text; `select`:
+    tools whose answer is JSON take a `fields` argument (docs/gateway.md, "Answers")."""
+
+    max_tokens: int = DEFAULT_ANSWER_TOKENS
+    select: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +85,7 @@ class ToolConfig:
     requires_approval: bool = False
     bindings: Mapping[str, Any] = field(default_factory=dict)  # "body.currency" -> "EUR"
     timeout: float | None = None
+    answers: AnswersConfig | None = None  # the API's `answers` with this tool's keys on top; None: the API's
 
 
 # What a client's webhook can subscribe to (`clients.<id>.webhook.events`; default the first).
@@ -164,6 +177,7 @@ class ApiConfig:
     approvals: ApprovalsConfig = field(default_factory=ApprovalsConfig)  # the top level's, merged
     idempotency: IdempotencyConfig = field(default_factory=IdempotencyConfig)  # the top level's, merged
     calls: CallsConfig = field(default_factory=CallsConfig)  # the top level's, merged
+    answers: AnswersConfig = field(default_factory=AnswersConfig)
     source: str = "<config>"  # the file this API was read from, for errors found later (tool names)
     ref_dirs: tuple[str, ...] = ()  # folders besides the document's own that its file $refs may read
 

@@ -19,6 +19,7 @@ from ._model import (
     DEFAULT_STORE,
     DEFAULT_TIMEOUT,
     AdminConfig,
+    AnswersConfig,
     ApiConfig,
     ApprovalsConfig,
     AuthConfig,
@@ -296,6 +297,7 @@ class _Builder:
                     f"{error.message} (list the host:port under egress.allow to permit it)",
                 ) from None
         timeout = raw.get("timeout")
+        answers = self.answers(raw.get("answers") or {}, AnswersConfig())
         return ApiConfig(
             name=name,
             spec=spec,
@@ -306,7 +308,8 @@ class _Builder:
             include_deprecated=bool(raw.get("include_deprecated")),
             description_max=raw.get("description_max"),
             search=raw.get("search", "auto"),
-            tools={tool: self.tool(entry or {}) for tool, entry in (raw.get("tools") or {}).items()},
+            tools={tool: self.tool(entry or {}, answers) for tool, entry in (raw.get("tools") or {}).items()},
+            answers=answers,
             approvals=self.approvals(raw.get("approvals") or {}, approvals, [*key, "approvals"]),
             source=self.source,
             ref_dirs=tuple(self.folder(folder) for folder in raw.get("ref_dirs", [])),
@@ -344,9 +347,14 @@ class _Builder:
         except ValueError as error:
             raise self.fail(key, f"{shown(entry)!r} {error}") from None
 
-    def tool(self, raw: Mapping[str, Any]) -> ToolConfig:
+    def answers(self, raw: Mapping[str, Any], inherited: AnswersConfig) -> AnswersConfig:
+        """`answers:` over `inherited`, key by key (a key left out or null keeps the inherited value)."""
+        return replace(inherited, **{key: value for key, value in raw.items() if value is not None})
+
+    def tool(self, raw: Mapping[str, Any], answers: AnswersConfig) -> ToolConfig:
         description = raw.get("description")
         timeout = raw.get("timeout")
+        own = raw.get("answers")
         return ToolConfig(
             name=raw.get("name"),
             description=None if description is None else description.strip(),
@@ -354,6 +362,7 @@ class _Builder:
             requires_approval=bool(raw.get("requires_approval")),
             bindings=dict(raw.get("bindings") or {}),
             timeout=None if timeout is None else float(timeout),
+            answers=None if own is None else self.answers(own, answers),
         )
 
     def client(self, name: str, raw: Mapping[str, Any], apis: Mapping[str, ApiConfig]) -> ClientConfig:

@@ -1,0 +1,149 @@
+"""What a model is handed of one answer (PRODUCT §5.4): the `fields` it asked for, then the token budget.
+
+A whole answer that fits is passed on as before: a JSON object as compact text beside
+`structuredContent`, other JSON indented when that fits too, text as it came. Over the budget
+(`answers.max_tokens`) it is shortened (`_budget`: whole items of the largest list, never half a value)
+and the text starts with one line saying what was left out and how to get it with this operation's own
+paging arguments (`_paging`) or `fields`. A shortened or selected answer never has `structuredContent`:
+it is not the object the tool's `outputSchema` describes. For a tool that declares one, MCP requires
+the whole object with every success, so its shortened answer is an `answer-shortened` error result
+that still carries the shortened answer and says the call itself succeeded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from .._errors import ErrorCode
+from .._json import dumps
+from ..config import DEFAULT_ANSWER_TOKENS
+from ._budget import Cut, fit_json, fit_text
+from ._paging import NO_PAGING, Paging, how_to_page, next_in_answer, next_in_link
+from ._result import CallResult
+from ._select import Selection, top_fields
+from ._send import READ_LIMIT
+from ._tokens import estimate_tokens
+
+Json = Any
+NOTE_TOKENS = 200  # kept free for the note when an answer is shortened
+MIN_BUDGET = 100
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerPolicy:
+    """How one tool's answers are handed over; `selection` is one call's `fields`."""
+
+    max_tokens: int = DEFAULT_ANSWER_TOKENS
+    paging: Paging = NO_PAGING
+    whole_object: bool = False  # the tool declares an outputSchema: a shortened answer is no success
+    select: bool = False  # the tool takes `fields`
+    selection: Selection | None = None
+
+    def for_call(self, selection: Selection | None) -> AnswerPolicy:
+        return self if selection is None else replace(self, selection=selection)
+
+
+DEFAULT_POLICY = AnswerPolicy()
+
+
+def json_result(value: Json, status: int, policy: AnswerPolicy, *, link: str = "") -> CallResult:
+    """The result for a whole, parsed (and redacted) JSON answer."""
+    selected_note = ""
+    original = value
+    if policy.selection is not None:
+        found, walk = policy.selection.apply(value)
+        if found is None:
+            paths = ", ".join(f"`{text}`" for text in policy.selection.texts[:8])
+            return CallResult(
+                f"[fields: nothing in the answer matched {paths}; {top_fields(value)}.]", status=status
+            )
+        missing = policy.selection.unmatched(walk)
+        if missing:
+            selected_note = (
+                f"[fields: {', '.join(f'`{text}`' for text in missing[:8])} matched nothing; "
+                f"{top_fields(value)}.]\n"
+            )
+        if walk.stopped:
+            selected_note += (
+                "[fields: the answer was too large to select from whole; this is what was found first.]\n"
+            )
+        value = found
+    fitted = fit_json(value, policy.max_tokens, reserve=NOTE_TOKENS)
+    if not fitted.cuts and fitted.shown_tokens <= policy.max_tokens:
+        compact = fitted.data.decode("utf-8")
+        if policy.selection is None and isinstance(value, dict):
+            # With structuredContent the text repeats it for older clients: compact, since every byte
+            # costs the model tokens.
+            return CallResult(compact, status=status, structured=value)
+        indented = dumps(value, indent=True)
+        text = indented if estimate_tokens(indented) <= policy.max_tokens else compact
+        return CallResult(selected_note + text, status=status)
+    note = _shortened(fitted.cuts, fitted.tokens, policy, original, link)
+    text = selected_note + note + "\n" + fitted.data.decode("utf-8")
+    return _shaped(text, status, policy)
+
+
+def text_result(
+    text: str, status: int, policy: AnswerPolicy, *, truncated: bool, cut_note: str, link: str = ""
+) -> CallResult:
+    """The result for a text answer (or JSON that is not whole): its first lines within the budget."""
+    prefix = ""
+    if policy.selection is not None:
+        why = "could not be read whole (over 1 MB)" if truncated else "is not JSON"
+        prefix = f"[fields: nothing was selected: the answer {why}.]\n"
+    fitted = fit_text(text, max(policy.max_tokens - NOTE_TOKENS, MIN_BUDGET))
+    if fitted.tokens <= policy.max_tokens:
+        return CallResult(prefix + text + (cut_note if truncated else ""), status=status)
+    hint = how_to_page(policy.paging, 0, in_answer=None, link=next_in_link(link))
+    whole = (
+        f"the answer was cut at {READ_LIMIT // (1024 * 1024)} MB, about {fitted.tokens:,} tokens, and the first "
+        f"{fitted.lines:,} of its {fitted.total_lines:,} lines are shown"
+        if truncated
+        else f"the whole answer is about {fitted.tokens:,}); the first {fitted.lines:,} of its "
+        f"{fitted.total_lines:,} lines are shown"
+    )
+    note = (
+        f"[Shortened to fit this tool's answer budget of {policy.max_tokens:,} tokens"
+        f"{': ' if truncated else ' ('}{whole}. For the rest, {hint}.]"
+    )
+    return _shaped(prefix + note + "\n" + fitted.text, status, policy)
+
+
+def _shaped(text: str, status: int, policy: AnswerPolicy) -> CallResult:
+    if policy.whole_object and policy.selection is None:
+        return CallResult(
+            f"The API answered {status} and the call succeeded, but its answer is over this tool's answer "
+            "budget; it is marked as an error only because this tool declares an output schema, which "
+            "requires the whole answer.\n" + text,
+            is_error=True,
+            code=ErrorCode.ANSWER_SHORTENED,
+            status=status,
+        )
+    return CallResult(text, status=status)
+
+
+def _shortened(cuts: tuple[Cut, ...], tokens: int, policy: AnswerPolicy, answer: Json, link: str) -> str:
+    parts = []
+    kept = 0
+    for cut in cuts:
+        where = f"`{'/'.join(cut.path)}`" if cut.path else "the answer"
+        if cut.member:
+            parts.append(f"{where} ({cut.total:,} bytes) was left out")
+        else:
+            kind = "members" if cut.mapping else "items"
+            parts.append(f"the first {cut.kept:,} of {cut.total:,} {kind} of {where} are shown")
+            kept = kept or cut.kept
+    what = "; ".join(parts) or "it was shortened"
+    paged = any(not cut.member and not cut.mapping for cut in cuts)
+    hint = how_to_page(policy.paging, kept, in_answer=next_in_answer(answer), link=next_in_link(link))
+    ways = []
+    if paged:
+        ways.append(hint)
+    if policy.select:
+        ways.append("ask only for the fields you need with `fields`")
+    how = f" For the rest, {' or '.join(ways)}." if ways else ""
+    return (
+        f"[Shortened to fit this tool's answer budget of {policy.max_tokens:,} tokens (the whole answer is "
+        f"about {tokens:,}): {what}.{how}]"
+    )
