@@ -107,13 +107,16 @@ def _shorten(
     if size > allowance:
         sized = []
         for path, key in members:
-            if any(cut.path[: len(path) + 1] == (*path, key) for cut in cuts):
-                continue  # a list already shortened: its size is no longer what it was
+            place = (*path, key)
+            if any(cut.path[: len(place)] == place or place[: len(cut.path)] == cut.path for cut in cuts):
+                continue  # around or inside a part already shortened: its size is no longer what it was
             member = _at(value, (*path, key))
             sized.append((len(dumps_bytes(member)) + len(dumps_bytes(key)) + 2, path, key))
         for member_size, path, key in sorted(sized, key=lambda entry: -entry[0])[:MAX_MEMBERS]:
             if size <= allowance:
                 break
+            if any(cut.member and (*path, key)[: len(cut.path)] == cut.path for cut in cuts):
+                continue  # inside a member left out just before
             value = _without(value, path, key)
             size -= member_size
             cuts.append(Cut((*path, key), 0, member_size, member=True))

@@ -12,6 +12,8 @@ so one estimate costs a fraction of a millisecond whatever the size (docs/benchm
 
 from __future__ import annotations
 
+import math
+
 SAMPLE = 16 * 1024  # bytes looked at, at most, in SLICES slices spread over the text
 SLICES = 16
 _TABLE = bytearray(b"." * 256)
@@ -39,10 +41,10 @@ def estimate_tokens(data: bytes | str) -> int:
         data = data.encode("utf-8", "replace")
     size = len(data)
     if size <= SAMPLE:
-        return round(_weighted(data))
+        return math.ceil(_weighted(data)) if data else 0
     step, width = size // SLICES, SAMPLE // SLICES
     sample = b"".join(data[start : start + width] for start in range(0, step * SLICES, step))
-    return round(_weighted(sample) * size / len(sample))
+    return math.ceil(_weighted(sample) * size / len(sample))
 
 
 def tokens_per_byte(data: bytes) -> float:
