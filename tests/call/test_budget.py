@@ -103,7 +103,9 @@ def test_text_keeps_its_first_whole_lines() -> None:
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=20),
-    lambda children: st.lists(children, max_size=30) | st.dictionaries(st.text(max_size=8), children, max_size=10),
+    lambda children: (
+        st.lists(children, max_size=30) | st.dictionaries(st.text(max_size=8), children, max_size=10)
+    ),
     max_leaves=300,
 )
 
@@ -116,7 +118,9 @@ def _at(value: Any, path: tuple[str, ...]) -> Any:
 
 @settings(max_examples=200)
 @given(json_values, st.integers(min_value=1, max_value=400))
-def test_a_shortened_answer_is_valid_json_made_of_whole_prefixes_of_the_original(value: Any, budget: int) -> None:
+def test_a_shortened_answer_is_valid_json_made_of_whole_prefixes_of_the_original(
+    value: Any, budget: int
+) -> None:
     fitted = fit_json(value, budget)
     shown = orjson.loads(fitted.data)
     if not fitted.cuts:

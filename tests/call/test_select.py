@@ -107,7 +107,9 @@ def test_a_hostile_answer_of_100000_items_is_walked_once_whatever_the_patterns()
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=5),
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text("abc", max_size=2), children, max_size=4),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text("abc", max_size=2), children, max_size=4)
+    ),
     max_leaves=30,
 )
 
@@ -134,4 +136,6 @@ def test_selecting_one_leaf_by_its_path_finds_that_leaf(value: Any) -> None:
 
 def test_top_fields_tells_what_an_answer_holds() -> None:
     assert top_fields(ANSWER) == "the answer is an object with object, data, has_more"
-    assert top_fields(ANSWER["data"]).startswith("the answer is a list (use * for its items); its first item has id")
+    assert top_fields(ANSWER["data"]).startswith(
+        "the answer is a list (use * for its items); its first item has id"
+    )

@@ -26,7 +26,9 @@ def test_dense_text_costs_more_tokens_per_byte_than_words() -> None:
 
 
 def test_a_large_text_is_estimated_from_slices_close_to_the_whole_count() -> None:
-    items = [{"id": f"cus_{i:08d}", "name": f"Customer {i}", "email": f"c{i}@example.com"} for i in range(20000)]
+    items = [
+        {"id": f"cus_{i:08d}", "name": f"Customer {i}", "email": f"c{i}@example.com"} for i in range(20000)
+    ]
     data = orjson.dumps(items)
     assert len(data) > 10 * SAMPLE
     whole = _weighted(data)
@@ -41,7 +43,9 @@ def test_the_estimate_adds_up_and_is_positive_for_any_text(text: str) -> None:
 
 
 def test_the_estimate_is_within_15_percent_of_o200k_on_the_corpus_answers() -> None:
-    bpe = pytest.importorskip("bpe_openai", reason="the reference tokenizer (pip install bpe-openai) is bench-only")
+    bpe = pytest.importorskip(
+        "bpe_openai", reason="the reference tokenizer (pip install bpe-openai) is bench-only"
+    )
     from tests.support.answers import corpus_folder, list_answers
 
     if corpus_folder() is None:
