@@ -72,12 +72,13 @@ def test_a_large_object_keyed_by_id_keeps_its_first_members() -> None:
     assert fitted.cuts[0].mapping
 
 
-def test_a_hostile_1_mb_answer_of_100000_items_costs_a_few_encodings_not_one_per_item(
-    monkeypatch: pytest.MonkeyPatch,
+@pytest.mark.parametrize("given_body", [False, True])
+def test_a_hostile_1_mb_answer_of_100000_items_costs_a_few_budget_sized_encodings(
+    monkeypatch: pytest.MonkeyPatch, given_body: bool
 ) -> None:
     answer = [{"i": i} for i in range(100_000)]
-    size = len(orjson.dumps(answer))
-    assert size > 1_000_000
+    body = orjson.dumps(answer)
+    assert len(body) > 1_000_000
     encoded: list[int] = []
     real = _budget.dumps_bytes
 
@@ -87,10 +88,15 @@ def test_a_hostile_1_mb_answer_of_100000_items_costs_a_few_encodings_not_one_per
         return data
 
     monkeypatch.setattr(_budget, "dumps_bytes", counting)
-    fitted = fit_json(answer, 20_000)
+    fitted = fit_json(answer, 20_000, body=body if given_body else None)
     assert 1_000 < fitted.cuts[0].kept < 100_000
-    assert len(encoded) <= 2 + _budget.PROBES * _budget.TRIES + _budget.TRIES
-    assert sum(encoded) <= 2 * size + 30 * 100_000  # the whole answer twice, then budget-sized prefixes
+    assert orjson.loads(fitted.data) == answer[: fitted.cuts[0].kept]
+    assert len(encoded) <= _budget.TRIES * (_budget.REFINE + _budget.PROBES + 3)  # never one per item
+    if given_body:  # the answer as it came says it is over: it is never encoded whole again
+        assert max(encoded) < len(body) // 4
+        assert sum(encoded) < len(body)
+    else:
+        assert sum(encoded) <= 2 * len(body)
 
 
 def test_text_keeps_its_first_whole_lines() -> None:

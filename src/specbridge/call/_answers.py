@@ -47,8 +47,11 @@ class AnswerPolicy:
 DEFAULT_POLICY = AnswerPolicy()
 
 
-def json_result(value: Json, status: int, policy: AnswerPolicy, *, link: str = "") -> CallResult:
-    """The result for a whole, parsed (and redacted) JSON answer."""
+def json_result(
+    value: Json, status: int, policy: AnswerPolicy, *, link: str = "", body: bytes | None = None
+) -> CallResult:
+    """The result for a whole, parsed (and redacted) JSON answer; `body`: the answer as it came (its size
+    spares encoding a large answer whole only to learn it is over the budget)."""
     selected_note = ""
     original = value
     if policy.selection is not None:
@@ -69,7 +72,7 @@ def json_result(value: Json, status: int, policy: AnswerPolicy, *, link: str = "
                 "[fields: the answer was too large to select from whole; this is what was found first.]\n"
             )
         value = found
-    fitted = fit_json(value, policy.max_tokens, reserve=NOTE_TOKENS)
+    fitted = fit_json(value, policy.max_tokens, reserve=NOTE_TOKENS, body=body if value is original else None)
     if not fitted.cuts and fitted.shown_tokens <= policy.max_tokens:
         compact = fitted.data.decode("utf-8")
         if policy.selection is None and isinstance(value, dict):

@@ -27,7 +27,10 @@ MAX_MEMBERS = 32  # object members left out, largest first, when shortened lists
 MAX_NODES = 10_000  # objects looked at for lists and members (through objects only)
 MAX_PLACES = 4_096  # lists and members measured
 MAX_DEPTH = 16
-PROBES = 24  # prefix encodings tried for one list
+PROBES = 24  # prefix encodings tried for one list when going item by item would take too long
+REFINE = 2_000  # items measured one by one from the first guess to the exact end
+EXACT_ITEMS = 256  # a list of more items has its size estimated from SAMPLED of them
+SAMPLED = 64
 TRIES = 3  # rounds when the estimate of what is kept is still over (the rate of its bytes differs)
 
 
@@ -53,24 +56,33 @@ class Fitted:
     cuts: tuple[Cut, ...] = ()
 
 
-def fit_json(value: Json, budget: int, *, reserve: int = 0) -> Fitted:
+def fit_json(value: Json, budget: int, *, reserve: int = 0, body: bytes | None = None) -> Fitted:
     """`value` unchanged when its compact JSON fits in `budget` tokens, else cut to about `budget` less
-    `reserve` (room for a note)."""
-    data = dumps_bytes(value)
-    tokens = estimate_tokens(data)
-    if tokens <= budget:
-        return Fitted(value, data, tokens, tokens)
+    `reserve` (room for a note). `body`: the answer as it came; when its estimate is well over the budget
+    the whole answer is not encoded again: sizes come from samples (`_size`)."""
+    data: bytes | None = None
+    if body is None or estimate_tokens(body) <= 2 * budget:
+        data = dumps_bytes(value)
+        tokens = estimate_tokens(data)
+        if tokens <= budget:
+            return Fitted(value, data, tokens, tokens)
     budget = max(budget - reserve, 1)
     lists, members = _places(value)
     # lists first, largest first; then objects as large as maps
     measured = sorted(
-        ((len(dumps_bytes(found)), path, found) for path, found in lists),
+        ((_size(found), path, found) for path, found in lists),
         key=lambda entry: (isinstance(entry[2], Mapping), -entry[0]),
     )
-    allowance = int(len(data) * budget / tokens)
+    if data is not None:
+        size = len(data)
+    else:
+        assert body is not None
+        size = _total(value, measured)
+        tokens = round(estimate_tokens(body) * min(size / len(body), 1.0))
+    allowance = int(size * budget / max(tokens, 1))
     best: Fitted | None = None
     for _ in range(TRIES):
-        shaped, cuts = _shorten(value, len(data), allowance, measured, members)
+        shaped, cuts = _shorten(value, size, allowance, measured, members)
         shown = dumps_bytes(shaped)
         estimate = estimate_tokens(shown)
         best = Fitted(shaped, shown, tokens, estimate, tuple(cuts))
@@ -79,6 +91,32 @@ def fit_json(value: Json, budget: int, *, reserve: int = 0) -> Fitted:
         allowance = int(allowance * budget / estimate * 0.97)
     assert best is not None
     return best
+
+
+def _size(found: Json) -> int:
+    """The compact JSON size of a list or object: exact up to EXACT_ITEMS items, else from SAMPLED items
+    spread over it (so a 1 MB list is not encoded whole to learn its size)."""
+    count = len(found)
+    if count <= EXACT_ITEMS:
+        return len(dumps_bytes(found))
+    step = count / SAMPLED
+    if isinstance(found, Mapping):
+        pairs = list(found.items())
+        part = len(dumps_bytes(dict(pairs[int(index * step)] for index in range(SAMPLED))))
+    else:
+        part = len(dumps_bytes([found[int(index * step)] for index in range(SAMPLED)]))
+    return 2 + (count - 1) + round((part - 2 - (SAMPLED - 1)) * count / SAMPLED)
+
+
+def _total(value: Json, measured: list[tuple[int, tuple[str, ...], Json]]) -> int:
+    """The compact size of `value` from its lists' sizes and the encoding of what is around them."""
+    around = value
+    inside = 0
+    for size, path, found in measured:
+        if isinstance(found, list):
+            around = _replaced(around, path, [])
+            inside += size - 2
+    return len(dumps_bytes(around)) + inside
 
 
 def _shorten(
@@ -97,10 +135,10 @@ def _shorten(
         room = allowance - (size - list_size)
         if isinstance(found, Mapping):
             pairs = list(found.items())
-            kept, kept_size = _prefix(_measure_pairs(pairs), len(pairs), list_size, room)
+            kept, kept_size = _prefix(*_measure_pairs(pairs), len(pairs), list_size, room)
             value = _replaced(value, path, dict(pairs[:kept]))
         else:
-            kept, kept_size = _prefix(_measure_items(found), len(found), list_size, room)
+            kept, kept_size = _prefix(*_measure_items(found), len(found), list_size, room)
             value = _replaced(value, path, found[:kept])
         size -= list_size - kept_size
         cuts.append(Cut(path, kept, len(found), mapping=isinstance(found, Mapping)))
@@ -123,35 +161,73 @@ def _shorten(
     return value, cuts
 
 
-def _measure_items(items: list[Json]) -> Callable[[int], int]:
-    return lambda count: len(dumps_bytes(items[:count]))
+def _measure_items(items: list[Json]) -> tuple[Callable[[int], int], Callable[[int], int]]:
+    """(the size of the first n items as a list, the bytes item i adds with its comma)"""
+    return (
+        lambda count: len(dumps_bytes(items[:count])),
+        lambda index: len(dumps_bytes(items[index])) + (index > 0),
+    )
 
 
-def _measure_pairs(pairs: list[tuple[str, Json]]) -> Callable[[int], int]:
-    return lambda count: len(dumps_bytes(dict(pairs[:count])))
+def _measure_pairs(pairs: list[tuple[str, Json]]) -> tuple[Callable[[int], int], Callable[[int], int]]:
+    return (
+        lambda count: len(dumps_bytes(dict(pairs[:count]))),
+        lambda index: len(dumps_bytes(dict(pairs[index : index + 1]))) - 2 + (index > 0),
+    )
 
 
-def _prefix(measure: Callable[[int], int], count: int, size: int, room: int) -> tuple[int, int]:
-    """The most first items of a list of `count` (compact JSON `size` bytes; `measure(n)`: the size of
-    its first n) that fit in `room` bytes, and their size: interpolation between a prefix known to fit
-    and one known not to."""
+def _prefix(
+    measure: Callable[[int], int], one: Callable[[int], int], count: int, size: int, room: int
+) -> tuple[int, int]:
+    """The most first items of a list of `count` (compact JSON of about `size` bytes) that fit in `room`
+    bytes, and their size: an encoding of the first items an average item says fit (`measure(n)`), one
+    more with those items' own average, then item by item (`one(i)`: item i's bytes and its comma) to the exact end; interpolation between
+    prefixes if that would take more than REFINE steps."""
     if size <= room:
-        return count, size
-    low, low_size, high, high_size = 0, 2, count, size
+        return count, measure(count) if count <= EXACT_ITEMS else size
+    if room <= 2 or count == 0:
+        return 0, 2
+    kept = min(max(int((room - 2) * count / max(size - 2, 1)), 0), count)
+    found = measure(kept)
+    if kept > 0:  # the first items' own average is a better guess than the whole list's
+        better = min(max(int((room - 2) * kept / max(found - 2, 1)), 0), count)
+        if abs(better - kept) > 8:
+            kept, found = better, measure(better)
+    for _ in range(REFINE):
+        if found > room and kept > 0:
+            kept -= 1
+            found -= one(kept)
+        elif found <= room and kept < count and found + one(kept) <= room:
+            found += one(kept)
+            kept += 1
+        else:
+            return kept, found
+    if found <= room:
+        return _interpolate(measure, (kept, found), (count, size), room)
+    return _interpolate(measure, (0, 2), (kept, found), room)
+
+
+def _interpolate(
+    measure: Callable[[int], int], low: tuple[int, int], high: tuple[int, int], room: int
+) -> tuple[int, int]:
+    """Between a prefix known to fit and one known not to."""
+    (low_count, low_size), (high_count, high_size) = low, high
     for probe in range(PROBES):
-        if high - low <= 1 or room < 2:
+        if high_count - low_count <= 1:
             break
         if probe % 3 == 2:  # every third probe halves: interpolation alone can crawl on uneven items
-            guess = (low + high) // 2
+            guess = (low_count + high_count) // 2
         else:
-            guess = low + int((room - low_size) * (high - low) / max(high_size - low_size, 1))
-        guess = min(max(guess, low + 1), high - 1)
+            guess = low_count + int(
+                (room - low_size) * (high_count - low_count) / max(high_size - low_size, 1)
+            )
+        guess = min(max(guess, low_count + 1), high_count - 1)
         found = measure(guess)
         if found <= room:
-            low, low_size = guess, found
+            low_count, low_size = guess, found
         else:
-            high, high_size = guess, found
-    return low, low_size
+            high_count, high_size = guess, found
+    return low_count, low_size
 
 
 def _places(value: Json) -> tuple[list[tuple[tuple[str, ...], Json]], list[tuple[tuple[str, ...], str]]]:

@@ -175,7 +175,7 @@ def _success(answer: Answer, redactor: Redactor, policy: AnswerPolicy) -> CallRe
         if not answer.truncated:
             parsed = _parse_json(answer.body)
             if parsed is not _INVALID:
-                result = json_result(redactor.value(parsed), status, policy, link=link)
+                result = json_result(redactor.value(parsed), status, policy, link=link, body=answer.body)
                 return replace(result, text=redactor.text(result.text))
         text = shown(answer, charset, redactor)
         return text_result(text, status, policy, truncated=answer.truncated, cut_note=_cut_note(), link=link)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 
-SAMPLE = 16 * 1024  # bytes looked at, at most, in SLICES slices spread over the text
+SAMPLE = 8 * 1024  # bytes looked at, at most, in SLICES slices spread over the text
 SLICES = 16
 _TABLE = bytearray(b"." * 256)
 for _code in range(0x30, 0x3A):
