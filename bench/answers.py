@@ -23,6 +23,8 @@ import re
 import statistics
 import sys
 import time
+from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -31,12 +33,13 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from tests.support.answers import ListAnswer, corpus_folder, list_answers
+
 from specbridge.call._answers import AnswerPolicy, json_result
 from specbridge.call._paging import paging_of
 from specbridge.call._render import Redactor, render
 from specbridge.call._send import READ_LIMIT, Answer
 from specbridge.call._tokens import estimate_tokens
-from tests.support.answers import ListAnswer, corpus_folder, list_answers
 
 
 def _encoders() -> dict[str, Any]:
@@ -65,6 +68,27 @@ def _before(body: bytes, value: Any) -> str:
     if len(body) > READ_LIMIT:
         return body[:READ_LIMIT].decode("utf-8", "replace")
     return orjson.dumps(value, option=0 if isinstance(value, dict) else orjson.OPT_INDENT_2).decode()
+
+
+def _with_megabyte(answers: Iterator[ListAnswer]) -> Iterator[ListAnswer]:
+    """Each answer, and after each of the largest size one of as many of its items as fit in 1 MB (its
+    items again, or its first ones), where the shaping time is held to 2 ms."""
+    for answer in answers:
+        yield answer
+        items = _at(answer.value, answer.list_path)
+        if answer.items < 1000 or not items:
+            continue
+        each = len(orjson.dumps(items)) / len(items)
+        count = int(1_000_000 / each)
+        filled = (items * (count // len(items) + 1))[:count]
+        value = filled if not answer.list_path else {**answer.value, answer.list_path[0]: filled}
+        yield replace(answer, items=-1, value=value)
+
+
+def _at(value: Any, path: tuple[str, ...]) -> Any:
+    for key in path:
+        value = value[key]
+    return value
 
 
 def _percentile(values: list[float], share: float) -> float:
@@ -118,17 +142,17 @@ def main() -> None:
     shaping_wall: dict[str, list[float]] = {}
     render_ms: dict[str, list[float]] = {}
     notes = {"shortened": 0, "names a real paging argument": 0, "names one it lacks": 0, "no paging": 0}
-    for answer in list_answers(sizes, per_document=options.per_document):
+    for answer in _with_megabyte(list_answers(sizes, per_document=options.per_document)):
         body = orjson.dumps(answer.value)
         policy = _policy(answer)
         before = _before(body, answer.value)
         result = render(_answer(body), Redactor(), policy)
         after = result.text
         counts = {name: (_count(enc, before), _count(enc, after)) for name, enc in encoders.items()}
-        for name, enc in encoders.items():
+        for name in encoders:
             real = counts[name][0]
             errors[name].append((estimate_tokens(before) - real) / real)
-        bucket = "≥ 900 KB" if len(body) >= 900_000 else "100–900 KB" if len(body) >= 100_000 else "< 100 KB"
+        bucket = "≥ 900 KB" if len(body) >= 900_000 else "100-900 KB" if len(body) >= 100_000 else "< 100 KB"
         if len(body) <= READ_LIMIT:
             parsed = orjson.loads(body)
             shaping.setdefault(bucket, []).extend(
@@ -151,18 +175,21 @@ def main() -> None:
                 notes["names a real paging argument"] += 1
             wrong = {name for name in named if name in paging and name not in arguments}
             notes["names one it lacks"] += bool(wrong)
-        rows.append((answer, len(body), counts.get("o200k_base", (estimate_tokens(before), estimate_tokens(after)))))
+        rows.append(
+            (answer, len(body), counts.get("o200k_base", (estimate_tokens(before), estimate_tokens(after))))
+        )
     print(f"{len(rows)} answers from {len({row[0].document for row in rows})} documents")
     print("\n| items | answers | bytes (median) | o200k before (median / max) | o200k after (median / max) |")
     print("|---:|---:|---:|---:|---:|")
-    for size in sizes:
+    for size in (*sizes, -1):
         found = [row for row in rows if row[0].items == size]
         if not found:
             continue
         before_tokens = [row[2][0] for row in found]
         after_tokens = [row[2][1] for row in found]
+        label = f"{size:,}" if size > 0 else "as many as fit in 1 MB"
         print(
-            f"| {size:,} | {len(found)} | {int(statistics.median(row[1] for row in found)):,} | "
+            f"| {label} | {len(found)} | {int(statistics.median(row[1] for row in found)):,} | "
             f"{int(statistics.median(before_tokens)):,} / {max(before_tokens):,} | "
             f"{int(statistics.median(after_tokens)):,} / {max(after_tokens):,} |"
         )
@@ -172,9 +199,11 @@ def main() -> None:
             f"\nestimate vs {name}: max |error| {max(absolute):.1%}, p95 {_percentile(absolute, 0.95):.1%}, "
             f"mean {statistics.mean(found):+.1%}, within ±15 %: {sum(a <= 0.15 for a in absolute)}/{len(found)}"
         )
-    print("\n| answer size | runs | shaping CPU p50 | CPU p99 | wall p50 | whole render CPU p50 (parse included) |")
+    print(
+        "\n| answer size | runs | shaping CPU p50 | CPU p99 | wall p50 | whole render CPU p50 (parse included) |"
+    )
     print("|---|---:|---:|---:|---:|---:|")
-    for bucket in ("< 100 KB", "100–900 KB", "≥ 900 KB"):
+    for bucket in ("< 100 KB", "100-900 KB", "≥ 900 KB"):
         if bucket in shaping:
             cpu = shaping[bucket]
             print(

@@ -225,3 +225,19 @@ def test_paging_arguments_are_read_from_the_tool_less_those_the_config_binds() -
     found = paging_of(tools["listCustomers"])
     assert found.sizes == ("limit",) and found.positions == ("starting_after", "ending_before")
     assert paging_of(tools["listIssues"], frozenset({"page"})).positions == ()
+
+
+async def test_a_list_past_the_1_mb_read_cap_still_gives_whole_items(
+    make_caller: MakeCaller, upstream: Upstream
+) -> None:
+    many = ISSUES * 8  # about 4 MB: the read cap cuts it inside an item
+    upstream.route("/v1/issues", json_response(many))
+    result = await _call(_caller(make_caller), "listIssues", {})
+    note, _, rest = result.text.partition("\n")
+    shown = orjson.loads(rest)
+    assert not result.is_error and 10 < len(shown) < 400 and shown == many[: len(shown)]
+    assert note.startswith(
+        "[Shortened to fit this tool's answer budget of 20,000 tokens (the answer was cut at 1 MB, the read cap): "
+        f"the first {len(shown)} of more than "
+    )
+    assert f"`per_page` at most {len(shown)}" in note

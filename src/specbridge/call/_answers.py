@@ -21,6 +21,7 @@ from ..config import DEFAULT_ANSWER_TOKENS
 from ._budget import Cut, fit_json, fit_text
 from ._paging import NO_PAGING, Paging, how_to_page, next_in_answer, next_in_link
 from ._result import CallResult
+from ._salvage import Salvaged
 from ._select import Selection, top_fields
 from ._send import READ_LIMIT
 from ._tokens import estimate_tokens
@@ -48,10 +49,17 @@ DEFAULT_POLICY = AnswerPolicy()
 
 
 def json_result(
-    value: Json, status: int, policy: AnswerPolicy, *, link: str = "", body: bytes | None = None
+    value: Json,
+    status: int,
+    policy: AnswerPolicy,
+    *,
+    link: str = "",
+    body: bytes | None = None,
+    read_cut: Salvaged | None = None,
 ) -> CallResult:
-    """The result for a whole, parsed (and redacted) JSON answer; `body`: the answer as it came (its size
-    spares encoding a large answer whole only to learn it is over the budget)."""
+    """The result for a parsed (and redacted) JSON answer; `body`: the answer as it came (its size spares
+    encoding a large answer whole only to learn it is over the budget); `read_cut`: the answer was cut by
+    the read cap and `value` is its whole values (`_salvage`)."""
     selected_note = ""
     original = value
     if policy.selection is not None:
@@ -73,7 +81,7 @@ def json_result(
             )
         value = found
     fitted = fit_json(value, policy.max_tokens, reserve=NOTE_TOKENS, body=body if value is original else None)
-    if not fitted.cuts and fitted.shown_tokens <= policy.max_tokens:
+    if not fitted.cuts and fitted.shown_tokens <= policy.max_tokens and read_cut is None:
         compact = fitted.data.decode("utf-8")
         if policy.selection is None and isinstance(value, dict):
             # With structuredContent the text repeats it for older clients: compact, since every byte
@@ -82,7 +90,7 @@ def json_result(
         indented = dumps(value, indent=True)
         text = indented if estimate_tokens(indented) <= policy.max_tokens else compact
         return CallResult(selected_note + text, status=status)
-    note = _shortened(fitted.cuts, fitted.tokens, policy, original, link)
+    note = _shortened(fitted.cuts, fitted.tokens, policy, original, link, read_cut)
     text = selected_note + note + "\n" + fitted.data.decode("utf-8")
     return _shaped(text, status, policy)
 
@@ -126,19 +134,32 @@ def _shaped(text: str, status: int, policy: AnswerPolicy) -> CallResult:
     return CallResult(text, status=status)
 
 
-def _shortened(cuts: tuple[Cut, ...], tokens: int, policy: AnswerPolicy, answer: Json, link: str) -> str:
+def _shortened(
+    cuts: tuple[Cut, ...],
+    tokens: int,
+    policy: AnswerPolicy,
+    answer: Json,
+    link: str,
+    read_cut: Salvaged | None,
+) -> str:
     parts = []
     kept = 0
+    went_on = read_cut.open_list if read_cut is not None else None
     for cut in cuts:
         where = f"`{'/'.join(cut.path)}`" if cut.path else "the answer"
         if cut.member:
             parts.append(f"{where} ({cut.total:,} bytes) was left out")
         else:
             kind = "members" if cut.mapping else "items"
-            parts.append(f"the first {cut.kept:,} of {cut.total:,} {kind} of {where} are shown")
+            more = "more than " if cut.path == went_on else ""
+            parts.append(f"the first {cut.kept:,} of {more}{cut.total:,} {kind} of {where} are shown")
             kept = kept or cut.kept
+    if went_on is not None and read_cut is not None and all(cut.path != went_on for cut in cuts):
+        where = f"`{'/'.join(went_on)}`" if went_on else "the answer"
+        parts.append(f"the first {read_cut.items:,} items of {where} are shown, and more follow")
+        kept = kept or read_cut.items
     what = "; ".join(parts) or "it was shortened"
-    paged = any(not cut.member and not cut.mapping for cut in cuts)
+    paged = went_on is not None or any(not cut.member and not cut.mapping for cut in cuts)
     hint = how_to_page(policy.paging, kept, in_answer=next_in_answer(answer), link=next_in_link(link))
     ways = []
     if paged:
@@ -146,7 +167,9 @@ def _shortened(cuts: tuple[Cut, ...], tokens: int, policy: AnswerPolicy, answer:
     if policy.select:
         ways.append("ask only for the fields you need with `fields`")
     how = f" For the rest, {' or '.join(ways)}." if ways else ""
-    return (
-        f"[Shortened to fit this tool's answer budget of {policy.max_tokens:,} tokens (the whole answer is "
-        f"about {tokens:,}): {what}.{how}]"
+    whole = (
+        f"the answer was cut at {READ_LIMIT // (1024 * 1024)} MB, the read cap"
+        if read_cut is not None
+        else f"the whole answer is about {tokens:,}"
     )
+    return f"[Shortened to fit this tool's answer budget of {policy.max_tokens:,} tokens ({whole}): {what}.{how}]"

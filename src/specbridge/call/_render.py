@@ -20,11 +20,13 @@ from ._answers import DEFAULT_POLICY, AnswerPolicy, json_result, text_result
 from ._credential import MIN_REDACTED, Credential
 from ._escapes import escaped_pattern
 from ._result import BinaryContent, CallResult, ImageContent
+from ._salvage import salvage
 from ._send import READ_LIMIT, Answer
 
 Json = Any
 IMAGE_LIMIT = READ_LIMIT  # an image read whole (up to 1 MB) is image content
 ERROR_BODY_CHARS = 2000
+SALVAGE_BYTES_PER_TOKEN = 8  # items read past the cap's cut: enough for the budget at any token rate
 REDACTED = "[credential]"
 _TEXT_TYPES = (
     "application/xml",
@@ -178,6 +180,10 @@ def _success(answer: Answer, redactor: Redactor, policy: AnswerPolicy) -> CallRe
                 result = json_result(redactor.value(parsed), status, policy, link=link, body=answer.body)
                 return replace(result, text=redactor.text(result.text))
         text = shown(answer, charset, redactor)
+        if answer.truncated and policy.max_tokens < READ_LIMIT // 2:  # whole values before the cut
+            found = salvage(text, policy.max_tokens * SALVAGE_BYTES_PER_TOKEN)
+            if found is not None and found.open_list is not None:  # a list went on past the cut
+                return json_result(redactor.value(found.value), status, policy, link=link, read_cut=found)
         return text_result(text, status, policy, truncated=answer.truncated, cut_note=_cut_note(), link=link)
     if is_text(kind) or not kind:
         if not kind and b"\0" in answer.body[:1024]:
