@@ -34,7 +34,7 @@ from starlette.types import Receive, Scope, Send
 from .._errors import ErrorCode
 from .._logging import log_event
 from ..access import Refusal, authenticate
-from ..admin import LOOPBACK_HOSTS, admin_routes
+from ..admin import LOOPBACK_HOSTS, ToolFacts, admin_routes
 from ..config import AdminConfig
 from ..files import file_routes
 from ._gateway import Gateway
@@ -172,6 +172,20 @@ class LiveAdmins(Mapping[str, AdminConfig]):
         return len(self._gateway.config.admins)
 
 
+def tool_facts(gateway: Gateway, api: str, name: str) -> ToolFacts | None:
+    """What the approvals page shows of a tool's call, from the documents served now."""
+    state = gateway.snapshot.states.get(api)
+    tool = state.toolset.get(name) if state is not None else None
+    if state is None or tool is None:
+        return None
+    operation = tool.operation
+    summary = operation.summary or tool.title or tool.description.partition("\n")[0]
+    hints = tool.hints
+    return ToolFacts(
+        operation.method, operation.path, state.caller.base_url, summary, hints.read_only, hints.destructive
+    )
+
+
 def http_app(
     gateway: Gateway,
     *,
@@ -226,6 +240,7 @@ def http_app(
         gateway.approvals.desk,
         LiveAdmins(gateway),
         allowed_hosts=LOOPBACK_HOSTS if is_loopback(host) else ("*",),
+        tools=lambda api, name: tool_facts(gateway, api, name),
     )
 
     @contextlib.asynccontextmanager
