@@ -43,7 +43,9 @@ def test_what_is_not_an_opened_list_or_object_gives_nothing() -> None:
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=6),
-    lambda children: st.lists(children, max_size=5) | st.dictionaries(st.text(max_size=4), children, max_size=5),
+    lambda children: (
+        st.lists(children, max_size=5) | st.dictionaries(st.text(max_size=4), children, max_size=5)
+    ),
     max_leaves=40,
 )
 
@@ -58,7 +60,9 @@ def _consistent(found: Any, original: Any) -> bool:
             return False
         keys = list(found)
         return all(found[key] == original[key] for key in keys[:-1]) and (
-            not keys or found[keys[-1]] == original[keys[-1]] or _consistent(found[keys[-1]], original[keys[-1]])
+            not keys
+            or found[keys[-1]] == original[keys[-1]]
+            or _consistent(found[keys[-1]], original[keys[-1]])
         )
     return found == original
 

@@ -15,6 +15,7 @@ the answer: a 1 MB answer has far fewer nodes than that.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -166,5 +167,5 @@ def top_fields(value: Json, limit: int = 20) -> str:
 
 
 def _keys(value: Mapping[str, Json], limit: int) -> str:
-    keys = [str(key) for key in list(value)[: limit + 1]]
+    keys = [str(key) for key in itertools.islice(value, limit + 1)]
     return ", ".join(keys[:limit]) + (", …" if len(keys) > limit else "")
