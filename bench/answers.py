@@ -38,6 +38,7 @@ from tests.support.answers import ListAnswer, corpus_folder, list_answers
 from specbridge.call._answers import AnswerPolicy, json_result
 from specbridge.call._paging import paging_of
 from specbridge.call._render import Redactor, render
+from specbridge.call._select import parse_fields
 from specbridge.call._send import READ_LIMIT, Answer
 from specbridge.call._tokens import estimate_tokens
 
@@ -141,6 +142,7 @@ def main() -> None:
     shaping: dict[str, list[float]] = {}
     shaping_wall: dict[str, list[float]] = {}
     render_ms: dict[str, list[float]] = {}
+    selecting: list[float] = []
     notes = {"shortened": 0, "names a real paging argument": 0, "names one it lacks": 0, "no paging": 0}
     for answer in _with_megabyte(list_answers(sizes, per_document=options.per_document)):
         body = orjson.dumps(answer.value)
@@ -161,6 +163,11 @@ def main() -> None:
             shaping_wall.setdefault(bucket, []).extend(
                 _wall(lambda: json_result(parsed, 200, policy, body=body), options.repeat)  # noqa: B023
             )
+            items = _at(parsed, answer.list_path)
+            if bucket == "≥ 900 KB" and items and isinstance(items[0], dict) and items[0]:
+                path = "/".join([*answer.list_path, "*", next(iter(items[0]))])
+                picked = AnswerPolicy(select=True, selection=parse_fields([path]))
+                selecting.extend(_time(lambda: json_result(parsed, 200, picked), 3))  # noqa: B023
             render_ms.setdefault(bucket, []).extend(
                 _time(lambda: render(_answer(body), Redactor(), policy), max(2, options.repeat // 4))  # noqa: B023
             )
@@ -210,6 +217,10 @@ def main() -> None:
                 f"| {bucket} | {len(cpu)} | {_percentile(cpu, 0.5):.2f} ms | {_percentile(cpu, 0.99):.2f} ms | "
                 f"{_percentile(shaping_wall[bucket], 0.5):.2f} ms | {_percentile(render_ms[bucket], 0.5):.2f} ms |"
             )
+    print(
+        f"\nfields (one path such as data/*/id) on the answers of about 1 MB, selection and budget: CPU p50 "
+        f"{_percentile(selecting, 0.5):.2f} ms, p99 {_percentile(selecting, 0.99):.2f} ms ({len(selecting)} runs)"
+    )
     print(f"\nnotes: {notes}")
     hostile = [{"i": index} for index in range(100_000)]
     data = orjson.dumps(hostile)

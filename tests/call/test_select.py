@@ -139,3 +139,13 @@ def test_top_fields_tells_what_an_answer_holds() -> None:
     assert top_fields(ANSWER["data"]).startswith(
         "the answer is a list (use * for its items); its first item has id"
     )
+
+
+def test_leaf_paths_over_a_list_pick_each_item_in_the_answers_key_order() -> None:
+    answer = [{"name": "a", "id": 1, "x": 0}, {"id": 2}, "text", {"x": 1}, []]
+    assert select(["*/id", "*/name"], answer) == [{"name": "a", "id": 1}, {"id": 2}]
+    assert select(["*/id"], answer) == [{"id": 1}, {"id": 2}]
+    selection = parse_fields(["*/id", "*/nope"])
+    assert selection is not None
+    _, walk = selection.apply(answer)
+    assert selection.unmatched(walk) == ["*/nope"]

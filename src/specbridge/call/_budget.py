@@ -79,7 +79,7 @@ def fit_json(value: Json, budget: int, *, reserve: int = 0, body: bytes | None =
         assert body is not None
         size = _total(value, measured)
         tokens = round(estimate_tokens(body) * min(size / len(body), 1.0))
-    allowance = int(size * budget / max(tokens, 1))
+    allowance = int(size * budget / max(tokens, 1) * 0.97)  # a little under: one try is usually enough
     best: Fitted | None = None
     for _ in range(TRIES):
         shaped, cuts = _shorten(value, size, allowance, measured, members)

@@ -15,6 +15,7 @@ the answer: a 1 MB answer has far fewer nodes than that.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -48,8 +49,11 @@ class Selection:
     paths: tuple[tuple[str, ...], ...]
     texts: tuple[str, ...]  # each path as the model wrote it, for notes
     _moves: dict[tuple[State, str], State] = field(default_factory=dict, compare=False, repr=False)
+    _states: dict[State, tuple[tuple[int, ...], tuple[str, ...] | None]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
-    @property
+    @functools.cached_property
     def _indexed(self) -> bool:
         """Whether a path names a list item by its position (else positions need no look-up)."""
         return any(step.isdigit() for path in self.paths for step in path)
@@ -78,27 +82,84 @@ class Selection:
             self._moves[(state, key)] = reached
         return reached
 
+    def _info(self, state: State) -> tuple[tuple[int, ...], tuple[str, ...] | None]:
+        """The paths `state` completes, and the keys it goes on with (None when one takes any key, `*`)."""
+        found = self._states.get(state)
+        if found is None:
+            whole = tuple(index for index, done in state if done == len(self.paths[index]))
+            steps = {self.paths[index][done] for index, done in state if done < len(self.paths[index])}
+            found = (whole, None if WILDCARD in steps else tuple(sorted(steps)))
+            if len(self._states) < 65_536:
+                self._states[state] = found
+        return found
+
+    def _leaves(self, state: State) -> tuple[str, ...] | None:
+        """The keys of `state` when each of them ends a path (`data/*/id`, `data/*/name`): the items of a
+        list are then picked in one comprehension, not walked one call at a time."""
+        wanted = self._info(state)[1]
+        if wanted is None or self._info(state)[0]:
+            return None
+        return wanted if all(self._info(self._step(state, key))[0] for key in wanted) else None
+
+    def _pick(self, node: list[Json], keys: tuple[str, ...], state: State, walk: Walk) -> Json:
+        walk.visits += len(node) * (1 + len(keys))
+        keys = _ordered(node, keys)
+        if len(keys) == 1:  # the usual `data/*/id`: no inner comprehension per item
+            key = keys[0]
+            items = [{key: item[key]} for item in node if isinstance(item, dict) and key in item]
+        else:
+            items = [
+                picked
+                for item in node
+                if isinstance(item, dict) and (picked := {key: item[key] for key in keys if key in item})
+            ]
+        present = set().union(*items) if items else set()
+        for key in keys:
+            if key in present:
+                walk.matched.update(self._info(self._step(state, key))[0])
+        return items if items or not node else _MISSING
+
     def _select(self, node: Json, state: State, walk: Walk) -> Json:
-        whole = [index for index, done in state if done == len(self.paths[index])]
+        whole, wanted = self._info(state)
         if whole:
             walk.matched.update(whole)
             return node
-        if isinstance(node, Mapping):
+        if isinstance(node, dict):
             kept: dict[str, Json] = {}
-            for key, child in node.items():
-                if _spent(walk):
+            if wanted is None or len(node) <= 2 * len(wanted):
+                keys = list(node)
+            else:  # look up the few keys named rather than walk every member (answer order kept)
+                keys = [key for key in wanted if key in node]
+                if len(keys) > 1:
+                    chosen = set(keys)
+                    keys = [key for key in node if key in chosen]
+            for key in keys:
+                walk.visits += 1
+                if walk.visits > MAX_VISITS:
+                    walk.stopped = True
                     break
                 reached = self._step(state, str(key))
-                if reached:
-                    found = self._select(child, reached, walk)
-                    if found is not _MISSING:
-                        kept[key] = found
+                if not reached:
+                    continue
+                ends = self._info(reached)[0]
+                if ends:  # a value the paths take whole: no call for it
+                    walk.matched.update(ends)
+                    kept[key] = node[key]
+                    continue
+                found = self._select(node[key], reached, walk)
+                if found is not _MISSING:
+                    kept[key] = found
             return kept if kept else _MISSING
         if isinstance(node, list):
             items: list[Json] = []
             every, indexed = self._step(state, WILDCARD), self._indexed
+            leaves = self._leaves(every) if every and not indexed else None
+            if leaves is not None and walk.visits + len(node) * (1 + len(leaves)) <= MAX_VISITS:
+                return self._pick(node, leaves, every, walk)
             for position, child in enumerate(node):
-                if _spent(walk):
+                walk.visits += 1
+                if walk.visits > MAX_VISITS:
+                    walk.stopped = True
                     break
                 reached = every | self._step(state, str(position)) if indexed else every
                 if reached:
@@ -109,12 +170,11 @@ class Selection:
         return _MISSING
 
 
-def _spent(walk: Walk) -> bool:
-    """Counts one member or item looked at; True once the walk has looked at MAX_VISITS of them."""
-    walk.visits += 1
-    if walk.visits > MAX_VISITS:
-        walk.stopped = True
-    return walk.stopped
+def _ordered(node: list[Json], keys: tuple[str, ...]) -> tuple[str, ...]:
+    """`keys` in the order the list's first object has them (the answer's order), then the others."""
+    first = next((item for item in node if isinstance(item, dict)), {})
+    known = [key for key in first if key in keys]
+    return (*known, *(key for key in keys if key not in known))
 
 
 def parse_fields(value: Json) -> Selection | None:
