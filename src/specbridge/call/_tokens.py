@@ -6,7 +6,7 @@ three pairs that make text dense: a lower-case letter then an upper-case one, a 
 (ids, hashes, base64), and two upper-case letters in a row (a word in capitals is one token, not one a
 letter). The weights were fitted (least largest relative error) against `o200k_base`, the tokenizer of
 current OpenAI models, on 2,420 JSON texts, compact and indented: answers of 10 to 1,000 items and of
-1 MB built from the corpus's response schemas, and the corpus's own response examples. Within ±15 % of
+1 MB built from the corpus's response schemas, and the corpus documents' own response examples. Within ±15 % of
 it on every one; within about ±22 % of `cl100k_base` (p95 13 %). A non-ASCII byte counts a quarter
 token (Cyrillic, CJK), set by hand: the corpus's answers hold too few to fit it. Large texts are estimated from evenly spaced slices of `SAMPLE` bytes in all,
 so one estimate costs a fraction of a millisecond whatever the size (docs/benchmarks.md).
