@@ -141,3 +141,23 @@ async def test_an_image_of_900_kb_is_image_content_beside_its_description_and_fi
     assert "more than" in _text(huge) and "image/png" in _text(huge)
     assert not [block for block in fake.content if isinstance(block, types.ImageContent)]
     assert "image/png (not text, so not shown)" in _text(fake)
+
+
+async def test_in_search_mode_a_found_tool_shows_fields_and_call_tool_selects_with_it(
+    tmp_path: Path, upstream: Upstream
+) -> None:
+    config = write_config(tmp_path, upstream, spec=SPEC, extra="search: on\nanswers: {select: true}\n")
+    async with (
+        in_process_gateway(config) as (asgi, _),
+        http_client(f"{IN_PROCESS}/mcp", transport=asgi) as client,
+    ):
+        found = await client.call_tool("search_tools", {"query": "list orders"})
+        called = await client.call_tool(
+            "call_tool", {"name": "listOrders", "arguments": {"fields": ["data/*/id"], "limit": 2}}
+        )
+    assert found.structured_content is not None
+    schemas = {tool["name"]: tool["inputSchema"] for tool in found.structured_content["tools"]}
+    assert "fields" in schemas["listOrders"]["properties"]
+    assert not called.is_error
+    assert orjson.loads(_text(called)) == {"data": [{"id": o["id"]} for o in ORDERS["data"]]}
+    assert upstream.requests[-1].query == [("limit", "2")]
