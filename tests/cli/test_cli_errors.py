@@ -90,6 +90,20 @@ def test_a_non_loopback_host_without_clients_is_refused_before_serving() -> None
     one_coded_line(result, "serve-unsafe-bind")
 
 
+def test_a_non_loopback_host_with_an_oauth_api_without_audience_is_refused_before_serving(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "specbridge.yaml"
+    path.write_text(
+        f"apis:\n  shop:\n    spec: {SPEC}\n"
+        "    oauth: {issuer: https://auth.example.com, jwks_uri: https://auth.example.com/jwks}\n",
+        encoding="utf-8",
+    )
+    result = run("serve", "--config", str(path), "--transport", "http", "--host", "0.0.0.0", "--port", "0")
+    assert result.exit_code == EXIT_UNREADABLE
+    assert "apis.shop.oauth has no `audience`" in one_coded_line(result, "serve-unsafe-bind")
+
+
 def test_tools_into_a_missing_folder_is_one_coded_line(tmp_path: Path) -> None:
     target = tmp_path / "absent" / "tools.json"
     result = run("tools", SPEC, "-o", str(target))

@@ -64,16 +64,21 @@ def allow_hint(url: str) -> str:
 
 
 def check_bind(config: Config, host: str) -> None:
-    from ..gateway import is_loopback
+    """The gateway's rule for serving off loopback (`gateway.exposure_refusal`), as a config error."""
+    from ..gateway import exposure_refusal
 
-    if not is_loopback(host) and not config.clients:
+    refusal = exposure_refusal(host, config)
+    if refusal is None:
+        return
+    if not config.clients and any(api.oauth is None for api in config.apis.values()):
         raise ConfigError(
             f"refusing to serve on {host} without client keys; add `clients:` to the config "
-            "(`specbridge keys new`) or bind 127.0.0.1",
+            "(`specbridge keys new`), `oauth:` to every API, or bind 127.0.0.1",
             source=config.source,
             key="clients",
             code=ErrorCode.SERVE_UNSAFE_BIND,
         )
+    raise ConfigError(refusal.message, source=config.source, key="apis", code=ErrorCode.SERVE_UNSAFE_BIND)
 
 
 def _unresolvable(host: str) -> StartError:

@@ -36,9 +36,11 @@ from ._model import Config as Config
 from ._model import EgressConfig as EgressConfig
 from ._model import FilesConfig as FilesConfig
 from ._model import IdempotencyConfig as IdempotencyConfig
+from ._model import IntrospectionConfig as IntrospectionConfig
 from ._model import LimitsConfig as LimitsConfig
 from ._model import LintConfig as LintConfig
 from ._model import LintIgnore as LintIgnore
+from ._model import OAuthConfig as OAuthConfig
 from ._model import SearchIndexConfig as SearchIndexConfig
 from ._model import SearchMode as SearchMode
 from ._model import ToolConfig as ToolConfig
@@ -77,9 +79,11 @@ __all__ = [
     "EgressConfig",
     "FilesConfig",
     "IdempotencyConfig",
+    "IntrospectionConfig",
     "LimitsConfig",
     "LintConfig",
     "LintIgnore",
+    "OAuthConfig",
     "SearchIndexConfig",
     "SearchMode",
     "Secret",

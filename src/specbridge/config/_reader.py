@@ -37,6 +37,7 @@ from ._model import (
     WebhookConfig,
     WebhooksConfig,
 )
+from ._oauth import check_keyless_client, oauth_settings
 from ._schema import key_path, validate
 from ._secrets import secret_reference, shown
 
@@ -142,7 +143,7 @@ class _Builder:
             name: AdminConfig(id=name, key_sha256=value["key_sha256"].lower())
             for name, value in (top.get("admins") or {}).items()
         }
-        client_keys = {client.key_sha256 for client in clients.values()}
+        client_keys = {client.key_sha256 for client in clients.values() if client.key_sha256}
         for admin in admins.values():
             if admin.key_sha256 in client_keys:
                 raise self.fail(
@@ -297,7 +298,7 @@ class _Builder:
                     f"{error.message} (list the host:port under egress.allow to permit it)",
                 ) from None
         timeout = raw.get("timeout")
-        answers = self.answers(raw.get("answers") or {}, AnswersConfig())
+        answers = AnswersConfig().merged(raw.get("answers") or {})
         return ApiConfig(
             name=name,
             spec=spec,
@@ -311,6 +312,7 @@ class _Builder:
             tools={tool: self.tool(entry or {}, answers) for tool, entry in (raw.get("tools") or {}).items()},
             answers=answers,
             approvals=self.approvals(raw.get("approvals") or {}, approvals, [*key, "approvals"]),
+            oauth=oauth_settings(raw.get("oauth"), egress, [*key, "oauth"], self.fail, self.base_dir),
             source=self.source,
             ref_dirs=tuple(self.folder(folder) for folder in raw.get("ref_dirs", [])),
         )
@@ -347,14 +349,9 @@ class _Builder:
         except ValueError as error:
             raise self.fail(key, f"{shown(entry)!r} {error}") from None
 
-    def answers(self, raw: Mapping[str, Any], inherited: AnswersConfig) -> AnswersConfig:
-        """`answers:` over `inherited`, key by key (a key left out or null keeps the inherited value)."""
-        return replace(inherited, **{key: value for key, value in raw.items() if value is not None})
-
     def tool(self, raw: Mapping[str, Any], answers: AnswersConfig) -> ToolConfig:
         description = raw.get("description")
         timeout = raw.get("timeout")
-        own = raw.get("answers")
         return ToolConfig(
             name=raw.get("name"),
             description=None if description is None else description.strip(),
@@ -362,7 +359,7 @@ class _Builder:
             requires_approval=bool(raw.get("requires_approval")),
             bindings=dict(raw.get("bindings") or {}),
             timeout=None if timeout is None else float(timeout),
-            answers=None if own is None else self.answers(own, answers),
+            answers=None if raw.get("answers") is None else answers.merged(raw["answers"]),
         )
 
     def client(self, name: str, raw: Mapping[str, Any], apis: Mapping[str, ApiConfig]) -> ClientConfig:
@@ -390,9 +387,12 @@ class _Builder:
                 self.webhook(raw["webhook"], [*key, "webhook"]),
                 events=tuple(raw["webhook"].get("events") or ("call.completed",)),
             )
+        key_sha256 = (raw.get("key_sha256") or "").lower()
+        if not key_sha256:
+            check_keyless_client(name, allowed, apis, self.fail)
         return ClientConfig(
             id=name,
-            key_sha256=raw["key_sha256"].lower(),
+            key_sha256=key_sha256,
             apis=allowed,
             bindings=bindings,
             secrets=secrets,

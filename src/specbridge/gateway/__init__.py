@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from ._http import event_loop_options as event_loop_options
     from ._http import http_app as http_app
     from ._http import serve_http as serve_http
+    from ._local import exposure_refusal as exposure_refusal
     from ._local import is_loopback as is_loopback
     from ._metrics import Metrics as Metrics
     from ._server import PAGE_SIZE as PAGE_SIZE
@@ -39,6 +40,7 @@ _LAZY = {
     "event_loop_options": "._http",
     "http_app": "._http",
     "serve_http": "._http",
+    "exposure_refusal": "._local",
     "is_loopback": "._local",
     "Metrics": "._metrics",
     "PAGE_SIZE": "._server",
@@ -57,6 +59,7 @@ __all__ = [
     "bind",
     "endpoint_urls",
     "event_loop_options",
+    "exposure_refusal",
     "http_app",
     "is_loopback",
     "serve_http",

@@ -35,7 +35,7 @@ from ..search import SearchIndex
 from ..service import ApprovalService, CallService
 from ..tools import ToolSet, convert, too_big_for_one_context
 from ..webhooks import has_webhooks, running_webhooks
-from ._local import is_loopback
+from ._local import exposure_refusal
 from ._metrics import Metrics
 from ._search import SearchMode, build_index, search_settings
 
@@ -227,12 +227,8 @@ class Gateway:
 
     def unsafe(self, config: Config) -> SpecbridgeError | None:
         """Why `config` may not be served here (None when it may)."""
-        if self.host is not None and not is_loopback(self.host) and not config.clients:
-            return SpecbridgeError(
-                f"the gateway is bound to {self.host} and the config has no clients; without client keys "
-                "it may only serve on a loopback address",
-                code=ErrorCode.SERVE_UNSAFE_BIND,
-            )
+        if self.host is not None and (exposed := exposure_refusal(self.host, config)) is not None:
+            return exposed
         if self.stdio_client_id is not None and self.stdio_client_id not in config.clients:
             return SpecbridgeError(
                 f"no client named {self.stdio_client_id!r} in the config", code=ErrorCode.CONFIG_INVALID
