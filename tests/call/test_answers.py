@@ -241,3 +241,51 @@ async def test_a_list_past_the_1_mb_read_cap_still_gives_whole_items(
         f"the first {len(shown)} of more than "
     )
     assert f"`per_page` at most {len(shown)}" in note
+
+
+def test_one_huge_string_with_nothing_whole_to_leave_out_is_shortened_as_text() -> None:
+    from specbridge.call._answers import AnswerPolicy, json_result
+
+    result = json_result("word " * 100_000, 200, AnswerPolicy(max_tokens=1_000))
+    note, _, rest = result.text.partition("\n")
+    assert note.startswith(
+        "[Shortened to fit this tool's answer budget of 1,000 tokens (the whole answer is about"
+    )
+    assert "this operation has no paging arguments" in note
+    assert rest.startswith('"word word') and len(rest) < 10_000
+
+
+@pytest.mark.parametrize(
+    ("paging", "kept", "answer", "says"),
+    [
+        (
+            ("limit",),
+            ("starting_after",),
+            {},
+            "call again with `limit` at most 37 and page with `starting_after`",
+        ),
+        ((), ("page",), {}, "call again with `page` set past the last item shown"),
+        (
+            ("per_page",),
+            (),
+            {"links": {"next": "/x?page=2"}},
+            "`per_page` at most 37; the answer's `links/next`",
+        ),
+        ((), (), {"@odata.nextLink": "https://x"}, "the answer's `@odata.nextLink` leads to its next page"),
+        ((), (), {}, "this operation has no paging arguments: narrow the request with its filters"),
+    ],
+)
+def test_the_note_names_the_operations_own_way_to_the_rest(
+    paging: tuple[str, ...], kept: tuple[str, ...], answer: dict[str, Any], says: str
+) -> None:
+    from specbridge.call._paging import Paging, how_to_page, next_in_answer, next_in_link
+
+    found = how_to_page(Paging(paging, kept), 37, in_answer=next_in_answer(answer), link=None)
+    assert says in found
+    assert next_in_link('<https://api.github.com/x?per_page=30&page=2>; rel="next", <…>; rel="last"') == (
+        "per_page=30&page=2"
+    )
+    assert (
+        how_to_page(Paging(("limit",), ()), None, in_answer=None, link=None)
+        == "call again with a smaller `limit`"
+    )

@@ -90,6 +90,11 @@ def json_result(
         indented = dumps(value, indent=True)
         text = indented if estimate_tokens(indented) <= policy.max_tokens else compact
         return CallResult(selected_note + text, status=status)
+    if not fitted.cuts and read_cut is None:  # nothing whole to leave out (one huge string): as text
+        result = text_result(
+            fitted.data.decode("utf-8"), status, policy, truncated=False, cut_note="", link=link
+        )
+        return replace(result, text=selected_note + result.text)
     note = _shortened(fitted.cuts, fitted.tokens, policy, original, link, read_cut)
     text = selected_note + note + "\n" + fitted.data.decode("utf-8")
     return _shaped(text, status, policy)
@@ -106,7 +111,7 @@ def text_result(
     fitted = fit_text(text, max(policy.max_tokens - NOTE_TOKENS, MIN_BUDGET))
     if fitted.tokens <= policy.max_tokens:
         return CallResult(prefix + text + (cut_note if truncated else ""), status=status)
-    hint = how_to_page(policy.paging, 0, in_answer=None, link=next_in_link(link))
+    hint = how_to_page(policy.paging, None, in_answer=None, link=next_in_link(link))
     whole = (
         f"the answer was cut at {READ_LIMIT // (1024 * 1024)} MB, about {fitted.tokens:,} tokens, and the first "
         f"{fitted.lines:,} of its {fitted.total_lines:,} lines are shown"

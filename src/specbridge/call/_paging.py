@@ -91,15 +91,17 @@ def next_in_link(header: str) -> str | None:
     return query[:200] if query else None
 
 
-def how_to_page(paging: Paging, kept: int, *, in_answer: str | None, link: str | None) -> str:
-    """One sentence on getting the items after the first `kept`, with this operation's own arguments."""
+def how_to_page(paging: Paging, kept: int | None, *, in_answer: str | None, link: str | None) -> str:
+    """One sentence on getting the items after the first `kept` (None: a text, not counted in items),
+    with this operation's own arguments."""
     size = " or ".join(f"`{name}`" for name in paging.sizes[:2])
+    smaller = f"a smaller {size}" if kept is None else f"{size} at most {kept or 1}"
     position = " or ".join(f"`{name}`" for name in paging.positions[:3])
     if position:  # the answer's own next page would skip the items left out here
         if size:
-            return f"call again with {size} at most {kept or 1} and page with {position}"
+            return f"call again with {smaller} and page with {position}"
         return f"call again with {position} set past the last item shown"
-    text = f"call again with {size} at most {kept or 1}" if size else ""
+    text = f"call again with {smaller}" if size else ""
     if in_answer:
         text += f"{'; ' if text else ''}the answer's `{in_answer}` leads to its next page"
     elif link:
