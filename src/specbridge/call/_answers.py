@@ -171,7 +171,7 @@ def _shortened(
         ways.append(hint)
     if policy.select:
         ways.append("ask only for the fields you need with `fields`")
-    how = f" For the rest, {' or '.join(ways)}." if ways else ""
+    how = f" For the rest, {'; or '.join(ways)}." if ways else ""
     whole = (
         f"the answer was cut at {READ_LIMIT // (1024 * 1024)} MB, the read cap"
         if read_cut is not None
