@@ -11,6 +11,7 @@ import click
 
 from .._errors import ErrorCode, StartError
 from .._json import dumps
+from ..call import answer_tools
 from ..config import ApiConfig, check_tool_names, load_config
 from ..document import ApiDocument, Locator, load_document
 from ..tools import ConvertOptions, ExportFormat, ToolSet, convert, export
@@ -35,7 +36,8 @@ def api_for(spec: str, config_path: str | None, api_name: str | None = None) -> 
 def load_toolset(spec: str, config_path: str | None, api_name: str | None = None) -> ToolSet:
     api = api_for(spec, config_path, api_name)
     options = api.convert_options() if api is not None else ConvertOptions()
-    return check_tool_names(api, convert(load_document(spec, ref_dirs=api.ref_dirs if api else ()), options))
+    toolset = convert(load_document(spec, ref_dirs=api.ref_dirs if api else ()), options)
+    return answer_tools(api, check_tool_names(api, toolset))  # `fields` where `answers.select` says
 
 
 @app.command("tools")
