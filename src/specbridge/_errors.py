@@ -65,6 +65,7 @@ class ErrorCode(StrEnum):
     TOKEN_CHECK_UNAVAILABLE = "token-check-unavailable"
     SERVE_UNSAFE_BIND = "serve-unsafe-bind"
     RESPONSE_UNEXPECTED = "response-unexpected"
+    ANSWER_SHORTENED = "answer-shortened"
     # Approvals and the store
     APPROVAL_PENDING = "approval-pending"
     APPROVAL_REJECTED = "approval-rejected"

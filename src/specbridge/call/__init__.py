@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from ._check import Checker as Checker
     from ._egress import EgressPolicy as EgressPolicy
     from ._egress import check_base_url as check_base_url
+    from ._fields import answer_tools as answer_tools
     from ._limits import DEFAULT_LIMITS as DEFAULT_LIMITS
     from ._limits import CallLimits as CallLimits
     from ._lru import Lru as Lru
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from ._result import BinaryContent as BinaryContent
     from ._result import CallResult as CallResult
     from ._result import ImageContent as ImageContent
+    from ._tokens import estimate_tokens as estimate_tokens
     from ._transport import EgressTransport as EgressTransport
 
 _LAZY = {
@@ -45,6 +47,8 @@ _LAZY = {
     "Checker": "._check",
     "EgressPolicy": "._egress",
     "check_base_url": "._egress",
+    "answer_tools": "._fields",
+    "estimate_tokens": "._tokens",
     "DEFAULT_LIMITS": "._limits",
     "CallLimits": "._limits",
     "Lru": "._lru",
@@ -78,10 +82,12 @@ __all__ = [
     "ImageContent",
     "Lru",
     "Unready",
+    "answer_tools",
     "browser_media_type",
     "build_request",
     "check_base_url",
     "check_pool",
+    "estimate_tokens",
     "is_media_type",
     "readiness",
     "safe_filename",

@@ -10,6 +10,7 @@ import click
 
 from .._errors import ErrorCode
 from .._json import dumps
+from ..call import answer_tools
 from ..document import ApiDocument, Locator, load_document
 from ..tools import ConvertOptions, ExportFormat, ToolSet, convert, export
 from ._app import app, friendly_errors, one_shot_gc
@@ -40,11 +41,11 @@ def load_toolset(spec: str, config_path: str | None, api_name: str | None = None
     api = api_for(spec, config_path, api_name)
     options = api.convert_options() if api is not None else ConvertOptions()
     toolset = convert(load_document(spec, ref_dirs=api.ref_dirs if api else ()), options)
-    if api is None:
-        return toolset
-    from ..config import check_tool_names
+    if api is not None:
+        from ..config import check_tool_names
 
-    return check_tool_names(api, toolset)
+        toolset = check_tool_names(api, toolset)
+    return answer_tools(api, toolset)  # `fields` where `answers.select` says
 
 
 @app.command("tools")

@@ -17,12 +17,14 @@ clients:
 
 from ._model import AUTH_TYPES as AUTH_TYPES
 from ._model import BINDING_LOCATIONS as BINDING_LOCATIONS
+from ._model import DEFAULT_ANSWER_TOKENS as DEFAULT_ANSWER_TOKENS
 from ._model import DEFAULT_APPROVAL_EXPIRE as DEFAULT_APPROVAL_EXPIRE
 from ._model import DEFAULT_APPROVAL_WAIT as DEFAULT_APPROVAL_WAIT
 from ._model import DEFAULT_STORE as DEFAULT_STORE
 from ._model import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
 from ._model import MAX_REDIRECTS as MAX_REDIRECTS
 from ._model import AdminConfig as AdminConfig
+from ._model import AnswersConfig as AnswersConfig
 from ._model import ApiConfig as ApiConfig
 from ._model import ApprovalBy as ApprovalBy
 from ._model import ApprovalsConfig as ApprovalsConfig
@@ -57,6 +59,7 @@ from ._tool_names import check_tool_names as check_tool_names
 __all__ = [
     "AUTH_TYPES",
     "BINDING_LOCATIONS",
+    "DEFAULT_ANSWER_TOKENS",
     "DEFAULT_APPROVAL_EXPIRE",
     "DEFAULT_APPROVAL_WAIT",
     "DEFAULT_STORE",
@@ -64,6 +67,7 @@ __all__ = [
     "MAX_REDIRECTS",
     "SCHEMA_FILE",
     "AdminConfig",
+    "AnswersConfig",
     "ApiConfig",
     "ApprovalBy",
     "ApprovalsConfig",

@@ -19,6 +19,7 @@ from ._model import (
     DEFAULT_STORE,
     DEFAULT_TIMEOUT,
     AdminConfig,
+    AnswersConfig,
     ApiConfig,
     ApprovalsConfig,
     AuthConfig,
@@ -297,6 +298,7 @@ class _Builder:
                     f"{error.message} (list the host:port under egress.allow to permit it)",
                 ) from None
         timeout = raw.get("timeout")
+        answers = AnswersConfig().merged(raw.get("answers") or {})
         return ApiConfig(
             name=name,
             spec=spec,
@@ -307,7 +309,8 @@ class _Builder:
             include_deprecated=bool(raw.get("include_deprecated")),
             description_max=raw.get("description_max"),
             search=raw.get("search", "auto"),
-            tools={tool: self.tool(entry or {}) for tool, entry in (raw.get("tools") or {}).items()},
+            tools={tool: self.tool(entry or {}, answers) for tool, entry in (raw.get("tools") or {}).items()},
+            answers=answers,
             approvals=self.approvals(raw.get("approvals") or {}, approvals, [*key, "approvals"]),
             oauth=oauth_settings(raw.get("oauth"), egress, [*key, "oauth"], self.fail, self.base_dir),
             source=self.source,
@@ -346,7 +349,7 @@ class _Builder:
         except ValueError as error:
             raise self.fail(key, f"{shown(entry)!r} {error}") from None
 
-    def tool(self, raw: Mapping[str, Any]) -> ToolConfig:
+    def tool(self, raw: Mapping[str, Any], answers: AnswersConfig) -> ToolConfig:
         description = raw.get("description")
         timeout = raw.get("timeout")
         return ToolConfig(
@@ -356,6 +359,7 @@ class _Builder:
             requires_approval=bool(raw.get("requires_approval")),
             bindings=dict(raw.get("bindings") or {}),
             timeout=None if timeout is None else float(timeout),
+            answers=None if raw.get("answers") is None else answers.merged(raw["answers"]),
         )
 
     def client(self, name: str, raw: Mapping[str, Any], apis: Mapping[str, ApiConfig]) -> ClientConfig:
