@@ -1,5 +1,5 @@
-"""Fixtures every test folder shares: the real loopback upstream (tests/support/upstream.py), and an API
-credential in the environment as a config would name it."""
+"""Fixtures every test folder shares: the real loopback upstream (tests/support/upstream.py), an API
+credential in the environment as a config would name it, and a real authorization server (glewlwyd)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.support.glewlwyd import Glewlwyd
+from tests.support.glewlwyd import missing as glewlwyd_missing
 from tests.support.upstream import Upstream
 
 
@@ -25,3 +27,14 @@ def secret_env(monkeypatch: pytest.MonkeyPatch) -> str:
     """`SECRET` in the environment; returns the config's reference to it."""
     monkeypatch.setenv("SPECBRIDGE_TEST_SECRET", SECRET)
     return "env:SPECBRIDGE_TEST_SECRET"
+
+
+@pytest.fixture(scope="session")
+def glewlwyd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Glewlwyd]:
+    """Debian's glewlwyd, a real OAuth 2.1 / OpenID Connect server on loopback (tests/support/glewlwyd.py),
+    one for the whole run; skipped, saying why, where it is not installed."""
+    reason = glewlwyd_missing()
+    if reason is not None:
+        pytest.skip(reason)
+    with Glewlwyd(tmp_path_factory.mktemp("glewlwyd")) as server:
+        yield server

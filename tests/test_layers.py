@@ -21,7 +21,7 @@ ALLOWED = {
     "search": {"document", "tools", "search"},
     "store": {"store"},
     "approvals": {"store", "approvals"},
-    "access": {"config", "access"},
+    "access": {"config", "call", "access"},
     "files": {"tools", "call", "config", "store", "access", "files"},
     "webhooks": {"call", "config", "store", "approvals", "webhooks"},
     "service": {"document", "tools", "call", "config", "store", "approvals", "files", "webhooks", "service"},

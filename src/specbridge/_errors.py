@@ -7,6 +7,7 @@
     │   ├── ArgumentError           arguments that do not fit the tool's input schema (paths only)
     │   ├── RequestRefused          a request that would be unsafe to send (path escape, header, egress)
     │   └── UpstreamError           the API answered badly or not at all (status, timeout, redirect)
+    ├── TokenError                  an OAuth access token refused, or not checkable now (access/)
     ├── StartError                  a command cannot do its work: a port in use, an address not of this
     │                               machine, an output file that cannot be written
     └── ExportError (ValueError)    `export()` asked for a format or option that does not exist
@@ -56,8 +57,15 @@ class ErrorCode(StrEnum):
     KEY_INVALID = "key-invalid"
     API_FORBIDDEN = "api-forbidden"
     ORIGIN_REFUSED = "origin-refused"
+    # OAuth access tokens (access/, `apis.<name>.oauth`)
+    TOKEN_MISSING = "token-missing"
+    TOKEN_INVALID = "token-invalid"
+    TOKEN_SCOPE_INSUFFICIENT = "token-scope-insufficient"
+    TOKEN_CLIENT_UNKNOWN = "token-client-unknown"
+    TOKEN_CHECK_UNAVAILABLE = "token-check-unavailable"
     SERVE_UNSAFE_BIND = "serve-unsafe-bind"
     RESPONSE_UNEXPECTED = "response-unexpected"
+    ANSWER_SHORTENED = "answer-shortened"
     # Approvals and the store
     APPROVAL_PENDING = "approval-pending"
     APPROVAL_REJECTED = "approval-rejected"
@@ -78,6 +86,7 @@ class ErrorCode(StrEnum):
     INTERNAL_ERROR = "internal-error"
     PARAMETER_DROPPED = "parameter-dropped"
     SEARCH_MODEL_UNAVAILABLE = "search-model-unavailable"
+    EXTRA_MISSING = "extra-missing"
     # Answering approvals (admin API, web page, command line)
     ADMIN_KEY_INVALID = "admin-key-invalid"
     CSRF_INVALID = "csrf-invalid"
@@ -183,6 +192,14 @@ class RequestRefused(CallError):
 
 class UpstreamError(CallError):
     """The API answered with an error, a redirect, or not in time."""
+
+
+class TokenError(SpecbridgeError):
+    """An OAuth access token that is refused (`token-invalid`: its message says why, never quoting the
+    token) or cannot be checked now (`token-check-unavailable`: the authorization server's JWKS or
+    introspection endpoint did not answer usably)."""
+
+    code = ErrorCode.TOKEN_INVALID
 
 
 class StartError(SpecbridgeError):

@@ -27,8 +27,16 @@ def run(*args: str) -> Result:
 def one_coded_line(result: Result, code: str) -> str:
     assert "Traceback" not in result.output + result.stderr
     assert result.exception is None or isinstance(result.exception, SystemExit)
-    # The gateway's own log lines (JSON) may come first; the error is one line of its own.
-    lines = [line for line in result.stderr.splitlines() if line.strip() and not line.startswith("{")]
+    # `serve` writes only log lines (JSON), its error too: an `error` record with the code; another
+    # command writes one plain line.
+    lines = []
+    for line in result.stderr.splitlines():
+        if line.startswith("{"):
+            record = json.loads(line)
+            if record["level"] == "error":
+                lines.append(f"error [{record['code']}]: {record['message']}")
+        elif line.strip():
+            lines.append(line)
     assert len(lines) == 1, result.stderr
     assert lines[0].startswith(f"error [{code}]: "), lines[0]
     return lines[0]
@@ -88,6 +96,20 @@ def test_a_non_loopback_host_without_clients_is_refused_before_serving() -> None
     result = serve_http("--host", "0.0.0.0", "--port", "0")
     assert result.exit_code == EXIT_UNREADABLE
     one_coded_line(result, "serve-unsafe-bind")
+
+
+def test_a_non_loopback_host_with_an_oauth_api_without_audience_is_refused_before_serving(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "specbridge.yaml"
+    path.write_text(
+        f"apis:\n  shop:\n    spec: {SPEC}\n"
+        "    oauth: {issuer: https://auth.example.com, jwks_uri: https://auth.example.com/jwks}\n",
+        encoding="utf-8",
+    )
+    result = run("serve", "--config", str(path), "--transport", "http", "--host", "0.0.0.0", "--port", "0")
+    assert result.exit_code == EXIT_UNREADABLE
+    assert "apis.shop.oauth has no `audience`" in one_coded_line(result, "serve-unsafe-bind")
 
 
 def test_tools_into_a_missing_folder_is_one_coded_line(tmp_path: Path) -> None:
@@ -185,3 +207,12 @@ def test_a_reader_that_goes_away_ends_the_output_quietly(tmp_path: Path) -> None
         process.wait(timeout=60)
     assert "Traceback" not in errors
     assert "BrokenPipeError" not in errors
+
+
+def test_a_binary_config_is_config_invalid_in_our_words(tmp_path: Path) -> None:
+    path = tmp_path / "specbridge.yaml"
+    path.write_bytes(b"\x00\xff\xfe\x89PNG")
+    result = run("lint", SPEC, "--config", str(path))
+    assert result.exit_code == EXIT_UNREADABLE
+    line = one_coded_line(result, "config-invalid")
+    assert "is not UTF-8 text" in line and "codec" not in line

@@ -111,14 +111,17 @@ def write_config(
     extra: str = "",
     clients: str = "",
     tools: str = "",
+    allow: tuple[str, ...] = (),
 ) -> Path:
+    """`extra`: more keys of the API (indented for it); `allow`: egress exceptions besides the upstream's."""
     (directory / "shop.yaml").write_text(spec, encoding="utf-8")
+    exceptions = ", ".join(f'"{address}"' for address in (upstream.address, *allow))
     config = f"""\
 apis:
   shop:
     spec: ./shop.yaml
     base_url: {upstream.url}
-    egress: {{allow: ["{upstream.address}"]}}
+    egress: {{allow: [{exceptions}]}}
     timeout: 30
 {textwrap.indent(extra, "    ")}{textwrap.indent(tools, "    ")}{clients}"""
     path = directory / "specbridge.yaml"

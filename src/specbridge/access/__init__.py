@@ -1,7 +1,13 @@
-"""Who may call: client and admin keys (made once, stored as SHA-256, compared in constant time)."""
+"""Who may call: client and admin keys (made once, stored as SHA-256, compared in constant time), and
+OAuth 2.1 access tokens for an API with `oauth:` (the gateway as a resource server: tokens checked
+against the issuer's JWKS or by introspection, the Protected Resource Metadata that tells clients where
+to get one)."""
 
 from __future__ import annotations
 
+from ._claims import TokenClaims as TokenClaims
+from ._claims import canonical_resource as canonical_resource
+from ._identity import Identity as Identity
 from ._keys import ADMIN_KEY_PREFIX as ADMIN_KEY_PREFIX
 from ._keys import KEY_PREFIX as KEY_PREFIX
 from ._keys import KeyHolder as KeyHolder
@@ -11,3 +17,9 @@ from ._keys import find_client as find_client
 from ._keys import key_sha256 as key_sha256
 from ._keys import new_key as new_key
 from ._keys import presented_key as presented_key
+from ._metadata import WELL_KNOWN as WELL_KNOWN
+from ._metadata import challenge as challenge
+from ._metadata import metadata_url as metadata_url
+from ._metadata import resource_metadata as resource_metadata
+from ._resource import ResourceServer as ResourceServer
+from ._resource import ResourceServers as ResourceServers

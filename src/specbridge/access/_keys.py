@@ -37,9 +37,10 @@ def key_sha256(key: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Refusal:
-    status: int  # 401 or 403
+    status: int  # 401 or 403 (503 when a token cannot be checked now)
     code: ErrorCode
     message: str
+    headers: tuple[tuple[str, str], ...] = ()  # e.g. an OAuth API's `WWW-Authenticate` challenge
 
 
 def presented_key(headers: Mapping[str, str]) -> str | None:

@@ -9,7 +9,12 @@ The key comes as `Authorization: Bearer <key>` or `X-Api-Key: <key>` and is comp
 against every admin's in constant time. Refusals are JSON `{"error": {"code", "message"}}`: 401
 (`key-missing`, `admin-key-invalid`), 403 (`host-refused`), 404 (`approval-not-found`), 409
 (`approval-answered`, `approval-expired`), 400 (`request-invalid`, `approval-reason-missing`), 503
-(`store-unavailable`). The web page (`_page`) sits beside it under `/admin/`.
+(`store-unavailable`), 413 (`request-invalid`: a body over 64 KB). An id that cannot be an approval's
+(not 1-64 of `A-Za-z0-9_-`) is 404 before the store is asked. Each answer is a JSON log line.
+
+The web page (`_page`) sits beside it under `/admin/`. The two GET paths above are the page too for a
+browser's navigation (`wants_page`: no key sent, `Accept` preferring `text/html`); anything that sends
+a key, or does not ask for HTML, gets the JSON.
 """
 
 from __future__ import annotations
@@ -28,9 +33,11 @@ from ..approvals import approval_json
 from ..config import AdminConfig
 from ..service import Desk
 from ..store import Approval, Status
-from ._guard import Refused, check_host, error_json, find_admin, refusal_of
+from ._form import read_body
+from ._guard import Refused, check_host, check_id, error_json, find_admin, log_answer, refusal_of
 
 MAX_LIST = 1000
+MAX_BODY = 65_536  # a reject's JSON body
 Handler = Callable[[Request], Awaitable[Response]]
 
 
@@ -52,6 +59,41 @@ def parse_limit(text: str | None) -> int:
     return int(text)
 
 
+def wants_page(request: Request) -> bool:
+    """A browser's navigation: no admin key sent, and `Accept` names `text/html` at least as high as
+    `application/json` (`*/*` alone, as curl sends, is the API)."""
+    headers = request.headers
+    if "authorization" in headers or "x-api-key" in headers:
+        return False
+    weights = {"text/html": 0.0, "application/json": 0.0}
+    for entry in headers.get("accept", "").split(","):
+        media, *params = (part.strip() for part in entry.split(";"))
+        if media.lower() in weights:
+            weight = 1.0
+            for param in params:
+                name, _, value = param.partition("=")
+                if name.strip().lower() == "q":
+                    try:
+                        weight = float(value)
+                    except ValueError:
+                        weight = 0.0
+            weights[media.lower()] = weight
+    return weights["text/html"] > 0 and weights["text/html"] >= weights["application/json"]
+
+
+def negotiated(api: Handler, page: Handler | None) -> Handler:
+    """`api`, or `page` for a browser's navigation (see `wants_page`)."""
+    if page is None:
+        return api
+
+    async def endpoint(request: Request) -> Response:
+        response = await (page if wants_page(request) else api)(request)
+        response.headers["Vary"] = "Accept, Authorization, X-Api-Key, Cookie"
+        return response
+
+    return endpoint
+
+
 class AdminApi:
     """The JSON endpoints over one `Desk`."""
 
@@ -60,10 +102,18 @@ class AdminApi:
         self.admins = admins
         self.allowed_hosts = tuple(allowed_hosts)
 
-    def routes(self) -> list[BaseRoute]:
+    def routes(self, pages: Mapping[str, Handler] | None = None) -> list[BaseRoute]:
+        """The API's routes; `pages` (by path) answers a browser's GET of the same path instead."""
+        pages = pages or {}
         return [
-            Route("/admin/approvals", self._guarded(self.list), methods=["GET"]),
-            Route("/admin/approvals/{id}", self._guarded(self.show), methods=["GET"]),
+            Route(
+                "/admin/approvals", negotiated(self._guarded(self.list), pages.get("list")), methods=["GET"]
+            ),
+            Route(
+                "/admin/approvals/{id}",
+                negotiated(self._guarded(self.show), pages.get("show")),
+                methods=["GET"],
+            ),
             Route("/admin/approvals/{id}/approve", self._guarded(self.approve), methods=["POST"]),
             Route("/admin/approvals/{id}/reject", self._guarded(self.reject), methods=["POST"]),
         ]
@@ -89,14 +139,17 @@ class AdminApi:
         return {"approvals": [approval_json(approval) for approval in found]}
 
     async def show(self, request: Request, admin: AdminConfig) -> Any:
-        return approval_json(await self.desk.get(request.path_params["id"]))
+        return approval_json(await self.desk.get(check_id(request.path_params["id"])))
 
     async def approve(self, request: Request, admin: AdminConfig) -> Any:
-        return approval_json(await self.desk.approve(request.path_params["id"], admin.id))
+        answered = await self.desk.approve(check_id(request.path_params["id"]), admin.id)
+        log_answer(answered, admin.id, "approve", "admin-api")
+        return approval_json(answered)
 
     async def reject(self, request: Request, admin: AdminConfig) -> Any:
+        approval_id = check_id(request.path_params["id"])
         try:
-            body = orjson.loads(await request.body())
+            body = orjson.loads(await read_body(request, MAX_BODY))
         except orjson.JSONDecodeError:
             body = None
         reason = body.get("reason") if isinstance(body, dict) else None
@@ -104,5 +157,6 @@ class AdminApi:
             raise Refused(
                 400, ErrorCode.REQUEST_INVALID, 'send a JSON body {"reason": "…"}: the agent reads it'
             )
-        answered: Approval = await self.desk.reject(request.path_params["id"], admin.id, reason)
+        answered: Approval = await self.desk.reject(approval_id, admin.id, reason)
+        log_answer(answered, admin.id, "reject", "admin-api")
         return approval_json(answered)

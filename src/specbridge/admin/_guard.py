@@ -3,19 +3,24 @@ key, and how an approval or store error becomes an HTTP refusal."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from .._errors import ErrorCode, SpecbridgeError
+from .._logging import log_event
 from ..access import find_client
 from ..config import AdminConfig
-from ..store import StoreError
+from ..store import Approval, StoreError
 
 # Hosts a browser or client may name in `Host` on a gateway bound to loopback (any port); a gateway
 # served under a public name passes that name (DNS rebinding cannot point it at us then).
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+# What an approval id can look like (the store makes 32 hex digits): anything else is "not found" here,
+# before the store sees it (a NUL or a 10,000-character id is not every backend's idea of a key).
+APPROVAL_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 STATUS_OF = {
     ErrorCode.APPROVAL_NOT_FOUND: 404,
     ErrorCode.APPROVAL_ANSWERED: 409,
@@ -59,6 +64,13 @@ def check_host(request: Request, allowed: Sequence[str]) -> None:
         )
 
 
+def check_id(approval_id: str) -> str:
+    """`approval_id` if it can name an approval; else the 404 an unknown id gets."""
+    if APPROVAL_ID.fullmatch(approval_id) is None:
+        raise Refused(404, ErrorCode.APPROVAL_NOT_FOUND, "no approval has this id")
+    return approval_id
+
+
 def find_admin(key: str | None, admins: Mapping[str, AdminConfig]) -> AdminConfig:
     if key is None:
         raise Refused(
@@ -81,3 +93,19 @@ def refusal_of(error: SpecbridgeError) -> Refused:
     if isinstance(error, StoreError):
         return Refused(503, ErrorCode.STORE_UNAVAILABLE, "the store cannot be reached; try again shortly")
     return Refused(STATUS_OF.get(error.code, 400), error.code, error.message)
+
+
+def log_answer(approval: Approval, admin: str, answer: str, via: str) -> None:
+    """One JSON log line per answer: who (`by`), what (the approval, its API, tool and client, the
+    answer and the status it led to), when (the line's `ts`); never the arguments or bound values."""
+    log_event(
+        "approval answered",
+        answer=answer,
+        by=admin,
+        via=via,
+        approval=approval.id,
+        api=approval.api,
+        tool=approval.tool,
+        client=approval.client,
+        status=str(approval.status),
+    )

@@ -5,13 +5,22 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
 from starlette.routing import BaseRoute
 
 from ..config import AdminConfig
 from ..service import Desk
 from ._api import AdminApi
+from ._facts import ToolLookup, no_lookup
 from ._guard import LOOPBACK_HOSTS
-from ._page import DEFAULT_SESSION_TTL, AdminPage
+from ._html import redirect
+from ._page import AdminPage
+from ._sessions import DEFAULT_SESSION_TTL
+
+
+async def _to_list(request: Request) -> Response:
+    return redirect("/admin/")
 
 
 def admin_routes(
@@ -21,13 +30,17 @@ def admin_routes(
     allowed_hosts: Sequence[str] = LOOPBACK_HOSTS,
     page: bool = True,
     session_ttl: float | None = None,
+    tools: ToolLookup = no_lookup,
 ) -> list[BaseRoute]:
-    """The admin API's routes, and the web page's unless `page=False`, to add to the gateway's app."""
-    routes = AdminApi(desk, admins, allowed_hosts).routes()
-    if page:
-        ttl = DEFAULT_SESSION_TTL if session_ttl is None else session_ttl
-        routes += AdminPage(desk, admins, allowed_hosts, session_ttl=ttl).routes()
-    return routes
+    """The admin API's routes, and the web page's unless `page=False`, to add to the gateway's app.
+    `admins` is read on every request (the gateway passes the admins of the config it serves now);
+    `tools(api, tool)` tells the page what a tool's call does (the gateway's current documents)."""
+    api = AdminApi(desk, admins, allowed_hosts)
+    if not page:
+        return api.routes()
+    ttl = DEFAULT_SESSION_TTL if session_ttl is None else session_ttl
+    view = AdminPage(desk, admins, allowed_hosts, session_ttl=ttl, tools=tools)
+    return api.routes({"list": _to_list, "show": view.approval}) + view.routes()
 
 
 def admin_app(
@@ -37,8 +50,11 @@ def admin_app(
     allowed_hosts: Sequence[str] = LOOPBACK_HOSTS,
     page: bool = True,
     session_ttl: float | None = None,
+    tools: ToolLookup = no_lookup,
 ) -> Starlette:
     """The admin API (and page) as an app of its own; the gateway adds `admin_routes` to its app."""
     return Starlette(
-        routes=admin_routes(desk, admins, allowed_hosts=allowed_hosts, page=page, session_ttl=session_ttl)
+        routes=admin_routes(
+            desk, admins, allowed_hosts=allowed_hosts, page=page, session_ttl=session_ttl, tools=tools
+        )
     )

@@ -23,13 +23,20 @@ if TYPE_CHECKING:
     from ._check import Checker as Checker
     from ._egress import EgressPolicy as EgressPolicy
     from ._egress import check_base_url as check_base_url
+    from ._fields import answer_tools as answer_tools
     from ._limits import DEFAULT_LIMITS as DEFAULT_LIMITS
     from ._limits import CallLimits as CallLimits
     from ._lru import Lru as Lru
+    from ._media import browser_media_type as browser_media_type
+    from ._media import is_media_type as is_media_type
+    from ._media import safe_filename as safe_filename
     from ._offload import check_pool as check_pool
+    from ._readiness import Unready as Unready
+    from ._readiness import readiness as readiness
     from ._result import BinaryContent as BinaryContent
     from ._result import CallResult as CallResult
     from ._result import ImageContent as ImageContent
+    from ._tokens import estimate_tokens as estimate_tokens
     from ._transport import EgressTransport as EgressTransport
 
 _LAZY = {
@@ -40,10 +47,17 @@ _LAZY = {
     "Checker": "._check",
     "EgressPolicy": "._egress",
     "check_base_url": "._egress",
+    "answer_tools": "._fields",
+    "estimate_tokens": "._tokens",
     "DEFAULT_LIMITS": "._limits",
     "CallLimits": "._limits",
     "Lru": "._lru",
+    "browser_media_type": "._media",
+    "is_media_type": "._media",
+    "safe_filename": "._media",
     "check_pool": "._offload",
+    "Unready": "._readiness",
+    "readiness": "._readiness",
     "BinaryContent": "._result",
     "CallResult": "._result",
     "ImageContent": "._result",
@@ -67,7 +81,14 @@ __all__ = [
     "EgressTransport",
     "ImageContent",
     "Lru",
+    "Unready",
+    "answer_tools",
+    "browser_media_type",
     "build_request",
     "check_base_url",
     "check_pool",
+    "estimate_tokens",
+    "is_media_type",
+    "readiness",
+    "safe_filename",
 ]

@@ -13,6 +13,7 @@ from .._json import dumps, dumps_bytes
 from ..tools import Argument, Tool
 from ._check import format_path
 from ._encode import deep_pairs, name_key, quote, refuse, scalar
+from ._media import is_media_type, safe_filename
 
 Json = Any
 Attachment = tuple[str, str, bytes]  # filename, content type, bytes
@@ -220,13 +221,16 @@ def _multipart(
 
 
 def _multipart_bytes(parts: list[tuple[str, str | None, str | None, bytes]], boundary: str) -> bytes:
+    """The parts as one body. A file part's name follows the one filename rule (`_media`: its last
+    segment, printable only; the field's name when nothing is left); a part's type is sent only when
+    the whole value is one well-formed media type; no header value carries a control character."""
     out = bytearray()
     for name, filename, content_type, content in parts:
         disposition = f'form-data; name="{_safe(name)}"'
         if filename is not None:
-            disposition += f'; filename="{_safe(filename)}"'
+            disposition += f'; filename="{_safe(safe_filename(filename) or safe_filename(name) or "file")}"'
         out += f"--{boundary}\r\nContent-Disposition: {disposition}\r\n".encode()
-        if content_type and _SAFE_TYPE.match(content_type):
+        if content_type and is_media_type(content_type):
             out += f"Content-Type: {content_type}\r\n".encode()
         out += b"\r\n" + content + b"\r\n"
     out += f"--{boundary}--\r\n".encode()
@@ -234,7 +238,9 @@ def _multipart_bytes(parts: list[tuple[str, str | None, str | None, bytes]], bou
 
 
 def _safe(text: str) -> str:
-    return text.replace('"', "%22").replace("\r", "%0D").replace("\n", "%0A")
+    """A quoted header parameter as browsers write it (`"` as %22, line breaks as %0D %0A), every
+    other control character percent-encoded as well."""
+    return _CONTROL.sub(lambda found: f"%{ord(found.group()):02X}", text)
 
 
-_SAFE_TYPE = re.compile(r"^[A-Za-z0-9!#$&^_.+*/-]+(\s*;\s*[A-Za-z0-9!#$&^_.+-]+=[A-Za-z0-9!#$&^_.+\"-]+)*$")
+_CONTROL = re.compile(r'["\x00-\x1f\x7f]')

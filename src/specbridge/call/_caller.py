@@ -21,6 +21,7 @@ from ._build import build_request
 from ._checked import checked
 from ._credential import credential_for
 from ._egress import EgressPolicy
+from ._fields import split_fields
 from ._limits import DEFAULT_LIMITS, CallLimits
 from ._offload import check_pool
 from ._plan import CallPlan, Plans
@@ -97,6 +98,7 @@ class Caller:
                     "Ask the user to run it themselves or to approve it.",
                     code=ErrorCode.APPROVAL_REQUIRED,
                 )
+            selection, arguments = split_fields(arguments) if plan.answers.select else (None, arguments)
             prepared = await self._prepare_off_loop(plan, arguments)
             if self.base_url is None:
                 raise CallError(
@@ -122,7 +124,7 @@ class Caller:
                 redirects=self.api.egress.redirects,
                 configured=(*plan.bound, *redactor.variants),
             )
-            result = render(answer, redactor)
+            result = render(answer, redactor, plan.answers.for_call(selection))
         except CallError as error:
             log.info("call %s refused or failed: %s", tool.name, error.code)
             return CallResult(redactor.text(error.message), is_error=True, code=error.code)
@@ -148,8 +150,12 @@ class Caller:
     def prepare(
         self, tool: Tool, arguments: Mapping[str, Any], *, client_bindings: Mapping[str, Any] | None = None
     ) -> dict[str, Json]:
-        """The checked arguments with bindings applied (raises ArgumentError; nothing is sent)."""
-        return self._prepare(self._plans.plan(tool, client_bindings), arguments)
+        """The checked arguments with bindings applied, `fields` taken out where the tool takes it (raises
+        ArgumentError; nothing is sent)."""
+        plan = self._plans.plan(tool, client_bindings)
+        if plan.answers.select:
+            arguments = split_fields(arguments)[1]
+        return self._prepare(plan, arguments)
 
     def _prepare(self, plan: CallPlan, arguments: Mapping[str, Any]) -> dict[str, Json]:
         if not isinstance(arguments, Mapping):

@@ -1,5 +1,10 @@
 """`specbridge approvals list|show|approve|reject`: answer approvals on the store the config names, with
-or without a gateway running (the gateway's waiting calls see the answer within a second)."""
+or without a gateway running (the gateway's waiting calls see the answer within a second).
+
+What a model wrote is shown so it cannot read as something else: invisible and bidi characters
+(zero-width, RLO/LRO/PDF, isolates, other format and control characters) are printed as their JSON
+escape (`\u202e`) and named on a `!` line below; `--format json` is the same JSON value with those
+characters escaped."""
 
 from __future__ import annotations
 
@@ -48,6 +53,8 @@ def _who() -> str:
 
 
 def _show_text(shown: dict[str, Any]) -> None:
+    from ..admin import hidden_in, hidden_note, json_text, reveal
+
     for key in (
         "id",
         "status",
@@ -60,9 +67,9 @@ def _show_text(shown: dict[str, Any]) -> None:
         "answered_at",
     ):
         if shown.get(key) is not None:
-            click.echo(f"{key + ':':13}{shown[key]}")
+            click.echo(f"{key + ':':13}{reveal(str(shown[key]))}")
     if shown.get("reason"):
-        click.echo(f"{'reason:':13}{shown['reason']}")
+        click.echo(f"{'reason:':13}{json_text(shown['reason'])}")
     click.echo("arguments (from the model):")
     click.echo(_indent(shown["arguments"]))
     click.echo("bound values (from the config; the model never saw them):")
@@ -70,11 +77,23 @@ def _show_text(shown: dict[str, Any]) -> None:
     if shown.get("result") is not None:
         click.echo("result:")
         click.echo(_indent(shown["result"]))
+    hidden = hidden_in(
+        json.dumps([shown["arguments"], shown["bound"], shown.get("reason")], ensure_ascii=False)
+    )
+    if hidden:
+        click.echo(f"! contains {hidden_note(hidden)}")
 
 
 def _indent(value: Any) -> str:
-    text = json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True)
-    return "\n".join("  " + line for line in text.splitlines())
+    from ..admin import json_text
+
+    return "\n".join("  " + line for line in json_text(value).splitlines())
+
+
+def _json_out(value: Any) -> str:
+    from ..admin import json_text
+
+    return json_text(value, sort_keys=False)
 
 
 @app.group("approvals")
@@ -94,10 +113,12 @@ def list_command(config_path: str, status: str, limit: int, output: str) -> None
     from ..store import Status
 
     wanted = None if status == "all" else Status(status)
+    from ..admin import hidden_in, json_text, reveal
+
     found = _on_desk(config_path, lambda desk: desk.list(wanted, limit))
     shown = [approval_json(approval) for approval in found]
     if output == "json":
-        click.echo(json.dumps({"approvals": shown}, indent=2, ensure_ascii=False))
+        click.echo(_json_out({"approvals": shown}))
         return
     if not shown:
         click.echo(f"no {status} approvals" if status != "all" else "no approvals")
@@ -106,9 +127,11 @@ def list_command(config_path: str, status: str, limit: int, output: str) -> None
         line = (
             f"{item['id']}  {item['status']:<9} {item['api']}/{item['tool']}  client={item['client'] or '-'}"
         )
-        line += f"  created={item['created_at']}"
+        line = reveal(line) + f"  created={item['created_at']}"
         if item["reason"]:
-            line += f"  reason={json.dumps(item['reason'], ensure_ascii=False)}"
+            line += f"  reason={json_text(item['reason'])}"
+        if hidden_in(json.dumps([item["arguments"], item["bound"]], ensure_ascii=False)):
+            line += "  !invisible-characters (see `approvals show`)"
         click.echo(line)
 
 
@@ -123,7 +146,7 @@ def show_command(approval_id: str, config_path: str, output: str) -> None:
 
     shown = approval_json(_on_desk(config_path, lambda desk: desk.get(approval_id)))
     if output == "json":
-        click.echo(json.dumps(shown, indent=2, ensure_ascii=False))
+        click.echo(_json_out(shown))
     else:
         _show_text(shown)
 

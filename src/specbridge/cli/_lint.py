@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
 from .._errors import DocumentError
-from ..config import Config, LintConfig, load_config
-from ..lint import FORMATS, Report, Severity, default_registry, lint, render_all
-from ._app import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE, app, friendly_errors
+from ..lint import FORMATS, Report, Severity, baseline, default_registry, lint, render_all
+from ._app import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE, app, friendly_errors, one_shot_gc
+from ._output import wants_colour, write_output
 from ._sources import sources
 
+if TYPE_CHECKING:
+    from ..config import Config, LintConfig
+
+# `specbridge.config` (the config's schema, its reader) loads only with --config: lint without one
+# starts a few hundredths of a second sooner.
 LEVELS = ["error", "warning", "info", "note", "none"]
 
 
@@ -33,6 +39,15 @@ def failing_level(strict: bool, fail_on: str | None) -> Severity | None:
 )
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), help="specbridge.yaml")
 @click.option("--api", "api_name", help="Which API of the config (when it has several).")
+@click.option(
+    "-o", "--output", help="Write the report to this file (`-`: stdout; a device or FIFO in place)."
+)
+@click.option(
+    "--generate-baseline",
+    "baseline_path",
+    metavar="FILE",
+    help="Write today's findings to FILE as `lint.ignore` entries (then lint with --config FILE).",
+)
 @friendly_errors
 def lint_command(
     specs: tuple[str, ...],
@@ -41,6 +56,8 @@ def lint_command(
     fail_on: str | None,
     config_path: str | None,
     api_name: str | None,
+    output: str | None,
+    baseline_path: str | None,
 ) -> None:
     """Check each SPEC for what an agent will get wrong: names, collisions, depth, width, descriptions ...
 
@@ -48,11 +65,16 @@ def lint_command(
     --api NAME names) is checked: its document, its config operations, or both.
 
     Exit status: 0 when nothing at or above the failing level remains, 1 when something does, 3 when a
-    document or the config cannot be read (the other documents are still linted)."""
-    settings = LintConfig()
+    document or the config cannot be read (the other documents are still linted). With
+    --generate-baseline: 0 once the file is written. The text report is in colour on a terminal
+    (NO_COLOR turns that off, FORCE_COLOR on)."""
+    one_shot_gc()
+    settings: LintConfig | None = None
     source = "specbridge.yaml"
     config: Config | None = None
     if config_path is not None:
+        from ..config import load_config
+
         config = load_config(config_path)
         settings, source = config.lint, config.source
     if api_name is not None and len(specs) > 1:
@@ -77,8 +99,27 @@ def lint_command(
                 raise
             click.echo(f"error [{error.code}]: {error}", err=True)
             unreadable = True
+    if baseline_path is not None:
+        if unreadable:
+            sys.exit(EXIT_UNREADABLE)  # a baseline without some document's findings would mislead
+        write_output(baseline_path, baseline(reports))
+        entries = sum(len(report.findings) for report in reports)
+        click.echo(
+            f"{entries} finding{'s' if entries != 1 else ''} written to {baseline_path} as lint.ignore "
+            f"entries; lint with --config {baseline_path} to count only new ones",
+            err=True,
+        )
+        sys.exit(EXIT_OK)
     if reports:
-        click.echo(render_all(reports, fmt, registry))
+        if output is not None and output != "-":
+            write_output(output, render_all(reports, fmt, registry) + "\n")
+        else:
+            colour = fmt == "text" and wants_colour(sys.stdout)
+            text = render_all(reports, fmt, registry, colour=colour) + "\n"
+            if output == "-":
+                write_output("-", text)
+            else:
+                click.echo(text, nl=False, color=colour)
     if unreadable:
         sys.exit(EXIT_UNREADABLE)
     level = failing_level(strict, fail_on)

@@ -20,12 +20,14 @@ from ._document import fetch_rules as fetch_rules
 from ._document import operations_document as operations_document
 from ._model import AUTH_TYPES as AUTH_TYPES
 from ._model import BINDING_LOCATIONS as BINDING_LOCATIONS
+from ._model import DEFAULT_ANSWER_TOKENS as DEFAULT_ANSWER_TOKENS
 from ._model import DEFAULT_APPROVAL_EXPIRE as DEFAULT_APPROVAL_EXPIRE
 from ._model import DEFAULT_APPROVAL_WAIT as DEFAULT_APPROVAL_WAIT
 from ._model import DEFAULT_STORE as DEFAULT_STORE
 from ._model import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
 from ._model import MAX_REDIRECTS as MAX_REDIRECTS
 from ._model import AdminConfig as AdminConfig
+from ._model import AnswersConfig as AnswersConfig
 from ._model import ApiConfig as ApiConfig
 from ._model import ApprovalBy as ApprovalBy
 from ._model import ApprovalsConfig as ApprovalsConfig
@@ -37,9 +39,11 @@ from ._model import Config as Config
 from ._model import EgressConfig as EgressConfig
 from ._model import FilesConfig as FilesConfig
 from ._model import IdempotencyConfig as IdempotencyConfig
+from ._model import IntrospectionConfig as IntrospectionConfig
 from ._model import LimitsConfig as LimitsConfig
 from ._model import LintConfig as LintConfig
 from ._model import LintIgnore as LintIgnore
+from ._model import OAuthConfig as OAuthConfig
 from ._model import OperationConfig as OperationConfig
 from ._model import ParameterConfig as ParameterConfig
 from ._model import SearchIndexConfig as SearchIndexConfig
@@ -60,6 +64,7 @@ from ._tool_names import check_tool_names as check_tool_names
 __all__ = [
     "AUTH_TYPES",
     "BINDING_LOCATIONS",
+    "DEFAULT_ANSWER_TOKENS",
     "DEFAULT_APPROVAL_EXPIRE",
     "DEFAULT_APPROVAL_WAIT",
     "DEFAULT_STORE",
@@ -67,6 +72,7 @@ __all__ = [
     "MAX_REDIRECTS",
     "SCHEMA_FILE",
     "AdminConfig",
+    "AnswersConfig",
     "ApiConfig",
     "ApprovalBy",
     "ApprovalsConfig",
@@ -78,9 +84,11 @@ __all__ = [
     "EgressConfig",
     "FilesConfig",
     "IdempotencyConfig",
+    "IntrospectionConfig",
     "LimitsConfig",
     "LintConfig",
     "LintIgnore",
+    "OAuthConfig",
     "OperationConfig",
     "ParameterConfig",
     "SearchIndexConfig",

@@ -10,11 +10,13 @@ apis:
     egress: {allow: [], redirects: 0}
     include_deprecated: false
     search: auto                       # on | off | auto
+    answers: {max_tokens: 20000, select: false}
     tools:
       refundOrder: {requires_approval: true, bindings: {body.currency: EUR}}
       legacyExport: {disabled: true}
 clients:
   support-bot: {key_sha256: "…", apis: [orders], bindings: {orders: {path.shopId: shop-1}}}
+  robot-7: {apis: [orders]}           # an OAuth client: a token whose client_id (else sub) is robot-7
 admins:
   alice: {key_sha256: "…"}
 approvals: {wait: 50, expire: 24h, by: operator, webhook: {url: https://hooks.example/sb, secret: env:WH}}
@@ -26,7 +28,7 @@ lint: {severity: {width: error}, disable: [catalogue-size], ignore: [{rule: coll
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from .._errors import ConfigError
@@ -49,6 +51,21 @@ ApprovalBy = Literal["operator", "client"]
 IdempotencyTools = Literal["auto", "all", "none"]
 DEFAULT_IDEMPOTENCY_TTL = 86400.0
 DEFAULT_CALL_WAIT = 50.0
+DEFAULT_ANSWER_TOKENS = 20_000
+
+
+@dataclass(frozen=True, slots=True)
+class AnswersConfig:
+    """`apis.<name>.answers` (and `tools.<name>.answers`, over the API's key by key): what a model is
+    handed of one answer. `max_tokens`: the budget (estimated tokens) of one answer's text; `select`:
+    tools whose answer is JSON take a `fields` argument (docs/gateway.md, "Answers")."""
+
+    max_tokens: int = DEFAULT_ANSWER_TOKENS
+    select: bool = False
+
+    def merged(self, raw: Mapping[str, Any]) -> AnswersConfig:
+        """These settings with `raw`'s keys on top (a key left out or null keeps this one's value)."""
+        return replace(self, **{key: value for key, value in raw.items() if value is not None})
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +90,7 @@ class ToolConfig:
     requires_approval: bool = False
     bindings: Mapping[str, Any] = field(default_factory=dict)  # "body.currency" -> "EUR"
     timeout: float | None = None
+    answers: AnswersConfig | None = None  # the API's `answers` with this tool's keys on top; None: the API's
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,6 +196,34 @@ class AdminConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class IntrospectionConfig:
+    """`apis.<name>.oauth.introspection`: where tokens are checked instead (RFC 7662), and how the
+    gateway signs in there (HTTP Basic, the way RFC 7662 shows it)."""
+
+    url: str
+    client_id: str
+    secret: Secret
+
+
+@dataclass(frozen=True, slots=True)
+class OAuthConfig:
+    """`apis.<name>.oauth`: the API also takes OAuth 2.1 access tokens from this issuer (the gateway is a
+    resource server, as the MCP specification makes an HTTP server). Tokens are JWTs checked against the
+    issuer's JWKS (`jwks_uri`, or the one its metadata names), or checked by `introspection`.
+    `audience`: the URL clients connect to, which tokens must name in `aud` (when unset, the URL of the
+    request on a loopback bind). `scopes_supported`: what clients are told to ask for, and what every
+    token must carry. A token's `client_id` (else `sub`) naming a `clients.<id>` is that client;
+    `allow_unknown_clients` lets any other valid token in, with the API's defaults."""
+
+    issuer: str
+    audience: str | None = None
+    jwks_uri: str | None = None
+    introspection: IntrospectionConfig | None = None
+    scopes_supported: tuple[str, ...] = ()
+    allow_unknown_clients: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class ApiConfig:
     name: str
     spec: str  # a path or URL; "" when the API has only `operations`
@@ -192,6 +238,8 @@ class ApiConfig:
     approvals: ApprovalsConfig = field(default_factory=ApprovalsConfig)  # the top level's, merged
     idempotency: IdempotencyConfig = field(default_factory=IdempotencyConfig)  # the top level's, merged
     calls: CallsConfig = field(default_factory=CallsConfig)  # the top level's, merged
+    answers: AnswersConfig = field(default_factory=AnswersConfig)
+    oauth: OAuthConfig | None = None  # OAuth access tokens accepted besides client keys
     source: str = "<config>"  # the file this API was read from, for errors found later (tool names)
     ref_dirs: tuple[str, ...] = ()  # folders besides the document's own that its file $refs may read
     operations: tuple[OperationConfig, ...] = ()  # endpoints described in the config (beside `spec`)
@@ -217,7 +265,7 @@ class ApiConfig:
 @dataclass(frozen=True, slots=True)
 class ClientConfig:
     id: str
-    key_sha256: str
+    key_sha256: str  # "" for a client that only signs in with OAuth tokens (`apis.<name>.oauth`)
     apis: tuple[str, ...]
     bindings: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # api -> binding -> value
     secrets: Mapping[str, str] = field(default_factory=dict)  # api -> secret id

@@ -35,7 +35,7 @@ from ._model import OperationConfig, ParameterConfig, ToolConfig
 Key = list[str | int]
 Fail = Callable[[Key, str], ConfigError]
 LOCATIONS = ("path", "query", "header")
-TOOL_KEYS = ("name", "requires_approval", "bindings", "disabled", "timeout")
+TOOL_KEYS = ("name", "requires_approval", "bindings", "disabled", "timeout", "answers")  # as `tools.<name>`
 _TEMPLATE = re.compile(r"\{([^{}]+)\}")
 
 
@@ -48,10 +48,12 @@ def read_operations(
     tools: Mapping[str, ToolConfig],
     allow: list[AllowEntry],
     fail: Fail,
+    tool: Callable[[Mapping[str, Any]], ToolConfig],
 ) -> tuple[tuple[OperationConfig, ...], dict[str, ToolConfig], str | None]:
-    """The operations of `apis.<api>.operations`, the tool settings their entries carry (by id; a
-    `tools.<id>` entry beside them is refused: one place per tool), and the API's base URL (the
-    configured one, checked against the egress rules, or the origin every `url` shares)."""
+    """The operations of `apis.<api>.operations`, the tool settings their entries carry (by id, read
+    by `tool` as a `tools.<name>` entry is; a `tools.<id>` entry beside them is refused: one place per
+    tool), and the API's base URL (the configured one, checked against the egress rules, or the origin
+    every `url` shares)."""
     has_spec = bool(spec)
     if base_url is not None:
         try:
@@ -99,14 +101,7 @@ def read_operations(
                     ["apis", api, "tools", op_id],
                     f"is set under `operations.{op_id}` too; keep it in one place",
                 )
-            timeout = entry.get("timeout")
-            settings[op_id] = ToolConfig(
-                name=entry.get("name"),
-                disabled=bool(entry.get("disabled")),
-                requires_approval=bool(entry.get("requires_approval")),
-                bindings=dict(entry.get("bindings") or {}),
-                timeout=None if timeout is None else float(timeout),
-            )
+            settings[op_id] = tool({name: entry[name] for name in TOOL_KEYS if name in entry})
     if base_url is None and origin is not None:
         try:
             check_base_url(origin[0], allow)

@@ -20,6 +20,7 @@ from ._model import (
     DEFAULT_STORE,
     DEFAULT_TIMEOUT,
     AdminConfig,
+    AnswersConfig,
     ApiConfig,
     ApprovalsConfig,
     AuthConfig,
@@ -37,9 +38,11 @@ from ._model import (
     WebhookConfig,
     WebhooksConfig,
 )
+from ._oauth import check_keyless_client, oauth_settings
 from ._operations import read_operations
 from ._schema import key_path, validate
 from ._secrets import secret_reference, shown
+from ._store import store_url
 
 _UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
 _DURATION = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([smhd]?)\s*")
@@ -90,10 +93,12 @@ def load_config(path: str | os.PathLike[str]) -> Config:
         raise ConfigError(f"is {error}: not read", source=source, code=ErrorCode.CONFIG_TOO_LARGE) from None
     except FileNotFoundError:
         raise ConfigError("no such file", source=source, code=ErrorCode.CONFIG_NOT_FOUND) from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise ConfigError(
-            f"cannot be read ({error})", source=source, code=ErrorCode.CONFIG_NOT_FOUND
-        ) from None
+    except UnicodeDecodeError as error:
+        why = f"is not UTF-8 text (byte {error.start + 1} is not; a binary file?): a config is YAML or JSON"
+        raise ConfigError(why, source=source, code=ErrorCode.CONFIG_INVALID) from None
+    except OSError as error:
+        why = "is a folder" if isinstance(error, IsADirectoryError) else f"cannot be read: {error.strerror}"
+        raise ConfigError(why, source=source, code=ErrorCode.CONFIG_NOT_FOUND) from None
     try:
         data = parse_text(text, source=source)
     except DocumentError as error:
@@ -147,7 +152,7 @@ class _Builder:
             name: AdminConfig(id=name, key_sha256=value["key_sha256"].lower())
             for name, value in (top.get("admins") or {}).items()
         }
-        client_keys = {client.key_sha256 for client in clients.values()}
+        client_keys = {client.key_sha256 for client in clients.values() if client.key_sha256}
         for admin in admins.values():
             if admin.key_sha256 in client_keys:
                 raise self.fail(
@@ -223,15 +228,12 @@ class _Builder:
         return str(folder.resolve())
 
     def store(self, url: str) -> str:
-        """A relative `sqlite:///PATH` made absolute against the config's folder, so every command (and
-        the gateway) opens the same file whatever its working directory."""
-        url = url.strip()
-        if not url.startswith("sqlite:///"):
-            return url
-        path, mark, query = url[len("sqlite:///") :].partition("?")
-        if path and path != ":memory:" and not Path(path).is_absolute():
-            path = str(self.base_dir / path)
-        return f"sqlite:///{path}{mark}{query}"
+        """`store:` as `config/_store` reads it (a relative SQLite path made absolute, the store's own
+        query parameters checked)."""
+        try:
+            return store_url(url, self.base_dir)
+        except ValueError as error:
+            raise self.fail(["store"], str(error)) from None
 
     def approvals(
         self, raw: Mapping[str, Any], inherited: ApprovalsConfig, key: list[str | int]
@@ -291,30 +293,25 @@ class _Builder:
         allow = [parse_allow(entry) for entry in egress.allow]
         spec = read_spec(raw.get("spec"), self.base_dir, allow, lambda why: self.fail([*key, "spec"], why))
         base_url = raw["base_url"].strip() if raw.get("base_url") is not None else None
-        timeout = raw.get("timeout")
-        tools = {tool: self.tool(entry or {}) for tool, entry in (raw.get("tools") or {}).items()}
-        operations, settings, base_url = read_operations(
-            name,
-            raw.get("operations") or {},
-            base_url=base_url,
-            spec=spec,
-            tools=tools,
-            allow=allow,
-            fail=self.fail,
-        )
+        answers = AnswersConfig().merged(raw.get("answers") or {})
+        tools = {tool: self.tool(entry or {}, answers) for tool, entry in (raw.get("tools") or {}).items()}
+        operations, settings, base_url = read_operations(name, raw.get("operations") or {}, base_url=base_url,
+            spec=spec, tools=tools, allow=allow, fail=self.fail, tool=lambda entry: self.tool(entry, answers))  # fmt: skip
         return ApiConfig(
             name=name,
             spec=spec,
             operations=operations,
             base_url=base_url,
             auth=self.auth(raw.get("auth") or {}, [*key, "auth"]),
-            timeout=DEFAULT_TIMEOUT if timeout is None else float(timeout),
+            timeout=DEFAULT_TIMEOUT if raw.get("timeout") is None else float(raw["timeout"]),
             egress=egress,
             include_deprecated=bool(raw.get("include_deprecated")),
             description_max=raw.get("description_max"),
             search=raw.get("search", "auto"),
             tools={**tools, **settings},
+            answers=answers,
             approvals=self.approvals(raw.get("approvals") or {}, approvals, [*key, "approvals"]),
+            oauth=oauth_settings(raw.get("oauth"), egress, [*key, "oauth"], self.fail, self.base_dir),
             source=self.source,
             ref_dirs=tuple(self.folder(folder) for folder in raw.get("ref_dirs", [])),
         )
@@ -351,7 +348,7 @@ class _Builder:
         except ValueError as error:
             raise self.fail(key, f"{shown(entry)!r} {error}") from None
 
-    def tool(self, raw: Mapping[str, Any]) -> ToolConfig:
+    def tool(self, raw: Mapping[str, Any], answers: AnswersConfig) -> ToolConfig:
         description = raw.get("description")
         timeout = raw.get("timeout")
         return ToolConfig(
@@ -361,6 +358,7 @@ class _Builder:
             requires_approval=bool(raw.get("requires_approval")),
             bindings=dict(raw.get("bindings") or {}),
             timeout=None if timeout is None else float(timeout),
+            answers=None if raw.get("answers") is None else answers.merged(raw["answers"]),
         )
 
     def client(self, name: str, raw: Mapping[str, Any], apis: Mapping[str, ApiConfig]) -> ClientConfig:
@@ -388,9 +386,12 @@ class _Builder:
                 self.webhook(raw["webhook"], [*key, "webhook"]),
                 events=tuple(raw["webhook"].get("events") or ("call.completed",)),
             )
+        key_sha256 = (raw.get("key_sha256") or "").lower()
+        if not key_sha256:
+            check_keyless_client(name, allowed, apis, self.fail)
         return ClientConfig(
             id=name,
-            key_sha256=raw["key_sha256"].lower(),
+            key_sha256=key_sha256,
             apis=allowed,
             bindings=bindings,
             secrets=secrets,

@@ -23,7 +23,9 @@ if TYPE_CHECKING:
     from ._http import event_loop_options as event_loop_options
     from ._http import http_app as http_app
     from ._http import serve_http as serve_http
+    from ._local import exposure_refusal as exposure_refusal
     from ._local import is_loopback as is_loopback
+    from ._mcp import to_mcp_result as to_mcp_result
     from ._metrics import Metrics as Metrics
     from ._server import PAGE_SIZE as PAGE_SIZE
     from ._server import ApiServer as ApiServer
@@ -39,7 +41,9 @@ _LAZY = {
     "event_loop_options": "._http",
     "http_app": "._http",
     "serve_http": "._http",
+    "exposure_refusal": "._local",
     "is_loopback": "._local",
+    "to_mcp_result": "._mcp",
     "Metrics": "._metrics",
     "PAGE_SIZE": "._server",
     "ApiServer": "._server",
@@ -57,10 +61,12 @@ __all__ = [
     "bind",
     "endpoint_urls",
     "event_loop_options",
+    "exposure_refusal",
     "http_app",
     "is_loopback",
     "serve_http",
     "serve_stdio",
+    "to_mcp_result",
 ]
 
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -27,7 +27,7 @@ from .._deadline import DEFAULT_DEADLINE as DEFAULT_DEADLINE
 from .._errors import DocumentError, ErrorCode, SpecbridgeError
 from .._files import MAX_DOCUMENT_BYTES, read_bounded
 from .._logging import log_event
-from ..call import Caller, CallLimits, Lru, check_pool
+from ..call import Caller, CallLimits, Lru, answer_tools, check_pool
 from ..config import ApiConfig, ClientConfig, Config, SearchIndexConfig, check_tool_names, load_config
 from ..config import api_document as document_of  # spec, config operations, or both
 from ..files import Files
@@ -35,7 +35,7 @@ from ..search import SearchIndex
 from ..service import ApprovalService, CallService
 from ..tools import ToolSet, convert, too_big_for_one_context
 from ..webhooks import has_webhooks, running_webhooks
-from ._local import is_loopback
+from ._local import exposure_refusal
 from ._metrics import Metrics
 from ._search import SearchMode, build_index, search_settings
 
@@ -212,7 +212,8 @@ class Gateway:
                 if old is None or old.api.spec != api.spec:
                     raise
                 document, digest = old.toolset.document, old.spec_digest
-            toolset = check_tool_names(api, convert(document, api.convert_options()))
+            # as the model is handed them: `fields` where `answers.select` says (call/_fields.py)
+            toolset = answer_tools(api, check_tool_names(api, convert(document, api.convert_options())))
             search = api.search == "on" or (api.search == "auto" and too_big_for_one_context(toolset))
             # Built here, off the event loop: with the semantic extra the first build encodes every tool.
             settings = search_settings(search_config or self.config.search, self.config.store)
@@ -226,12 +227,8 @@ class Gateway:
 
     def unsafe(self, config: Config) -> SpecbridgeError | None:
         """Why `config` may not be served here (None when it may)."""
-        if self.host is not None and not is_loopback(self.host) and not config.clients:
-            return SpecbridgeError(
-                f"the gateway is bound to {self.host} and the config has no clients; without client keys "
-                "it may only serve on a loopback address",
-                code=ErrorCode.SERVE_UNSAFE_BIND,
-            )
+        if self.host is not None and (exposed := exposure_refusal(self.host, config)) is not None:
+            return exposed
         if self.stdio_client_id is not None and self.stdio_client_id not in config.clients:
             return SpecbridgeError(
                 f"no client named {self.stdio_client_id!r} in the config", code=ErrorCode.CONFIG_INVALID

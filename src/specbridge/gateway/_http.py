@@ -1,12 +1,16 @@
-"""Streamable HTTP: each API at /<api>/mcp (and /mcp when there is only one), /healthz, /metrics.
+"""Streamable HTTP: each API at /<api>/mcp (and /mcp when there is only one), /healthz, /metrics, and
+for an API with `oauth:` its Protected Resource Metadata at /.well-known/oauth-protected-resource/…
 
 In front of the SDK's session manager sit two checks, in this order:
   1. `Origin`: a browser origin other than localhost / 127.0.0.1 / [::1] is refused with 403;
   2. the client key (when the config has clients): 401 without or with a wrong key, 403 for an API the
-     client may not use. The client rides along in the ASGI scope so handlers apply its bindings and
-     secret, and as the SDK's authenticated user so a session only answers the key that opened it.
-The key itself is never stored past this check, and never sent upstream. Then a cap on the sessions one
-client holds open per API (429 `session-limit`, see _sessions.py).
+     client may not use; on an API with `oauth:`, a client key or an OAuth access token
+     (`access.ResourceServer.admit`: 401 with a `WWW-Authenticate` challenge that leads to the metadata,
+     403 `insufficient_scope`). The client rides along in the ASGI scope so handlers apply its bindings
+     and secret (with a token, the `access.Identity` too: its scopes), and as the SDK's authenticated
+     user so a session only answers the client that opened it.
+The key or token itself is never stored past this check, never logged, and never sent upstream. Then a
+cap on the sessions one client holds open per API (429 `session-limit`, see _sessions.py).
 """
 
 from __future__ import annotations
@@ -33,16 +37,18 @@ from starlette.types import Receive, Scope, Send
 
 from .._errors import ErrorCode
 from .._logging import log_event
-from ..access import Refusal, authenticate
-from ..admin import LOOPBACK_HOSTS, admin_routes
-from ..config import AdminConfig
+from ..access import WELL_KNOWN, Identity, Refusal, ResourceServers, authenticate
+from ..admin import LOOPBACK_HOSTS, ToolFacts, admin_routes
+from ..config import AdminConfig, ApiConfig, ClientConfig
 from ..files import file_routes
 from ._gateway import Gateway
 from ._local import LOCAL_HOSTS, is_loopback
+from ._protected import protected_resource_endpoint, resource_of
 from ._server import CLIENT_SCOPE_KEY, SNAPSHOT_SCOPE_KEY, ApiServer
 from ._sessions import SESSION_HEADER, SessionTable
 
 SESSION_IDLE_TIMEOUT = 1800.0
+IDENTITY_SCOPE_KEY = "specbridge.identity"  # the `access.Identity` of a request let in on an OAuth API
 
 
 def origin_allowed(origin: str | None) -> bool:
@@ -53,10 +59,12 @@ def origin_allowed(origin: str | None) -> bool:
     return parts.scheme in ("http", "https") and (parts.hostname or "") in LOCAL_HOSTS
 
 
-def _refuse(status: int, code: ErrorCode, message: str) -> Response:
-    headers = {"WWW-Authenticate": 'Bearer realm="specbridge"'} if status == 401 else None
+def _refuse(status: int, code: ErrorCode, message: str, extra: tuple[tuple[str, str], ...] = ()) -> Response:
+    headers = dict(extra)
+    if status == 401 and "WWW-Authenticate" not in headers:
+        headers["WWW-Authenticate"] = 'Bearer realm="specbridge"'
     return JSONResponse(
-        {"error": {"code": str(code), "message": message}}, status_code=status, headers=headers
+        {"error": {"code": str(code), "message": message}}, status_code=status, headers=headers or None
     )
 
 
@@ -64,12 +72,25 @@ class McpEndpoint:
     """ASGI app for one API's MCP endpoint: the Origin check, the key check, then the SDK."""
 
     def __init__(
-        self, gateway: Gateway, api: str, manager: StreamableHTTPSessionManager, sessions: SessionTable
+        self,
+        gateway: Gateway,
+        api: str,
+        manager: StreamableHTTPSessionManager,
+        sessions: SessionTable,
+        resource_servers: ResourceServers | None = None,
     ) -> None:
         self.gateway = gateway
         self.api = api
         self.manager = manager
         self.sessions = sessions
+        self.resource_servers = resource_servers or ResourceServers()
+
+    async def _admit_token(
+        self, scope: Scope, headers: Headers, clients: Mapping[str, ClientConfig], api: ApiConfig
+    ) -> Identity | Refusal:
+        """An API with `oauth:`: a client key or an access token (`access.ResourceServer.admit`)."""
+        server = self.resource_servers.of(api)
+        return await server.admit(headers, clients, api, resource_of(scope, api, scope.get("path", "")))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = Headers(scope=scope)
@@ -81,15 +102,37 @@ class McpEndpoint:
             return
         snapshot = self.gateway.snapshot  # clients and API state of one config for the whole request
         scope[SNAPSHOT_SCOPE_KEY] = snapshot
-        outcome = authenticate(headers, snapshot.clients, self.api)
+        api = snapshot.config.apis.get(self.api)
+        outcome: ClientConfig | Identity | Refusal | None
+        if api is None or api.oauth is None:
+            outcome = authenticate(headers, snapshot.clients, self.api)
+        else:
+            outcome = await self._admit_token(scope, headers, snapshot.clients, api)
         if isinstance(outcome, Refusal):
-            log_event("client refused", api=self.api, status=outcome.status, code=str(outcome.code))
-            await _refuse(outcome.status, outcome.code, outcome.message)(scope, receive, send)
+            log_event(
+                "client refused",
+                api=self.api,
+                status=outcome.status,
+                code=str(outcome.code),
+                reason=outcome.message,
+            )
+            await _refuse(outcome.status, outcome.code, outcome.message, outcome.headers)(
+                scope, receive, send
+            )
             return
-        if outcome is not None:
+        client: str | None = None
+        if isinstance(outcome, Identity):
+            scope[IDENTITY_SCOPE_KEY] = outcome
+            if outcome.client is not None:
+                scope[CLIENT_SCOPE_KEY] = outcome.client
+            client = outcome.name
+            scope["user"] = AuthenticatedUser(
+                AccessToken(token="", client_id=client, scopes=sorted(outcome.scopes))
+            )
+        elif outcome is not None:
             scope[CLIENT_SCOPE_KEY] = outcome
             scope["user"] = AuthenticatedUser(AccessToken(token="", client_id=outcome.id, scopes=[]))
-        client = outcome.id if outcome is not None else None
+            client = outcome.id
         session = headers.get(SESSION_HEADER)
         if session is None and scope.get("method") == "POST" and self.sessions.full(client):
             log_event("session limit", api=self.api, client=client, status=429)
@@ -172,6 +215,20 @@ class LiveAdmins(Mapping[str, AdminConfig]):
         return len(self._gateway.config.admins)
 
 
+def tool_facts(gateway: Gateway, api: str, name: str) -> ToolFacts | None:
+    """What the approvals page shows of a tool's call, from the documents served now."""
+    state = gateway.snapshot.states.get(api)
+    tool = state.toolset.get(name) if state is not None else None
+    if state is None or tool is None:
+        return None
+    operation = tool.operation
+    summary = operation.summary or tool.title or tool.description.partition("\n")[0]
+    hints = tool.hints
+    return ToolFacts(
+        operation.method, operation.path, state.caller.base_url, summary, hints.read_only, hints.destructive
+    )
+
+
 def http_app(
     gateway: Gateway,
     *,
@@ -197,13 +254,19 @@ def http_app(
     }
     cap = max_sessions_per_client or gateway.config.limits.sessions_per_client  # `limits:` at start
     tables = {name: SessionTable(cap, SESSION_IDLE_TIMEOUT) for name in managers}
+    resource_servers = ResourceServers()  # each OAuth API's token checks and their caches
     routes: list[BaseRoute] = [
-        Route(f"/{name}/mcp", endpoint=McpEndpoint(gateway, name, managers[name], tables[name]))
+        Route(
+            f"/{name}/mcp",
+            endpoint=McpEndpoint(gateway, name, managers[name], tables[name], resource_servers),
+        )
         for name in managers
     ]
     if len(managers) == 1:
         (only,) = managers
-        routes.append(Route("/mcp", endpoint=McpEndpoint(gateway, only, managers[only], tables[only])))
+        routes.append(
+            Route("/mcp", endpoint=McpEndpoint(gateway, only, managers[only], tables[only], resource_servers))
+        )
 
     async def healthz(request: Request) -> Response:
         return JSONResponse(
@@ -218,6 +281,8 @@ def http_app(
 
     local = security_settings(host)
     routes += [Route("/healthz", local_route(healthz, local)), Route("/metrics", local_route(metrics, local))]
+    metadata = local_route(protected_resource_endpoint(gateway, tuple(managers)), local)
+    routes += [Route(WELL_KNOWN, metadata), Route(WELL_KNOWN + "/{path:path}", metadata)]
     routes += file_routes(
         gateway.files, lambda: gateway.snapshot.clients, lambda endpoint: local_route(endpoint, local)
     )  # POST /files, …
@@ -226,6 +291,7 @@ def http_app(
         gateway.approvals.desk,
         LiveAdmins(gateway),
         allowed_hosts=LOOPBACK_HOSTS if is_loopback(host) else ("*",),
+        tools=lambda api, name: tool_facts(gateway, api, name),
     )
 
     @contextlib.asynccontextmanager
@@ -242,6 +308,7 @@ def http_app(
                     yield
                 finally:
                     tasks.cancel_scope.cancel()
+        await resource_servers.aclose()
         await gateway.aclose()
 
     return Starlette(routes=routes, lifespan=lifespan)

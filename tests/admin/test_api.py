@@ -4,6 +4,7 @@ and the approve race through two app instances on one PostgreSQL and one Redis s
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,7 +15,7 @@ import pytest
 from specbridge.admin import admin_app
 from specbridge.service import ApprovalGate
 from specbridge.store import Status, open_store
-from tests.gateway._admin_harness import (
+from tests.admin._harness import (
     ADMIN_KEY,
     ARGS,
     BOUND,
@@ -24,10 +25,8 @@ from tests.gateway._admin_harness import (
     admin_config,
     auth,
 )
-from tests.store._backends import POSTGRES, REDIS, _refused, namespaces
+from tests.store._backends import POSTGRES, REDIS, _refused
 from tests.support.notice import reads_pending
-
-__all__ = ["namespaces"]
 
 
 @pytest.fixture
@@ -203,3 +202,65 @@ async def test_an_approval_through_the_api_wakes_the_waiting_call_which_sends_on
             await admin.client.get("/admin/approvals", params={"status": "done"}, headers=auth())
         ).json()["approvals"]
         assert done["result"]["text"] == "refunded"
+
+
+MALFORMED = ["%00", "abc%00def", "a" * 65, "x" * 5000, "ab!cd", "%E2%80%AEid", "id%20x", "a.b"]
+
+
+async def test_a_malformed_id_is_404_on_every_backend_before_the_store_is_asked(store_url: str) -> None:
+    """A NUL made PostgreSQL answer 503; an id that cannot be an approval's is not looked up at all."""
+    async with admin_client(store_url) as admin:
+        approval = await admin.pending()
+
+        async def untouchable(*args: object, **kwargs: object) -> None:
+            raise AssertionError("the store must not see a malformed id")
+
+        admin.store.get_approval = untouchable  # type: ignore[method-assign]
+        admin.store.update_approval = untouchable  # type: ignore[method-assign]
+        for bad in MALFORMED:
+            for method, path in [
+                ("GET", f"/admin/approvals/{bad}"),
+                ("POST", f"/admin/approvals/{bad}/approve"),
+                ("POST", f"/admin/approvals/{bad}/reject"),
+            ]:
+                response = await admin.client.request(method, path, json={"reason": "no"}, headers=auth())
+                assert (response.status_code, error_code(response)) == (404, "approval-not-found"), (
+                    bad,
+                    path,
+                )
+                assert bad.replace("%00", "\x00") not in response.text
+    async with admin_client(store_url) as admin:  # a well-formed id still reaches the record
+        shown = await admin.client.get(f"/admin/approvals/{approval.id}", headers=auth())
+        assert shown.status_code == 200
+
+
+async def test_each_answer_through_the_api_is_a_log_line_with_who_and_what_never_the_values(
+    sqlite_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with admin_client(sqlite_url) as admin:
+        first = await admin.pending()
+        second = await admin.pending(arguments={"orderId": "o-2"})
+        with caplog.at_level(logging.INFO, logger="specbridge.gateway"):
+            await admin.client.post(f"/admin/approvals/{first.id}/approve", headers=auth())
+            await admin.client.post(
+                f"/admin/approvals/{second.id}/reject", json={"reason": "no"}, headers=auth(OTHER_ADMIN_KEY)
+            )
+    lines = [r.fields for r in caplog.records if r.getMessage() == "approval answered"]  # type: ignore[attr-defined]
+    assert [(line["answer"], line["by"], line["approval"], line["status"]) for line in lines] == [
+        ("approve", "alice", first.id, "approved"),
+        ("reject", "bob", second.id, "rejected"),
+    ]
+    assert all(line["via"] == "admin-api" and line["tool"] == "refundOrder" for line in lines)
+    assert "o-1" not in caplog.text and "o-2" not in caplog.text
+    assert ADMIN_KEY not in caplog.text
+    assert all(isinstance(r.created, float) for r in caplog.records)  # `ts` of the JSON line
+
+
+async def test_a_reject_body_past_64_kb_is_refused_unread(sqlite_url: str) -> None:
+    async with admin_client(sqlite_url) as admin:
+        approval = await admin.pending()
+        response = await admin.client.post(
+            f"/admin/approvals/{approval.id}/reject", json={"reason": "x" * 70_000}, headers=auth()
+        )
+        assert (response.status_code, error_code(response)) == (413, "request-invalid")
+        assert (await admin.gate.desk.get(approval.id)).status is Status.PENDING

@@ -1,0 +1,77 @@
+"""Asking the authorization server: its metadata, its JWKS, its introspection endpoint.
+
+Every request goes through the API's egress policy (`call.EgressPolicy` under `call.EgressTransport`:
+each resolved address checked, the connection pinned to it), so an authorization server on a private
+address needs `apis.<name>.egress.allow`, like the API itself. Redirects are not followed, answers are
+read up to a bound, and any failure becomes `token-check-unavailable`: the gateway cannot check a token
+now, which is not the token's fault.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import httpx
+import orjson
+
+from .._errors import ErrorCode, SpecbridgeError, TokenError
+from ..call import EgressPolicy, EgressTransport
+
+TIMEOUT = 5.0
+MAX_ANSWER_BYTES = 256 * 1024  # a JWKS of a few dozen keys, a metadata document, an introspection answer
+
+
+def unavailable(message: str) -> TokenError:
+    return TokenError(message, code=ErrorCode.TOKEN_CHECK_UNAVAILABLE)
+
+
+class Fetcher:
+    """One HTTP client per API's token checks, bound to that API's egress exceptions."""
+
+    def __init__(
+        self, allow: tuple[str, ...] = (), *, transport: httpx.AsyncBaseTransport | None = None
+    ) -> None:
+        self._client = httpx.AsyncClient(
+            transport=EgressTransport(EgressPolicy(allow=allow), transport),
+            timeout=TIMEOUT,
+            follow_redirects=False,
+            trust_env=False,
+            # Raw bytes are counted against the bound, so nothing compressed is asked for (no gzip bomb).
+            headers={"Accept": "application/json", "Accept-Encoding": "identity"},
+        )
+        self.requests = 0  # how many were sent (the JWKS refetch rule is tested on it)
+
+    async def get_json(self, url: str, what: str) -> tuple[int, Any]:
+        return await self._send("GET", url, what)
+
+    async def post_form(
+        self, url: str, what: str, data: Mapping[str, str], auth: tuple[str, str]
+    ) -> tuple[int, Any]:
+        return await self._send("POST", url, what, data=dict(data), auth=auth)
+
+    async def _send(self, method: str, url: str, what: str, **options: Any) -> tuple[int, Any]:
+        """(status, JSON body or None); raises `token-check-unavailable` when nothing usable came back.
+        `what` names the document in messages ("the JWKS at https://…"); never a token or secret."""
+        self.requests += 1
+        try:
+            async with self._client.stream(method, url, **options) as response:
+                body = bytearray()
+                async for chunk in response.aiter_raw():
+                    body += chunk
+                    if len(body) > MAX_ANSWER_BYTES:
+                        raise unavailable(f"{what} answered more than {MAX_ANSWER_BYTES // 1024} KB")
+                status = response.status_code
+        except SpecbridgeError as error:  # the egress policy refused the address, or DNS failed
+            raise unavailable(f"{what} cannot be reached: {error.message}") from None
+        except httpx.HTTPError as error:
+            raise unavailable(f"{what} cannot be reached ({type(error).__name__})") from None
+        try:
+            return status, orjson.loads(bytes(body))
+        except orjson.JSONDecodeError:
+            if 200 <= status < 300:
+                raise unavailable(f"{what} did not answer JSON") from None
+            return status, None
+
+    async def aclose(self) -> None:
+        await self._client.aclose()

@@ -1,0 +1,79 @@
+"""JWT access tokens (RFC 9068) checked with PyJWT against the issuer's JWKS.
+
+What each check stops (docs/security.md, "OAuth access tokens"):
+- the algorithm is one of the asymmetric ones in `ALGORITHMS`, read from the token's header and then
+  required of the key: `none` (an unsigned token) and every HMAC algorithm are refused before any key is
+  looked at, so a token "signed" with the issuer's public key as an HMAC secret never verifies;
+- the signature, against the JWKS key of the token's `kid` whose type fits the algorithm;
+- `iss` is the configured issuer (a token of another authorization server);
+- `aud` names this resource (RFC 8707: a token issued for another API or MCP server);
+- `exp` is required and not past, `nbf` and `iat` not in the future, each with 30 s of leeway.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+import jwt
+
+from .._errors import TokenError
+from ._claims import LEEWAY, TokenClaims, token_claims
+from ._jwks import KEY_TYPES, JwksCache
+
+ALGORITHMS = frozenset(KEY_TYPES)  # RS*, PS*, ES*, EdDSA; never none, never HS*
+_SHOWN_ALG = frozenset({"none", "HS256", "HS384", "HS512"}) | ALGORITHMS  # names a message may repeat
+
+
+def _why(error: jwt.PyJWTError) -> str:
+    if isinstance(error, jwt.ExpiredSignatureError):
+        return "it has expired (exp)"
+    if isinstance(error, jwt.ImmatureSignatureError):
+        return "it is not valid yet (nbf or iat in the future)"
+    if isinstance(error, jwt.InvalidAudienceError):
+        return "it was issued for another resource (aud does not name this MCP endpoint)"
+    if isinstance(error, jwt.InvalidIssuerError):
+        return "it was issued by another authorization server (iss)"
+    if isinstance(error, jwt.MissingRequiredClaimError):
+        return f"it has no `{error.claim}` claim"
+    if isinstance(error, jwt.InvalidSignatureError):
+        return "its signature does not verify"
+    if isinstance(error, jwt.DecodeError):
+        return "it is not a well-formed JWT"
+    return "it does not pass the token checks"
+
+
+class JwtVerifier:
+    """Checks one issuer's JWT access tokens; `verify(token, resources)` is its claims or `token-invalid`
+    (`token-check-unavailable` when the issuer's keys cannot be had)."""
+
+    def __init__(self, issuer: str, jwks: JwksCache) -> None:
+        self.issuer = issuer
+        self.jwks = jwks
+
+    async def verify(self, token: str, resources: Collection[str]) -> TokenClaims:
+        try:
+            header = jwt.get_unverified_header(token)
+        except jwt.PyJWTError:
+            raise TokenError("the token is not a well-formed JWT") from None
+        alg = header.get("alg")
+        if alg not in ALGORITHMS:
+            shown = alg if isinstance(alg, str) and alg in _SHOWN_ALG else "its algorithm"
+            raise TokenError(
+                f"tokens signed with {shown} are not accepted; the issuer must sign with RS*, PS*, ES* "
+                "or EdDSA"
+            )
+        kid = header.get("kid")
+        key = await self.jwks.key(kid if isinstance(kid, str) else None, alg)
+        try:
+            claims = jwt.decode(
+                token,
+                key,
+                algorithms=[alg],
+                issuer=self.issuer,
+                audience=list(resources),
+                leeway=LEEWAY,
+                options={"require": ["exp", "iss", "aud"]},
+            )
+        except jwt.PyJWTError as error:
+            raise TokenError(f"the token is refused: {_why(error)}") from None
+        return token_claims(claims, self.issuer)

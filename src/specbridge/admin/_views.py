@@ -1,0 +1,238 @@
+"""The page's views as HTML text, from records alone (no request, no store): the pending list grouped
+fairly by client, the recent answers, the banner after an answer, one approval with its answer forms.
+
+Fairness: pending approvals are grouped by client, the clients in the order of their longest wait, each
+showing its `PER_CLIENT` oldest with a link to all of them (`?client=…`, `PAGE_SIZE` a page); so one
+client's hundred approvals never push another client's single one off the page. The heading counts
+every pending approval read.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+from urllib.parse import quote, urlencode
+
+from ..store import Approval, Status
+from ._facts import ToolFacts, ToolLookup
+from ._html import e, json_block, when
+from ._reveal import hidden_in, hidden_note, reveal_html
+
+PER_CLIENT = 10
+PAGE_SIZE = 50
+PREVIEW = 160  # characters of the arguments shown in a list
+SUMMARY = 400  # characters of a tool's summary
+NO_CLIENT = "(no client key)"
+ANSWERED = {
+    Status.REJECTED: "Rejected",
+    Status.EXPIRED: "Expired",
+}
+
+
+def approval_url(approval_id: str) -> str:
+    return f"/admin/approvals/{quote(approval_id, safe='')}"
+
+
+def _raw_json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(", ", ": "))
+
+
+def _cut(text: str, limit: int) -> str:
+    return text[:limit] + ("…" if len(text) > limit else "")
+
+
+def preview(value: Any, limit: int = PREVIEW) -> str:
+    """A value's JSON on one line, cut at `limit` characters, hidden characters marked."""
+    return reveal_html(_cut(_raw_json(value), limit), keep="")
+
+
+def _client(approval: Approval) -> str:
+    return approval.client or NO_CLIENT
+
+
+def _hidden_badge(approval: Approval) -> str:
+    if hidden_in(_raw_json([approval.arguments, approval.bound])):
+        return ' <span class="badge">invisible characters</span>'
+    return ""
+
+
+def hint_badges(facts: ToolFacts | None) -> str:
+    if facts is None:
+        return ""
+    if facts.read_only:
+        return '<span class="badge read-only">read-only</span>'
+    if facts.destructive:
+        return '<span class="badge destructive">destructive</span>'
+    return '<span class="badge">changes data</span>'
+
+
+def _pending_item(approval: Approval, facts: ToolFacts | None) -> str:
+    request = f" · <code>{e(facts.method)} {reveal_html(facts.path)}</code>" if facts else ""
+    return (
+        f'<li id="approval-{e(approval.id)}"><a class="tool" href="{approval_url(approval.id)}">'
+        f"{e(approval.api)} / {e(approval.tool)}</a> {hint_badges(facts)}{request}{_hidden_badge(approval)}"
+        f'<br><code class="args">{preview(approval.arguments)}</code>'
+        f'<br><span class="muted">asked {when(approval.created_at)} · expires {when(approval.expires_at)}'
+        "</span></li>"
+    )
+
+
+def by_client(pending: Iterable[Approval]) -> list[tuple[str, list[Approval]]]:
+    """Pending approvals per client, oldest first, the client with the longest wait first."""
+    groups: dict[str, list[Approval]] = {}
+    for approval in sorted(pending, key=lambda a: (a.created_at, a.id)):
+        groups.setdefault(_client(approval), []).append(approval)
+    return list(groups.items())
+
+
+def _client_link(client: str, page: int = 1) -> str:
+    query = {"client": client} | ({"page": str(page)} if page > 1 else {})
+    return "/admin/?" + urlencode(query)
+
+
+def pending_view(
+    pending: list[Approval],
+    lookup: ToolLookup,
+    *,
+    total: str,
+    loaded: str = "",
+    client: str | None = None,
+    page: int = 1,
+) -> str:
+    """The heading (and `loaded`, when the list was read), then each client's oldest pending approvals;
+    with `client`, all of that client's, `PAGE_SIZE` to a page. `lookup(api, tool)` gives a tool's facts."""
+    groups = by_client(pending)
+    parts = [f"<h1>Pending approvals ({e(total)})</h1>", loaded]
+    if client is not None:
+        groups = [(name, items) for name, items in groups if name == client]
+        parts.append('<p><a href="/admin/">All clients</a></p>')
+    if not groups:
+        parts.append("<p>Nothing waits for an answer.</p>")
+    for name, items in groups:
+        shown = items[(page - 1) * PAGE_SIZE : page * PAGE_SIZE] if client is not None else items[:PER_CLIENT]
+        parts.append(
+            f'<section class="client"><h2>Client {reveal_html(name)} · {len(items)} pending</h2>'
+            '<ul class="pending">'
+            + "".join(_pending_item(approval, lookup(approval.api, approval.tool)) for approval in shown)
+            + "</ul>"
+        )
+        if client is None and len(items) > len(shown):
+            parts.append(
+                f'<p><a href="{e(_client_link(name))}">All {len(items)} pending from {reveal_html(name)}</a></p>'
+            )
+        if client is not None:
+            links = []
+            if page > 1:
+                links.append(f'<a href="{e(_client_link(name, page - 1))}">Newer page</a>')
+            if page * PAGE_SIZE < len(items):
+                links.append(f'<a href="{e(_client_link(name, page + 1))}">Next page</a>')
+            if links:
+                parts.append(f"<p>Page {page} · {' · '.join(links)}</p>")
+        parts.append("</section>")
+    return "".join(parts)
+
+
+def recent_view(recent: list[Approval]) -> str:
+    rows = "".join(
+        f'<tr><td data-label="answered">{when(a.answered_at)}</td>'
+        f'<td data-label="tool"><a href="{approval_url(a.id)}">{e(a.api)} / {e(a.tool)}</a></td>'
+        f'<td data-label="client">{reveal_html(_client(a))}</td><td data-label="status">{e(a.status)}</td>'
+        f'<td data-label="by">{reveal_html(a.answered_by or "")}</td>'
+        f'<td data-label="reason">{reveal_html(a.reason or "")}</td></tr>'
+        for a in recent
+    )
+    head = "<tr><th>answered</th><th>tool</th><th>client</th><th>status</th><th>by</th><th>reason</th></tr>"
+    if not recent:
+        return "<h2>Recently answered</h2><p>No answers yet.</p>"
+    return (
+        f'<h2>Recently answered</h2><table class="recent"><thead>{head}</thead><tbody>{rows}</tbody></table>'
+    )
+
+
+def banner(approval: Approval) -> str:
+    """What the person just did, naming the tool and its arguments."""
+    verb = ANSWERED.get(approval.status, "Approved")
+    reason = f" Reason: {reveal_html(approval.reason)}." if approval.reason else ""
+    return (
+        f'<p class="note" role="status"><strong>{verb}</strong> {e(approval.api)} / {e(approval.tool)} '
+        f"with <code>{preview(approval.arguments)}</code> (approval "
+        f'<a href="{approval_url(approval.id)}"><code>{e(approval.id)}</code></a>, now {e(approval.status)}, '
+        f"by {reveal_html(approval.answered_by or '')}).{reason}</p>"
+    )
+
+
+def _facts_rows(approval: Approval, facts: ToolFacts | None) -> str:
+    rows = [("API / tool", f"{e(approval.api)} / {e(approval.tool)}")]
+    if facts is None:
+        rows.append(
+            ("Request", '<span class="muted">unknown: the tool is not in the documents served now</span>')
+        )
+    else:
+        base = reveal_html(facts.base_url) if facts.base_url else '<span class="muted">(no base URL)</span>'
+        rows.append(("Request", f"<code>{e(facts.method)} {reveal_html(facts.path)}</code>"))
+        rows.append(("Base URL", f"<code>{base}</code>"))
+        if facts.summary:
+            rows.append(("What it does", reveal_html(_cut(facts.summary, SUMMARY))))
+        rows.append(("Hints", hint_badges(facts)))
+    rows.append(("Client", reveal_html(_client(approval))))
+    rows.append(("Asked", when(approval.created_at)))
+    if approval.status is Status.PENDING:
+        rows.append(("Expires", when(approval.expires_at)))
+    else:
+        rows.append(("Status", f"<strong>{e(approval.status)}</strong>"))
+        if approval.answered_by:
+            rows.append(("Answered", f"{when(approval.answered_at)} by {reveal_html(approval.answered_by)}"))
+        if approval.reason:
+            rows.append(("Reason", reveal_html(approval.reason)))
+        result = approval.result if isinstance(approval.result, dict) else {}
+        if result.get("status") is not None:
+            rows.append(("API answered", f"HTTP {e(result['status'])}"))
+    return (
+        '<dl class="facts">' + "".join(f"<dt>{name}</dt><dd>{value}</dd>" for name, value in rows) + "</dl>"
+    )
+
+
+def approval_view(approval: Approval, facts: ToolFacts | None, csrf: str, *, reason: str = "") -> str:
+    """One approval: what the call does, its values, and (while pending) the two answers."""
+    pending = approval.status is Status.PENDING
+    parts = [f"<h1>{'Approve this call?' if pending else 'Approval'}</h1>", _facts_rows(approval, facts)]
+    hidden = hidden_in(_raw_json([approval.arguments, approval.bound]))
+    if hidden:
+        parts.append(
+            f'<p class="warn">These values contain {e(hidden_note(hidden))}; each is marked below.</p>'
+        )
+    parts.append(f"<h2>Arguments (from the model)</h2>{json_block(approval.arguments, 'arguments')}")
+    if approval.bound:
+        parts.append(
+            "<h2>Bound values (from the config; the model never saw them)</h2>"
+            f"{json_block(approval.bound, 'bound')}"
+        )
+    if pending:
+        action = f"/admin/page/{quote(approval.id, safe='')}"
+        token = f'<input type="hidden" name="csrf" value="{e(csrf)}">'
+        parts.append(
+            '<div class="answer">'
+            f'<form method="post" action="{action}/approve">{token}'
+            '<button type="submit" class="approve">Approve and send</button></form>'
+            f'<form method="post" action="{action}/reject" class="reject">{token}'
+            '<fieldset class="reject"><legend>Reject</legend>'
+            '<label for="reason">Reason (the agent reads it to redraft the call)</label>'
+            f'<textarea id="reason" name="reason" required maxlength="2000" rows="3">{e(reason)}</textarea>'
+            '<button type="submit" class="reject">Reject with this reason</button></fieldset></form>'
+            "</div>"
+        )
+    parts.append('<p><a href="/admin/">All pending approvals</a></p>')
+    return "".join(parts)
+
+
+def sign_in_view(token: str, message: str = "", next_path: str = "") -> str:
+    return (
+        "<h1>Sign in</h1>"
+        + (f'<p class="error">{e(message)}</p>' if message else "")
+        + '<form method="post" action="/admin/sign-in">'
+        f'<input type="hidden" name="csrf" value="{e(token)}">'
+        + (f'<input type="hidden" name="next" value="{e(next_path)}">' if next_path else "")
+        + '<p><label>Admin key <input type="password" name="key" autocomplete="off" required></label></p>'
+        '<button type="submit" class="approve">Sign in</button></form>'
+    )
