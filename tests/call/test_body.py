@@ -79,3 +79,89 @@ async def test_an_attachment_cannot_replace_a_bound_multipart_field(
     )
     assert result.is_error and result.code == ErrorCode.ARGUMENT_BOUND, result.text
     assert upstream.requests == []
+
+
+BYTES_DOCUMENT = {
+    "openapi": "3.0.3",
+    "info": {"title": "Bytes", "version": "1"},
+    "paths": {
+        path: {
+            "post": {
+                "operationId": name,
+                "requestBody": {"required": True, "content": {kind: {"schema": schema}}},
+                "responses": {"200": {"description": "ok"}},
+            }
+        }
+        for path, name, kind, schema in [
+            ("/blobs", "putBlob", "application/octet-stream", {"type": "string", "format": "byte"}),
+            ("/notes", "putNote", "text/plain", {"type": "string", "format": "byte"}),
+            ("/raw", "putRaw", "application/octet-stream", {"type": "string", "format": "binary"}),
+        ]
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("tool", "content_type"), [("putBlob", "application/octet-stream"), ("putNote", "text/plain")]
+)
+async def test_a_format_byte_body_is_base64_text_and_goes_as_the_text_given(
+    make_caller: MakeCaller, upstream: Upstream, tool: str, content_type: str
+) -> None:
+    result = await _call(make_caller(document=BYTES_DOCUMENT), tool, {"body": "AP9oaQ=="})
+    assert not result.is_error, result.text
+    request = upstream.requests[-1]
+    assert request.body == b"AP9oaQ==" and request.headers["content-type"] == content_type
+
+
+async def test_a_format_byte_body_that_is_not_base64_is_refused_and_nothing_is_sent(
+    make_caller: MakeCaller, upstream: Upstream
+) -> None:
+    result = await _call(make_caller(document=BYTES_DOCUMENT), "putBlob", {"body": "not base64!"})
+    assert result.code == ErrorCode.BODY_NOT_BASE64 and "format: byte" in result.text
+    assert upstream.requests == []
+
+
+async def test_a_format_binary_body_is_still_decoded_to_its_bytes(
+    make_caller: MakeCaller, upstream: Upstream
+) -> None:
+    await _call(make_caller(document=BYTES_DOCUMENT), "putRaw", {"body": "AP9oaQ=="})
+    assert upstream.requests[-1].body == b"\x00\xffhi"
+
+
+SETTINGS_DOCUMENT = {
+    "openapi": "3.0.3",
+    "info": {"title": "Settings", "version": "1"},
+    "paths": {
+        "/users/{id}/settings": {
+            "patch": {
+                "operationId": "updateSettings",
+                "parameters": [{"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}],
+                "requestBody": {
+                    "required": True,
+                    "content": {
+                        "application/json": {
+                            "schema": {
+                                "type": "object",
+                                "minProperties": 1,
+                                "properties": {"theme": {"type": "string"}, "language": {"type": "string"}},
+                            }
+                        }
+                    },
+                },
+                "responses": {"200": {"description": "ok"}},
+            }
+        }
+    },
+}
+
+
+async def test_a_body_that_needs_a_field_is_refused_empty_naming_the_arguments_that_fill_it(
+    make_caller: MakeCaller, upstream: Upstream
+) -> None:
+    caller = make_caller(document=SETTINGS_DOCUMENT)
+    empty = await _call(caller, "updateSettings", {"id": "u1"})
+    assert empty.code == ErrorCode.ARGUMENTS_INVALID
+    assert "body: give at least one of theme, language" in empty.text
+    assert upstream.requests == []
+    done = await _call(caller, "updateSettings", {"id": "u1", "theme": "dark"})
+    assert not done.is_error and json.loads(upstream.requests[-1].body) == {"theme": "dark"}

@@ -5,6 +5,7 @@ bench/fidelity.py); and each leniency the harness gives openapi-core, shown to b
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -31,6 +32,24 @@ async def test_a_corpus_sample_called_through_serve_is_accepted_by_openapi_core_
         # Not judged (no request could satisfy the document, or openapi-core cannot read it) stays rare.
         assert sum(result.unverifiable.values()) <= 0.02 * result.operations, (mode, result.unverifiable)
         assert result.share >= 0.99, (mode, result.failures, result.examples)
+
+
+FIDELITY_DOCUMENTS = Path(__file__).with_name("fidelity_documents")
+
+
+async def test_small_documents_of_each_fidelity_rule_are_accepted_in_both_passes_through_serve() -> None:
+    """One small document per rule of issue 22: key fields the derived idempotency key must fit
+    (`maxLength`, `format: uuid`, `pattern`), read-only properties required in another `allOf` part,
+    `format: byte` bodies, discriminated branches inherited through `allOf` (JSON and a multipart part),
+    a `oneOf` that discriminates without saying so, and a required form object that may be empty."""
+    paths = sorted(FIDELITY_DOCUMENTS.glob("*.yaml"))
+    with warnings.catch_warnings(), anyio.fail_after(300):
+        warnings.simplefilter("ignore")
+        stats = await measure(paths)
+    for mode in PASSES:
+        result = stats[mode]
+        assert result.operations == 15 and not result.unverifiable, (mode, result.unverifiable)
+        assert result.accepted == result.operations, (mode, result.failures, result.examples)
 
 
 def _validate(document: dict[str, Any], request: RecordedRequest, *, decode_path: bool = True) -> None:
@@ -119,6 +138,37 @@ def test_leniency_multipart_text_parts_are_cast_to_their_property_s_type() -> No
     document = _post("multipart/form-data", {"type": "object", "properties": {"n": {"type": "integer"}}})
     body = b'--b\r\nContent-Disposition: form-data; name="n"\r\n\r\n7\r\n--b--\r\n'
     _without_and_with(lambda: _validate(document, _request("/a", body, "multipart/form-data; boundary=b")))
+
+
+def test_leniency_multipart_json_a_one_of_part_sent_as_json_is_read_as_the_object_it_is() -> None:
+    cat = {"type": "object", "required": ["kind"], "properties": {"kind": {"const": "cat"}}}
+    dog = {"type": "object", "required": ["kind"], "properties": {"kind": {"const": "dog"}}}
+    document = _post(
+        "multipart/form-data",
+        {"type": "object", "required": ["pet"], "properties": {"pet": {"oneOf": [cat, dog]}}},
+    )
+    body = (
+        b'--b\r\nContent-Disposition: form-data; name="pet"\r\nContent-Type: application/json\r\n\r\n'
+        b'{"kind": "cat"}\r\n--b--\r\n'
+    )
+    _without_and_with(lambda: _validate(document, _request("/a", body, "multipart/form-data; boundary=b")))
+
+
+def test_leniency_required_read_only_a_property_read_only_in_another_all_of_part_is_not_required() -> None:
+    from tests.support.fidelity_validator import required_without_read_only
+
+    schema = {
+        "allOf": [
+            {"$ref": "#/components/schemas/Identified"},
+            {"type": "object", "required": ["gid", "text"], "properties": {"text": {"type": "string"}}},
+        ]
+    }
+    identified = {"type": "object", "properties": {"gid": {"type": "string", "readOnly": True}}}
+    document = {**_post("application/json", schema), "components": {"schemas": {"Identified": identified}}}
+    request = _request("/a", b'{"text": "hi"}', "application/json")
+    with pytest.raises(Exception):  # noqa: B017
+        _validate(document, request)
+    _validate(required_without_read_only(document), request)
 
 
 def test_leniency_parameter_read_only_a_parameter_schema_shared_with_a_read_only_property_is_sendable() -> (

@@ -13,6 +13,7 @@ import anyio
 import pytest
 
 from specbridge._errors import ErrorCode
+from specbridge.config import AnswersConfig
 from tests.call.conftest import SECRET, MakeCaller
 from tests.call.conftest import call as _call
 from tests.support.upstream import (
@@ -163,7 +164,8 @@ async def test_a_credential_cut_by_the_read_limit_does_not_leak_its_start(
         return text_response("x" * (READ_LIMIT - cut) + token + "y" * 100)
 
     upstream.route("/v1/ping", padded)
-    result = await _call(make_caller(), "ping", {})
+    whole = AnswersConfig(max_tokens=1_000_000)  # the budget would show only its start
+    result = await _call(make_caller(answers=whole), "ping", {})
     assert not result.is_error
     assert SECRET[:8] not in result.text
     assert "[credential]" in result.text

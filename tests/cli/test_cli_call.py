@@ -125,6 +125,7 @@ def test_a_tool_that_requires_approval_is_called_only_with_approve(
     refused = CliRunner().invoke(app, arguments)
     assert refused.exit_code == 1
     assert "error [approval-required]" in refused.output
+    assert "run it again with --approve to approve this call of getItem" in refused.stderr
     assert upstream.requests == []
     approved = CliRunner().invoke(app, [*arguments, "--approve"])
     assert approved.exit_code == 0, approved.output
@@ -168,3 +169,30 @@ def test_non_json_numbers_and_non_objects_in_command_line_arguments_are_refused(
 
     with pytest.raises(ArgumentError):
         parse_arguments(text)
+
+
+def test_format_json_prints_the_mcp_result_with_structured_content(
+    tmp_path: Path, spec_file: Path, upstream: Upstream, secret_env: str
+) -> None:
+    upstream.route("/v1/items/7", json_response({"id": 7}))
+    config = _config(tmp_path, spec_file, upstream)
+    arguments = ["call", "getItem", "--args", '{"itemId": "7"}', "--config", str(config), "--format", "json"]
+    result = CliRunner().invoke(app, arguments)
+    assert result.exit_code == 0, result.output
+    printed = json.loads(result.stdout)
+    assert printed["structuredContent"] == {"id": 7}
+    assert printed["isError"] is False
+    assert json.loads(printed["content"][0]["text"]) == {"id": 7}
+
+
+def test_format_json_prints_an_error_result_on_stdout_and_exits_1(
+    tmp_path: Path, spec_file: Path, upstream: Upstream, secret_env: str
+) -> None:
+    upstream.route("/v1/items/7", json_response({"message": "no such item"}, status=404))
+    config = _config(tmp_path, spec_file, upstream)
+    arguments = ["call", "getItem", "--args", '{"itemId": "7"}', "--config", str(config), "--format", "json"]
+    result = CliRunner().invoke(app, arguments)
+    assert result.exit_code == 1
+    printed = json.loads(result.stdout)
+    assert printed["isError"] is True
+    assert printed["content"][0]["text"].startswith("[upstream-status]")

@@ -3,8 +3,16 @@
 from __future__ import annotations
 
 import json
+import queue
+import shlex
+import signal
 import socket
+import subprocess
 import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from click.testing import CliRunner
@@ -64,3 +72,55 @@ def test_a_demo_port_taken_by_something_else_is_a_coded_error_when_asked_for() -
         result = CliRunner().invoke(app, ["demo", "--once", "--port", str(port)])
     assert result.exit_code == EXIT_CANNOT_START
     assert result.stderr.startswith("error [serve-port-in-use]: ")
+
+
+def test_a_person_answers_the_demo_by_the_command_it_prints(tmp_path: Path) -> None:
+    """Without --once the demo waits; the printed `approvals approve` command, run as printed in another
+    process, is the answer, and the agent's same call then gets the refund."""
+    with (
+        (tmp_path / "stderr").open("w") as stderr,
+        subprocess.Popen(
+            [sys.executable, "-m", "specbridge", "demo", "--port", "0", "--folder", str(tmp_path / "demo")],
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
+        ) as demo,
+    ):
+        lines = Lines(demo)
+        try:
+            answer_as_printed(lines, tmp_path / "demo")
+        finally:
+            demo.send_signal(signal.SIGINT)
+            demo.wait(timeout=30)
+    assert "admin key" in lines.seen
+    assert (tmp_path / "demo" / "admin-key.txt").read_text().strip() in lines.seen
+
+
+def answer_as_printed(lines: Lines, folder: Path) -> None:
+    approve = lines.until(lambda line: " approvals approve " in line).strip()
+    assert (folder / "specbridge.yaml").is_file() and (folder / "admin-key.txt").is_file()
+    assert "Waiting for the answer" in lines.until(lambda line: line.startswith("Waiting"))
+    answered = subprocess.run(shlex.split(approve), capture_output=True, text=True, timeout=60, check=False)
+    assert answered.returncode == 0, answered.stderr
+    assert answered.stdout.startswith("approved ")
+    assert lines.until(lambda line: line.startswith("approved by cli:"))
+    assert '"status":"refunded"' in lines.until(lambda line: "refunded" in line)
+
+
+class Lines:
+    """A process's stdout read line by line on a thread, each wait bounded."""
+
+    def __init__(self, process: subprocess.Popen[str]) -> None:
+        self.queue: queue.Queue[str] = queue.Queue()
+        self.seen = ""
+        assert process.stdout is not None
+        stream = process.stdout
+        threading.Thread(target=lambda: [self.queue.put(line) for line in stream], daemon=True).start()
+
+    def until(self, wanted: Callable[[str], bool], seconds: float = 120) -> str:
+        deadline = time.monotonic() + seconds
+        while True:
+            line = self.queue.get(timeout=max(0.1, deadline - time.monotonic()))
+            self.seen += line
+            if wanted(line):
+                return line

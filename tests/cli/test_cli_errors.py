@@ -27,8 +27,16 @@ def run(*args: str) -> Result:
 def one_coded_line(result: Result, code: str) -> str:
     assert "Traceback" not in result.output + result.stderr
     assert result.exception is None or isinstance(result.exception, SystemExit)
-    # The gateway's own log lines (JSON) may come first; the error is one line of its own.
-    lines = [line for line in result.stderr.splitlines() if line.strip() and not line.startswith("{")]
+    # `serve` writes only log lines (JSON), its error too: an `error` record with the code; another
+    # command writes one plain line.
+    lines = []
+    for line in result.stderr.splitlines():
+        if line.startswith("{"):
+            record = json.loads(line)
+            if record["level"] == "error":
+                lines.append(f"error [{record['code']}]: {record['message']}")
+        elif line.strip():
+            lines.append(line)
     assert len(lines) == 1, result.stderr
     assert lines[0].startswith(f"error [{code}]: "), lines[0]
     return lines[0]
@@ -199,3 +207,12 @@ def test_a_reader_that_goes_away_ends_the_output_quietly(tmp_path: Path) -> None
         process.wait(timeout=60)
     assert "Traceback" not in errors
     assert "BrokenPipeError" not in errors
+
+
+def test_a_binary_config_is_config_invalid_in_our_words(tmp_path: Path) -> None:
+    path = tmp_path / "specbridge.yaml"
+    path.write_bytes(b"\x00\xff\xfe\x89PNG")
+    result = run("lint", SPEC, "--config", str(path))
+    assert result.exit_code == EXIT_UNREADABLE
+    line = one_coded_line(result, "config-invalid")
+    assert "is not UTF-8 text" in line and "codec" not in line

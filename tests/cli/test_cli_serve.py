@@ -50,8 +50,9 @@ def upstream_routes(upstream: Upstream) -> None:
 def test_a_local_base_url_without_allow_is_refused_with_the_allow_to_add(upstream: Upstream) -> None:
     result = CliRunner().invoke(app, ["serve", SHOP, "--base-url", f"{upstream.url}/v1"])
     assert result.exit_code == EXIT_UNREADABLE
-    assert "error [config-invalid]" in result.stderr
-    assert f"add --allow {upstream.address}" in result.stderr
+    [record] = [json.loads(line) for line in result.stderr.splitlines()]
+    assert (record["level"], record["code"]) == ("error", "config-invalid")
+    assert f"add --allow {upstream.address}" in record["message"]
     assert upstream.requests == []
 
 

@@ -53,7 +53,9 @@ def test_serve_warns_for_a_dropped_parameter_before_serving(tmp_path: Path) -> N
     # Over stdio with an empty stdin: the gateway loads the document, warns, and ends as stdin closes.
     result = CliRunner().invoke(app, ["serve", str(spec)], input="")
     assert result.exit_code == 0, result.output
-    assert result.stderr.count("warning [parameter-dropped]") == 2
+    records = [json.loads(line) for line in result.stderr.splitlines()]  # serve's stderr: log lines only
+    dropped = [record for record in records if record.get("code") == "parameter-dropped"]
+    assert len(dropped) == 2 and {record["level"] for record in dropped} == {"warning"}
 
 
 def test_a_document_whose_refs_all_resolve_gets_no_warning(tmp_path: Path) -> None:

@@ -90,9 +90,15 @@ def test_an_unknown_key_far_from_every_valid_key_lists_them_without_a_guess() ->
 
 
 def test_a_missing_required_key_is_named_with_what_it_must_be() -> None:
+    error = failure({"apis": {"a": {"operations": {"op": {"url": "https://api.example.com/x"}}}}})
+    assert error.key == "apis.a.operations.op.method"
+    assert "is missing; it must be GET, POST, PUT, PATCH or DELETE" in str(error)
+
+
+def test_an_api_with_neither_a_document_nor_operations_says_it_needs_one() -> None:
     error = failure({"apis": {"a": {"base_url": "https://api.example.com"}}})
-    assert error.key == "apis.a.spec"
-    assert "is missing; it must be a non-empty string" in str(error)
+    assert error.key == "apis.a"
+    assert "`spec` (a document), `operations` (endpoints described here), or both" in str(error)
 
 
 def test_a_wrong_value_in_a_list_is_named_by_its_index() -> None:

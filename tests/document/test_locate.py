@@ -94,3 +94,49 @@ def test_a_locator_answers_many_pointers_with_the_same_positions_as_one_at_a_tim
 def test_a_byte_order_mark_and_a_document_marker_are_skipped() -> None:
     text = "\ufeff---\nopenapi: 3.1.0\ninfo:\n  title: x\n"
     assert locate(text, "/info/title") == (4, 3)
+
+
+DEEP = """paths:
+  /a:
+    post:
+      description: |
+        schema:
+          properties: not a key
+      requestBody:
+        content:
+          application/json:
+            schema:
+              properties:
+                other: {type: string}
+  /b:
+    post:
+      requestBody:
+        content:
+          'application/json':
+            schema:
+              properties:
+                "name": {type: string}
+                other: {type: string}
+"""
+
+
+@pytest.mark.parametrize(
+    ("pointer", "expected"),
+    [
+        ("/paths/~1a/post/requestBody/content/application~1json/schema/properties/other", (12, 17)),
+        ("/paths/~1b/post/requestBody/content/application~1json/schema/properties/name", (20, 17)),
+        ("/paths/~1b/post/requestBody/content/application~1json/schema/properties/other", (21, 17)),
+        ("/paths/~1a/post/requestBody/content/application~1json/schema/properties/name", None),
+        ("/paths/~1a/post/schema", None),  # only inside the description's block scalar
+    ],
+)
+def test_a_deep_pointer_is_found_by_searching_each_level_once(
+    pointer: str, expected: tuple[int, int] | None
+) -> None:
+    """One key of a mapping is found without reading the mapping whole; a key of a later sibling
+    mapping, or text in a block scalar, is never taken for it; the answer is what reading every level
+    whole gives (a second locator asks each level for two keys, so it reads them whole)."""
+    assert Locator(DEEP).position(pointer) == expected
+    whole = Locator(DEEP)
+    whole.positions(["/paths/~1a/post/requestBody/x", "/paths/~1a/post/description"])
+    assert whole.position(pointer) == expected

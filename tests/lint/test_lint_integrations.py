@@ -164,6 +164,35 @@ def test_the_action_lints_every_document_into_one_sarif_report(
     assert uris == {"broken.openapi.yaml"}
 
 
+def test_the_action_expands_globs_and_double_star_across_folders(tmp_path: Path) -> None:
+    body = {"required": True, "content": {"multipart/mixed": {"schema": {"type": "object"}}}}
+    broken = document({"/b": {"post": operation("makeB", requestBody=body)}})
+    (tmp_path / "api" / "v2" / "deep").mkdir(parents=True)
+    for name in ("api/a.openapi.yaml", "api/v2/deep/b.openapi.yaml", "api/notes.yaml"):
+        write(tmp_path / name, broken)
+    lint = step("Lint")
+    github_output = tmp_path / "github-output"
+    github_output.touch()
+    given = {"documents": "api/**/*.openapi.yaml", "sarif-file": "out.sarif"}
+    done = run_step(lint, {**step_env(lint, given), "GITHUB_OUTPUT": str(github_output)}, tmp_path)
+    assert done.returncode == 0, done.stderr
+    [run] = json.loads((tmp_path / "out.sarif").read_text())["runs"]
+    uris = {
+        result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for result in run["results"]
+    }
+    assert uris == {"api/a.openapi.yaml", "api/v2/deep/b.openapi.yaml"}
+
+
+def test_a_glob_that_matches_nothing_is_reported_as_a_missing_document(tmp_path: Path) -> None:
+    lint = step("Lint")
+    github_output = tmp_path / "github-output"
+    github_output.touch()
+    given = {"documents": "nowhere/*.yaml", "sarif-file": "out.sarif"}
+    done = run_step(lint, {**step_env(lint, given), "GITHUB_OUTPUT": str(github_output)}, tmp_path)
+    assert outputs(github_output)["exit-code"] == "3"
+    assert "nowhere/*.yaml" in done.stderr
+
+
 def test_the_action_passes_clean_documents_and_fail_on_none_never_fails(
     tmp_path: Path, documents: dict[str, str]
 ) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import struct
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,16 @@ np = pytest.importorskip("numpy", reason="numpy comes with the semantic extra")
 tokenizers = pytest.importorskip("tokenizers", reason="tokenizers comes with the semantic extra")
 pytest.importorskip("threadpoolctl", reason="threadpoolctl comes with the semantic extra")
 
-from specbridge.search import SearchIndex, SearchSettings, SemanticUnavailable, load_encoder  # noqa: E402
+pytest.importorskip("huggingface_hub", reason="huggingface_hub comes with the semantic extra")
+
+from specbridge.search import (  # noqa: E402
+    SearchIndex,
+    SearchSettings,
+    SemanticUnavailable,
+    hub_model_dir,
+    load_encoder,
+)
+from specbridge.search._semantic import MODEL_FILES  # noqa: E402
 from tests.search._shop import shop  # noqa: E402
 
 VOCAB = [
@@ -136,3 +146,62 @@ def test_a_model_file_that_is_not_safetensors_is_refused_with_its_code(tmp_path:
     with pytest.raises(SemanticUnavailable) as raised:
         load_encoder(SearchSettings(semantic="on", model_dir=directory))
     assert raised.value.code == "search-model-unavailable"
+
+
+class Hub:
+    """`huggingface_hub.snapshot_download` as the hub answers it: what its cache holds, or a download.
+    The hub itself cannot be reached from this machine, so the download puts the tiny model in place."""
+
+    def __init__(self, tmp_path: Path, cached: bool, reachable: bool = True) -> None:
+        self.folder = tmp_path / "hub" / "snapshot"
+        self.cached, self.reachable = cached, reachable
+        self.calls: list[tuple[str, bool, list[str]]] = []
+        if cached:
+            write_model(self.folder)
+
+    def __call__(self, repo_id: str, *, allow_patterns: list[str], local_files_only: bool = False) -> str:
+        from huggingface_hub.errors import LocalEntryNotFoundError
+
+        self.calls.append((repo_id, local_files_only, allow_patterns))
+        if self.cached:
+            return str(self.folder)
+        if local_files_only or not self.reachable:
+            raise LocalEntryNotFoundError("not in the cache, and the hub cannot be reached")
+        write_model(self.folder)
+        self.cached = True
+        return str(self.folder)
+
+
+def test_the_model_is_fetched_from_the_hub_once_then_read_from_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hub = Hub(tmp_path, cached=False)
+    monkeypatch.setattr("huggingface_hub.snapshot_download", hub)
+    assert hub_model_dir() == hub.folder
+    assert hub_model_dir() == hub.folder
+    assert [(local, patterns) for _, local, patterns in hub.calls] == [
+        (True, list(MODEL_FILES)),
+        (False, list(MODEL_FILES)),  # the download: these three files, not the model's other formats
+        (True, list(MODEL_FILES)),  # then the cache answers, without the network
+    ]
+    assert {repo for repo, _, _ in hub.calls} == {"sentence-transformers/all-MiniLM-L6-v2"}
+    encoder = load_encoder(SearchSettings(semantic="on"))
+    assert encoder is not None and encoder.encode(["refund a charge"]).shape[0] == 1
+
+
+def test_a_hub_that_cannot_be_reached_says_to_name_a_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("huggingface_hub.snapshot_download", Hub(tmp_path, cached=False, reachable=False))
+    assert load_encoder(SearchSettings(semantic="auto")) is None  # auto: BM25 alone
+    with pytest.raises(SemanticUnavailable) as raised:
+        load_encoder(SearchSettings(semantic="on"))
+    assert "sentence-transformers/all-MiniLM-L6-v2 (Hugging Face hub)" in raised.value.message
+    assert "name it in `search.model`" in raised.value.message
+
+
+def test_without_the_extra_semantic_on_says_which_extra_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "huggingface_hub", None)
+    with pytest.raises(SemanticUnavailable) as raised:
+        load_encoder(SearchSettings(semantic="on"))
+    assert "pip install 'specbridge[semantic]'" in raised.value.message

@@ -12,15 +12,15 @@ from specbridge.search import (
     SearchIndex,
     SearchSettings,
     SemanticUnavailable,
-    bundled_model_dir,
     load_encoder,
 )
+from tests.search._model import real_model_dir
 from tests.search._shop import names, shop, shop_index
 
 HAS_NUMPY = importlib.util.find_spec("numpy") is not None
 needs_model = pytest.mark.skipif(
-    bundled_model_dir() is None or not HAS_NUMPY,
-    reason="the semantic extra is not installed (pip install specbridge[semantic])",
+    real_model_dir() is None or not HAS_NUMPY,
+    reason="the model is not on this machine (SPECBRIDGE_TEST_MODEL, or the Hugging Face cache)",
 )
 needs_numpy = pytest.mark.skipif(not HAS_NUMPY, reason="numpy comes with the semantic extra")
 
@@ -131,8 +131,8 @@ def test_a_sentence_said_in_several_views_is_encoded_once_and_kept_in_each(tmp_p
 
 
 @needs_model
-def test_the_bundled_model_finds_a_tool_that_shares_no_word_with_the_task(tmp_path: Path) -> None:
-    index = shop_index(SearchSettings(semantic="on", cache_dir=tmp_path))
+def test_the_model_finds_a_tool_that_shares_no_word_with_the_task(tmp_path: Path) -> None:
+    index = shop_index(SearchSettings(semantic="on", model_dir=real_model_dir(), cache_dir=tmp_path))
     assert index.semantic
     answer = index.search("will it rain", limit=1)
     assert [tool.name for tool in answer.tools] == ["getForecast"]
@@ -141,21 +141,21 @@ def test_the_bundled_model_finds_a_tool_that_shares_no_word_with_the_task(tmp_pa
 
 @needs_model
 def test_with_the_model_the_words_of_a_tool_still_find_it_first(tmp_path: Path) -> None:
-    index = shop_index(SearchSettings(semantic="on", cache_dir=tmp_path))
+    index = shop_index(SearchSettings(semantic="on", model_dir=real_model_dir(), cache_dir=tmp_path))
     assert names(index, "refund a charge")[0] == "refundCharge"
     assert names(index, "delete a customer")[0] == "deleteCustomer"
 
 
 @needs_model
 def test_the_tag_filter_holds_for_the_semantic_ranking_too(tmp_path: Path) -> None:
-    index = shop_index(SearchSettings(semantic="on", cache_dir=tmp_path))
+    index = shop_index(SearchSettings(semantic="on", model_dir=real_model_dir(), cache_dir=tmp_path))
     answer = index.search("will it rain", tag="Billing")
     assert {tool.name for tool in answer.tools} <= {"listInvoices", "refundCharge"}
 
 
 @needs_model
 def test_every_index_of_the_process_shares_one_loaded_model(tmp_path: Path) -> None:
-    settings = SearchSettings(semantic="on", cache_dir=tmp_path)
+    settings = SearchSettings(semantic="on", model_dir=real_model_dir(), cache_dir=tmp_path)
     first, second = load_encoder(settings), load_encoder(settings)
     assert first is not None and second is not None
     assert first.model is second.model  # type: ignore[attr-defined]

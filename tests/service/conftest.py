@@ -31,6 +31,7 @@ SERVICE_SPEC = (
       summary: Take a payment
       parameters:
         - {name: Idempotency-Key, in: header, required: false, schema: {type: string}}
+        - {name: X-Note, in: header, required: false, schema: {type: string}}
       requestBody:
         required: true
         content:

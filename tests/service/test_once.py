@@ -111,18 +111,14 @@ async def test_an_upstream_that_does_not_answer_in_time_spends_the_key_and_is_ne
 async def test_a_request_that_cannot_be_built_after_the_claim_gives_the_key_back_and_sends_nothing(
     tmp_path: Path, upstream: Upstream
 ) -> None:
-    upstream.route("/blobs/b1", json_response({"stored": True}))
-    async with harness(tmp_path, upstream, idempotency={"tools": "all"}) as service:
-        mine = await service.files.put("-", b"bytes", "application/octet-stream", "a.bin")
-        bad = {
-            "name": "b1",
-            "body": {"file_id": mine.id, "content_type": "text/plain\n"},
-            "idempotency_key": "k",
-        }
-        refused = await service.result("putBlob", bad)
-        fixed = await service.result("putBlob", {**bad, "body": {"file_id": mine.id}})
-    assert refused.code is ErrorCode.ARGUMENTS_INVALID and "body.content_type" in refused.text
-    assert fixed.structured == {"stored": True}  # the key was free again: not key-reused, not unknown
+    upstream.route("/payments", json_response({"id": "pay1"}))
+    async with harness(tmp_path, upstream) as service:
+        refused = await service.result(
+            "createPayment", {"amount": 5, "X-Note": "a\nb", "idempotency_key": "k"}
+        )
+        fixed = await service.result("createPayment", {"amount": 5, "X-Note": "ab", "idempotency_key": "k"})
+    assert refused.code is ErrorCode.HEADER_REFUSED and "header.X-Note" in refused.text
+    assert fixed.structured == {"id": "pay1"}  # the key was free again: not key-reused, not unknown
     assert len(upstream.requests) == 1
 
 

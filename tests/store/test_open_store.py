@@ -41,9 +41,26 @@ def test_the_url_picks_the_backend_and_the_namespace() -> None:
     assert "secret" not in cache.name
 
 
+def test_the_stores_own_query_parameters_set_its_timeout_and_connections_and_are_not_sent_on() -> None:
+    postgres = open_store("postgresql://u@db.example/app?timeout=500ms&sslmode=require&connections=4")
+    assert isinstance(postgres, PostgresStore)
+    assert (postgres.timeout, postgres.max_connections) == (0.5, 4)
+    assert postgres.url == "postgresql://u@db.example/app?sslmode=require"
+    cache = open_store("redis://cache.example:6379/2?timeout=2.5s&connections=20")
+    assert isinstance(cache, RedisStore)
+    assert (cache.timeout, cache.max_connections, cache.url) == (2.5, 20, "redis://cache.example:6379/2")
+    assert open_store("sqlite:////tmp/x.db?timeout=7").timeout == 7.0
+    assert open_store("redis://cache.example").timeout == 5.0  # the default: a few seconds
+
+
 @pytest.mark.parametrize(
     ("url", "says"),
     [
+        ("redis://localhost?timeout=0", "store timeout '0'"),
+        ("redis://localhost?timeout=forever", "store timeout 'forever'"),
+        ("redis://localhost?timeout=301", "at most 300"),
+        ("postgresql://localhost/db?connections=0", "store connections '0'"),
+        ("postgresql://localhost/db?connections=many", "a whole number from 1 to 1000"),
         ("mysql://db.example/app", "must be a sqlite:///PATH"),
         ("sqlite://relative.db", "write sqlite:///PATH"),
         ("redis://localhost?namespace=1bad-name", "namespace '1bad-name'"),

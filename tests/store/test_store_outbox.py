@@ -184,3 +184,17 @@ async def test_a_delivery_written_before_receivers_existed_is_still_handed_out_a
         )
         await upgraded.ack(old.id)
         assert await upgraded.lease_due(NOW + 60, lease=30) == []
+
+
+async def test_a_lease_leaves_the_receivers_it_is_told_to_skip_untouched(store: Store) -> None:
+    for receiver in ("client:slow", "approvals", "client:slow", "client:other"):
+        await store.enqueue("approval.requested", {"for": receiver}, NOW, receiver=receiver)
+    await store.enqueue("approval.requested", {"for": "nobody"}, NOW)  # a row from before receivers
+    leased = await store.lease_due(NOW, lease=30, skip=["client:slow", "client:other"])
+    assert sorted(delivery.payload["for"] for delivery in leased) == ["approvals", "nobody"]
+    later = await store.lease_due(NOW, lease=30)
+    assert sorted((d.payload["for"], d.attempts) for d in later) == [
+        ("client:other", 1),
+        ("client:slow", 1),
+        ("client:slow", 1),
+    ]  # never leased while skipped: their first lease is their first attempt

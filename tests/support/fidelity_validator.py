@@ -27,11 +27,20 @@ tests/call/test_call_fidelity.py shows each one is needed):
   content type.
 - `multipart-text`: a multipart text part is cast to its property's scalar type (`integer`, `number`,
   `boolean`) as a server reads it; openapi-core validates the text as it came.
+- `multipart-json`: a part whose schema has no `type` of its own (a `oneOf` of objects) but is not a
+  string is read as the JSON it was sent as (`Content-Type: application/json`, OpenAPI's default for an
+  object); openapi-core picks a part's reading from the `type` keyword alone and reads such a part as
+  bytes, so the chosen branch's object arrives as a string.
+- `required-readOnly`: "required" on a `readOnly` property applies to answers only (OpenAPI 3.0,
+  3.1); openapi-core skips it only where the `readOnly` flag sits in the same schema as `required`,
+  not through a `$ref` or in another `allOf` part. The validator's copy drops such names from
+  `required` (`required_without_read_only`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 from collections.abc import Iterator
 from http.cookies import SimpleCookie
@@ -49,6 +58,8 @@ LENIENCIES = (
     "binary",
     "parameter-readOnly",
     "multipart-text",
+    "multipart-json",
+    "required-readOnly",
 )
 _BRACKETS = re.compile(r"\[([^\[\]]*)\]")
 
@@ -126,6 +137,9 @@ def lenient() -> Iterator[None]:
         with schema.resolve() as resolved:
             contents = resolved.contents
         kinds = _kinds(contents)
+        if isinstance(value, str) and "string" not in kinds and value[:1] in ("{", "["):
+            with contextlib.suppress(ValueError):
+                return json.loads(value)
         if "array" in kinds and isinstance(value, list):
             items = contents.get("items") if isinstance(contents, dict) else None
             return [_cast(item, _kinds(items)) for item in value]
@@ -201,6 +215,63 @@ def parameters_without_read_only(document: dict[str, Any]) -> dict[str, Any]:
     if isinstance(components.get("parameters"), dict):
         components["parameters"] = {name: fixed(p) for name, p in components["parameters"].items()}
     return {**document, "paths": paths, "components": components}
+
+
+def required_without_read_only(document: dict[str, Any]) -> dict[str, Any]:
+    """A copy of `document` whose `required` lists leave out the properties that are `readOnly`
+    anywhere in their object: on the property, through its `$ref`, or in another `allOf` part (a
+    `$ref`'d part that requires such a name is copied in without it)."""
+    schemas = (document.get("components") or {}).get("schemas") or {}
+
+    def resolve(node: Any, depth: int = 0) -> Any:
+        while isinstance(node, dict) and isinstance(node.get("$ref"), str) and depth < 16:
+            ref = node["$ref"]
+            if not ref.startswith("#/components/schemas/"):
+                return node
+            node, depth = schemas.get(ref.rsplit("/", 1)[1], {}), depth + 1
+        return node
+
+    def read_only(prop: Any, depth: int = 0) -> bool:
+        prop = resolve(prop)
+        if not isinstance(prop, dict) or depth > 16:
+            return False
+        parts = prop.get("allOf") if isinstance(prop.get("allOf"), list) else []
+        return prop.get("readOnly") is True or any(read_only(part, depth + 1) for part in parts)
+
+    def names(node: Any, depth: int = 0) -> set[str]:
+        node = resolve(node)
+        if not isinstance(node, dict) or depth > 16:
+            return set()
+        found = {n for n, p in (node.get("properties") or {}).items() if read_only(p)}
+        for part in node.get("allOf") or []:
+            found |= names(part, depth + 1)
+        return found
+
+    def fixed(node: Any, inherited: frozenset[str] = frozenset(), depth: int = 0) -> Any:
+        if isinstance(node, list):
+            return [fixed(item, frozenset(), depth + 1) for item in node]
+        if not isinstance(node, dict) or depth > 200:
+            return node
+        hidden = inherited | (names(node) if "required" in node or "allOf" in node else set())
+        out: dict[str, Any] = {}
+        for key, value in node.items():
+            if key == "required" and isinstance(value, list) and hidden.intersection(value):
+                kept = [name for name in value if name not in hidden]
+                if kept:
+                    out[key] = kept
+            elif key == "allOf" and isinstance(value, list) and hidden:
+                out[key] = [
+                    fixed(resolve(part), frozenset(hidden), depth + 1)
+                    if hidden.intersection(resolve(part).get("required") or [])
+                    else fixed(part, frozenset(hidden), depth + 1)
+                    for part in value
+                ]
+            else:
+                out[key] = fixed(value, frozenset(), depth + 1)
+        return out
+
+    result: dict[str, Any] = fixed(document)
+    return result
 
 
 def _kinds(schema: Any) -> list[str]:

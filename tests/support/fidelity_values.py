@@ -1,7 +1,8 @@
 """Arguments for a tool, generated from its own input schema: one deterministic valid value per schema.
 
-`required` mode fills only what each object requires; `all` mode fills every property down to depth 5
-(objects and arrays count, as lint's `depth` counts them) and only required ones below that.
+`required` mode fills only what each object requires (and, for `minProperties`, its first fields);
+`all` mode fills every property down to depth 5 (objects and arrays count, as lint's `depth` counts
+them) and only required ones below that.
 """
 
 from __future__ import annotations
@@ -156,6 +157,12 @@ class Generator:
         for name in schema.get("\0exclude", ()):
             if name not in required:
                 out.pop(name, None)
+        least = schema.get("minProperties")
+        for name in properties:  # `minProperties`: the first fields, as a model fills them
+            if not isinstance(least, int) or len(out) >= least:
+                break
+            if name not in out and name not in schema.get("\0exclude", ()):
+                out[name] = self.value(properties[name], depth + 1, guard + 1)
         return out
 
     def _array(self, schema: dict[str, Json], depth: int, guard: int) -> list[Json]:

@@ -16,7 +16,8 @@ them in an autouse fixture of its own:
 Routes match the path exactly (no query); unrouted paths answer with `echo()`, a JSON description of the
 request. A responder is a `Reply` or a function `RecordedRequest -> Reply`. Ready-made replies:
 `json_response`, `text_response`, `binary_response`, `redirect`, `echo`, `echo_header`, `gzip_bomb`,
-`slow_drip`, `endless_body`, `invalid_utf8`; `Gate` holds an answer until the test lets it go. The server never sleeps in the test's thread: slow replies
+`slow_drip`, `endless_body`, `invalid_utf8`; `Gate` holds an answer until the test lets it go, and a
+`Reply(hold=event)` holds even its status line (a server that hangs). The server never sleeps in the test's thread: slow replies
 wait in the server's own loop, and `stop()` cancels every open connection.
 """
 
@@ -57,6 +58,10 @@ class Reply:
     body: bytes = b""
     # When set, the body is streamed chunked from this async generator factory instead of `body`.
     stream: Callable[[], AsyncIterator[bytes]] | None = None
+    # When set, nothing is answered (not even the status line) until this event is set (at most `held`
+    # seconds): a server that hangs. Other connections are served meanwhile.
+    hold: threading.Event | None = None
+    held: float = 20.0
 
 
 Responder = Reply | Callable[[RecordedRequest], Reply]
@@ -294,6 +299,8 @@ async def _read_chunked(reader: asyncio.StreamReader) -> bytes:
 
 
 async def _write(writer: asyncio.StreamWriter, reply: Reply, head_only: bool) -> None:
+    if reply.hold is not None:
+        await asyncio.to_thread(reply.hold.wait, reply.held)
     status_line = f"HTTP/1.1 {reply.status} {_REASONS.get(reply.status, 'Status')}\r\n"
     names = {name.lower() for name, _ in reply.headers}
     headers = list(reply.headers)

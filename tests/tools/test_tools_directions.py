@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import textwrap
 from typing import Any
 
 import jsonschema
@@ -305,6 +306,7 @@ def test_a_branch_in_defs_gets_its_discriminator_beside_the_reference() -> None:
     leaf, branch = node["oneOf"]
     assert branch == {
         "$ref": "#/$defs/Branch",
+        "type": "object",
         "properties": {"kind": {"type": "string", "const": "branch"}},
         "required": ["kind"],
     }
@@ -374,3 +376,124 @@ def test_the_gateway_holds_a_branch_in_defs_to_the_discriminator_value_beside_it
     checker.check({"node": {"kind": "branch", "children": [{"kind": "leaf", "value": "x"}]}})
     with pytest.raises(ArgumentError):
         checker.check({"node": {"kind": "twig", "children": []}})
+
+
+IDENTIFIED = """\
+components:
+  schemas:
+    Gid: {type: string, readOnly: true}
+    Identified:
+      type: object
+      properties:
+        gid: {type: string, readOnly: true}
+        resource_type: {type: string, readOnly: true}
+"""
+
+
+def test_a_body_field_read_only_in_one_all_of_part_and_required_in_another_is_no_argument() -> None:
+    tool = tool_of(
+        textwrap.dedent(
+            """
+        paths:
+          /notes:
+            post:
+              requestBody:
+                required: true
+                content:
+                  application/json:
+                    schema:
+                      allOf:
+                        - $ref: '#/components/schemas/Identified'
+                        - type: object
+                          required: [gid, text]
+                          properties: {gid: {type: string}, text: {type: string}}
+              responses: {'204': {description: ok}}
+        """
+        )
+        + IDENTIFIED
+    )
+    assert [argument.name for argument in tool.arguments] == ["text"]
+    assert tool.input_schema["required"] == ["text"]
+
+
+def test_a_nested_object_drops_a_property_read_only_in_any_all_of_part_from_every_part() -> None:
+    tool = tool_of(
+        textwrap.dedent(
+            """
+        paths:
+          /things:
+            post:
+              requestBody:
+                content:
+                  application/json:
+                    schema:
+                      type: object
+                      properties:
+                        note:
+                          allOf:
+                            - $ref: '#/components/schemas/Identified'
+                            - type: object
+                              required: [gid, text]
+                              properties: {gid: {type: string}, text: {type: string}}
+                            - type: object
+                              required: [id]
+                              properties: {id: {$ref: '#/components/schemas/Gid'}}
+              responses: {'204': {description: ok}}
+        """
+        )
+        + IDENTIFIED
+    )
+    note = tool.input_schema["properties"]["note"]
+    assert not names_in(note) & {"gid", "id", "resource_type"}
+    assert not {"gid", "id"} & set(json.dumps(note).split('"'))  # nor in any `required`
+    assert jsonschema.Draft202012Validator(note).is_valid({"text": "hi"})
+
+
+PAYMENT_METHODS = """\
+paths:
+  /payments:
+    post:
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [method]
+              properties:
+                method:
+                  oneOf:
+                    - $ref: '#/components/schemas/Card'
+                    - $ref: '#/components/schemas/Wallet'
+                    - {type: object, properties: {type: {const: iban}, iban: {type: string}}}
+      responses: {'204': {description: ok}}
+components:
+  schemas:
+    Card:
+      type: object
+      properties:
+        type: {type: string, enum: [card, scheme], default: card}
+        number: {type: string}
+    Wallet:
+      allOf:
+        - type: object
+          properties: {type: {type: string, enum: [wallet]}}
+        - type: object
+          properties: {number: {type: string}}
+"""
+
+
+def test_a_one_of_whose_branches_each_own_values_of_one_property_requires_it_in_every_branch() -> None:
+    tool = tool_of(PAYMENT_METHODS)
+    method = tool.input_schema["properties"]["method"]
+    assert all("type" in branch["required"] for branch in method["oneOf"])
+    validator = jsonschema.Draft202012Validator(method)
+    assert not validator.is_valid({})  # several branches took it: the API refuses it
+    assert not validator.is_valid({"number": "4111"})
+    assert validator.is_valid({"type": "wallet", "number": "w-1"})
+
+
+def test_a_one_of_whose_branches_share_a_value_is_left_as_the_document_wrote_it() -> None:
+    tool = tool_of(PAYMENT_METHODS.replace("enum: [wallet]", "enum: [wallet, card]"))
+    method = tool.input_schema["properties"]["method"]
+    assert not any("required" in branch for branch in method["oneOf"])

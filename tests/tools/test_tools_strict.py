@@ -399,3 +399,19 @@ def test_any_input_schema_either_becomes_a_strict_one_inside_the_subset_or_says_
         assert error.reason
         return
     assert strict_problems(result) == []
+
+
+def test_a_definition_referred_to_in_its_own_siblings_is_refused_not_flattened_for_minutes() -> None:
+    """Found by the property test above: each inlining of `Node` brings two more (minutes and gigabytes
+    before); the number of inlinings in one conversion is bounded."""
+    node = {
+        "properties": {
+            "type": {
+                "$ref": "#/$defs/Node",
+                "properties": {"type": {"$ref": "#/$defs/Node", "properties": {}}},
+            }
+        }
+    }
+    schema = {**root(p=node), "required": ["p"], "$defs": {"Node": node}}
+    with pytest.raises(StrictIncompatible, match="too deeply to flatten"):
+        strict_schema(schema)

@@ -25,14 +25,22 @@ if TYPE_CHECKING:
     from ._credential import Credential as Credential
     from ._egress import EgressPolicy as EgressPolicy
     from ._egress import check_base_url as check_base_url
+    from ._fields import answer_tools as answer_tools
     from ._limits import DEFAULT_LIMITS as DEFAULT_LIMITS
     from ._limits import CallLimits as CallLimits
     from ._lru import Lru as Lru
+    from ._media import browser_media_type as browser_media_type
+    from ._media import is_media_type as is_media_type
+    from ._media import safe_filename as safe_filename
     from ._offload import check_pool as check_pool
     from ._plan import CallPlan as CallPlan
+    from ._readiness import Unready as Unready
+    from ._readiness import readiness as readiness
     from ._result import BinaryContent as BinaryContent
     from ._result import CallResult as CallResult
     from ._result import ImageContent as ImageContent
+    from ._select import Selection as Selection
+    from ._tokens import estimate_tokens as estimate_tokens
     from ._transport import EgressTransport as EgressTransport
 
 

@@ -13,6 +13,7 @@ from .._json import dumps, dumps_bytes
 from ..tools import Argument, Tool
 from ._check import format_path
 from ._encode import deep_pairs, name_key, quote, refuse, scalar
+from ._media import is_media_type, safe_filename
 
 Json = Any
 Attachment = tuple[str, str, bytes]  # filename, content type, bytes
@@ -31,7 +32,6 @@ def encode_body(
         body is None or _is_json(declared) or declared == "application/x-www-form-urlencoded"
     ):
         raise refuse("this tool takes no file, so attachments cannot be sent", ErrorCode.BODY_REFUSED)
-    _check_types(attachments)
     if body is None:
         return None, None
     if not body.whole:
@@ -54,7 +54,9 @@ def encode_body(
         value = arguments.get("body")
         if "body" in attachments:
             _, attachment_type, data = attachments["body"]
-            return data, _concrete(body.content_type, attachment_type)
+            # A type that cannot be a header is never sent as one (the gateway refused it already).
+            kind = attachment_type if is_media_type(attachment_type) else "application/octet-stream"
+            return data, _concrete(body.content_type, kind)
         if _is_json(declared):
             return dumps_bytes(value), _concrete(body.content_type, "application/json")
         if declared == "application/x-www-form-urlencoded" and isinstance(value, dict):
@@ -62,7 +64,11 @@ def encode_body(
         argument = tool.argument("body")
         schema = argument.schema if argument is not None else None
         if isinstance(value, str) and isinstance(schema, dict) and schema.get("contentEncoding") == "base64":
-            return decode_base64(value), _concrete(body.content_type, "application/octet-stream")
+            if "contentMediaType" in schema:  # bytes, given as base64: decoded before sending
+                return decode_base64(value), _concrete(body.content_type, "application/octet-stream")
+            # `format: byte`: the document's body *is* base64 text; checked, sent as given.
+            base64_compact(value, "for this body (the document's `format: byte`), sent as given")
+            return value.encode("utf-8"), _concrete(body.content_type, "text/plain")
         if isinstance(value, str):
             return value.encode("utf-8"), _concrete(body.content_type, "application/octet-stream")
         return dumps_bytes(value), _concrete(body.content_type, "application/json")
@@ -70,6 +76,8 @@ def encode_body(
     files = {name: attachments[name] for name in attachments if name != "body"}
     if not present and not files and not body.required:
         return None, None
+    if len(present) + len(files) < body.min_properties:
+        _too_few_fields(tool, body.min_properties)
     # A required body is always sent, as `{}` (an empty form) when the agent gave none of its fields.
     if _is_json(declared):
         return dumps_bytes(dict(present)), _concrete(body.content_type, "application/json")
@@ -82,32 +90,33 @@ def encode_body(
     return dumps_bytes(dict(present)), "application/json"
 
 
-def _check_types(attachments: Mapping[str, Attachment]) -> None:
-    """A file's type goes into a header (the body's `Content-Type`, a part's): one it cannot be is the
-    agent's to fix (the reference's `content_type`, or the file's own type), refused before sending."""
-    wrong = sorted(name for name, (_, kind, _) in attachments.items() if not _SAFE_TYPE.fullmatch(kind))
-    if wrong:
-        raise ArgumentError(
-            [
-                f"{format_path((name, 'content_type'))}: must be one media type, such as application/pdf "
-                "(the file's type cannot be sent as a header)"
-                for name in wrong
-            ]
-        )
+def _too_few_fields(tool: Tool, least: int) -> None:
+    """A body whose schema wants at least `least` fields (`minProperties`) and got fewer: the API
+    would refuse `{}`, so the agent is told which arguments could fill it."""
+    names = [argument.name for argument in tool.arguments if argument.location == "body"]
+    shown = ", ".join(names[:12]) + (", …" if len(names) > 12 else "")
+    count = "one" if least == 1 else str(least)
+    raise ArgumentError(
+        [f"body: give at least {count} of {shown} (the API refuses a body with fewer fields)"]
+    )
 
 
 def _is_json(content_type: str) -> bool:
     return content_type == "application/json" or content_type.endswith("+json")
 
 
-def decode_base64(text: str) -> bytes:
-    """Base64 text (standard or URL-safe alphabet, padding optional) to bytes; anything else refused."""
+def base64_compact(text: str, why: str) -> str:
+    """`text` without whitespace, when it is base64 (standard or URL-safe alphabet, padding optional);
+    refused otherwise, saying `why` it must be."""
     compact = "".join(text.split())
     if len(compact) % 4 == 1 or not _BASE64.match(compact):
-        raise refuse(
-            "body: must be base64 text for this binary body (the bytes are decoded before sending)",
-            ErrorCode.BODY_NOT_BASE64,
-        )
+        raise refuse(f"body: must be base64 text {why}", ErrorCode.BODY_NOT_BASE64)
+    return compact
+
+
+def decode_base64(text: str) -> bytes:
+    """Base64 text (standard or URL-safe alphabet, padding optional) to bytes; anything else refused."""
+    compact = base64_compact(text, "for this binary body (the bytes are decoded before sending)")
     padded = compact.rstrip("=") + "=" * (-len(compact.rstrip("=")) % 4)
     return base64.b64decode(padded.replace("-", "+").replace("_", "/"), validate=True)
 
@@ -214,13 +223,16 @@ def _multipart(
 
 
 def _multipart_bytes(parts: list[tuple[str, str | None, str | None, bytes]], boundary: str) -> bytes:
+    """The parts as one body. A file part's name follows the one filename rule (`_media`: its last
+    segment, printable only; the field's name when nothing is left); a part's type is sent only when
+    the whole value is one well-formed media type; no header value carries a control character."""
     out = bytearray()
     for name, filename, content_type, content in parts:
         disposition = f'form-data; name="{_safe(name)}"'
         if filename is not None:
-            disposition += f'; filename="{_safe(filename)}"'
+            disposition += f'; filename="{_safe(safe_filename(filename) or safe_filename(name) or "file")}"'
         out += f"--{boundary}\r\nContent-Disposition: {disposition}\r\n".encode()
-        if content_type and _SAFE_TYPE.fullmatch(content_type):
+        if content_type and is_media_type(content_type):
             out += f"Content-Type: {content_type}\r\n".encode()
         out += b"\r\n" + content + b"\r\n"
     out += f"--{boundary}--\r\n".encode()
@@ -228,7 +240,9 @@ def _multipart_bytes(parts: list[tuple[str, str | None, str | None, bytes]], bou
 
 
 def _safe(text: str) -> str:
-    return text.replace('"', "%22").replace("\r", "%0D").replace("\n", "%0A")
+    """A quoted header parameter as browsers write it (`"` as %22, line breaks as %0D %0A), every
+    other control character percent-encoded as well."""
+    return _CONTROL.sub(lambda found: f"%{ord(found.group()):02X}", text)
 
 
-_SAFE_TYPE = re.compile(r"^[A-Za-z0-9!#$&^_.+*/-]+(\s*;\s*[A-Za-z0-9!#$&^_.+-]+=[A-Za-z0-9!#$&^_.+\"-]+)*$")
+_CONTROL = re.compile(r'["\x00-\x1f\x7f]')

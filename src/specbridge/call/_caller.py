@@ -18,17 +18,20 @@ from .._errors import ArgumentError, CallError, ConfigError, ErrorCode, RequestR
 from .._network import base_url_host
 from ..config import ApiConfig
 from ..tools import Tool, ToolSet
+from ._answers import AnswerPolicy
 from ._bindings import apply_bindings, plan_bindings
 from ._body import Attachment
 from ._build import BuiltRequest, build_request
 from ._checked import checked
 from ._credential import Credential, credential_for
 from ._egress import EgressPolicy
+from ._fields import split_fields
 from ._limits import DEFAULT_LIMITS, CallLimits
 from ._offload import check_pool
 from ._plan import CallPlan, Plans
 from ._render import Redactor, render
 from ._result import CallResult
+from ._select import Selection
 from ._send import send
 from ._transport import EgressTransport
 
@@ -40,13 +43,15 @@ INLINE_BYTES = 4096  # arguments up to this size (as JSON) are checked on the ev
 @dataclass(frozen=True, slots=True)
 class Outgoing:
     """One request ready to send (`Caller.build`): the request, what its answer is cleaned of, its
-    upstream timeout and the configured values a redirect may not carry away."""
+    upstream timeout, the configured values a redirect may not carry away, and how its answer is
+    handed over (the budget, the call's `fields`)."""
 
     tool: str
     request: BuiltRequest
     redactor: Redactor
     timeout: float
     bound: tuple[str, ...]
+    answers: AnswerPolicy
 
 
 class Caller:
@@ -111,12 +116,21 @@ class Caller:
                     "Ask the user to run it themselves or to approve it.",
                     code=ErrorCode.APPROVAL_REQUIRED,
                 )
+            selection, arguments = self.split_fields(plan, arguments)
             checked = await self.check(plan, arguments)
-            outgoing = self.build(plan, checked, self.credential(secret_id), attachments)
+            outgoing = self.build(plan, checked, self.credential(secret_id), attachments, selection=selection)
         except CallError as error:
             log.info("call %s refused: %s", tool.name, error.code)
             return CallResult(error.message, is_error=True, code=error.code)
         return await self.send(outgoing)
+
+    def split_fields(
+        self, plan: CallPlan, arguments: Mapping[str, Any]
+    ) -> tuple[Selection | None, Mapping[str, Any]]:
+        """The call's `fields` selection, where the tool takes one, and the arguments without it (raises
+        ArgumentError for a bad one): the gateway's argument, never checked against the document's
+        schema nor sent."""
+        return split_fields(arguments) if plan.answers.select else (None, arguments)
 
     async def check(self, plan: CallPlan, arguments: Mapping[str, Any]) -> dict[str, Json]:
         """The arguments checked against the plan's schema, its bindings applied (raises CallError;
@@ -152,6 +166,7 @@ class Caller:
         credential: Credential | None,
         attachments: Mapping[str, Attachment] | None = None,
         *,
+        selection: Selection | None = None,
         also_bound: tuple[str, ...] = (),
     ) -> Outgoing:
         """The one request of this call, ready to send (raises CallError: nothing can be sent)."""
@@ -174,7 +189,14 @@ class Caller:
         except CallError as error:
             error.message = redactor.text(error.message)
             raise
-        return Outgoing(plan.tool.name, built, redactor, plan.timeout, (*plan.bound, *also_bound))
+        return Outgoing(
+            plan.tool.name,
+            built,
+            redactor,
+            plan.timeout,
+            (*plan.bound, *also_bound),
+            plan.answers.for_call(selection),
+        )
 
     async def send(self, outgoing: Outgoing) -> CallResult:
         """Send once and render the answer; every failure is an error result (never raises CallError)."""
@@ -187,7 +209,7 @@ class Caller:
                 redirects=self.api.egress.redirects,
                 configured=(*outgoing.bound, *redactor.variants),
             )
-            result = render(answer, redactor)
+            result = render(answer, redactor, outgoing.answers)
         except CallError as error:
             log.info("call %s failed: %s", outgoing.tool, error.code)
             return CallResult(redactor.text(error.message), is_error=True, code=error.code)
@@ -197,8 +219,10 @@ class Caller:
     def prepare(
         self, tool: Tool, arguments: Mapping[str, Any], *, client_bindings: Mapping[str, Any] | None = None
     ) -> dict[str, Json]:
-        """The checked arguments with bindings applied (raises ArgumentError; nothing is sent)."""
-        return self._prepare(self._plans.plan(tool, client_bindings), arguments)
+        """The checked arguments with bindings applied, `fields` taken out where the tool takes it (raises
+        ArgumentError; nothing is sent)."""
+        plan = self._plans.plan(tool, client_bindings)
+        return self._prepare(plan, self.split_fields(plan, arguments)[1])
 
     def _prepare(self, plan: CallPlan, arguments: Mapping[str, Any]) -> dict[str, Json]:
         if not isinstance(arguments, Mapping):

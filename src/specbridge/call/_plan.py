@@ -2,8 +2,9 @@
 out once and kept (bounded) instead of on every call.
 
 A `CallPlan` holds the tool's settings (`tools.<name>` in the config), the binding plan (the tool's
-bindings with the client's on top) and those values as the config names them, the input schema without the bound arguments, the upstream timeout
-and whether a person must approve each call. The compiled check is made on the first call (a listing asks
+bindings with the client's on top) and those values as the config names them, the input schema without
+the bound arguments (with `fields` where the tool takes it), the upstream timeout, whether a person must
+approve each call, and how its answers are handed over (`AnswerPolicy`: budget, paging arguments). The compiled check is made on the first call (a listing asks
 for the schema of every tool and should not compile a check for each) and kept in a smaller cache of its
 own, shared by the plans that bind the same argument names.
 """
@@ -18,9 +19,12 @@ import orjson
 
 from ..config import DEFAULT_TIMEOUT, ApiConfig, ToolConfig
 from ..tools import Tool
+from ._answers import AnswerPolicy
 from ._bindings import BindingPlan, bound_values, plan_bindings, strip_schema
 from ._check import Checker
+from ._fields import FIELDS, answers_of, takes_fields, with_fields
 from ._lru import Lru
+from ._paging import paging_of
 
 Json = Any
 PLANS = 1024  # plans kept per API (tool x client bindings), the least recently used dropped
@@ -34,6 +38,7 @@ class CallPlan:
     __slots__ = (
         "_checker",
         "_checkers",
+        "answers",
         "binding_values",
         "bindings",
         "bound",
@@ -51,8 +56,10 @@ class CallPlan:
         timeout: float,
         checkers: Lru[CheckerKey, Checker],
         binding_values: Mapping[str, Json] | None = None,
+        answers: AnswerPolicy | None = None,
     ) -> None:
         self.tool = tool
+        self.answers = answers or AnswerPolicy()
         self.settings = settings
         self.bindings = bindings
         # the config's bindings for these calls (the tool's, then the client's) as a person sees them
@@ -65,7 +72,10 @@ class CallPlan:
     def input_schema(self) -> dict[str, Json]:
         """The tool's input schema without the bound arguments (a new dict each time: callers may keep it)."""
         schema = strip_schema(self.tool.input_schema, self.bindings)
-        return dict(schema) if isinstance(schema, dict) else {"type": "object"}
+        found = dict(schema) if isinstance(schema, dict) else {"type": "object"}
+        if self.answers.select and FIELDS not in (found.get("properties") or {}):
+            found = with_fields(found)
+        return found
 
     @property
     def checker(self) -> Checker:
@@ -108,7 +118,16 @@ class Plans:
             if settings is not None and settings.timeout is not None
             else (self.api.timeout or DEFAULT_TIMEOUT)
         )
-        return CallPlan(tool, settings, plan_bindings(tool, bindings), timeout, self.checkers, bindings)
+        binding_plan = plan_bindings(tool, bindings)
+        answers = answers_of(self.api, tool, settings) if settings is not None else self.api.answers
+        select = takes_fields(tool, answers)
+        policy = AnswerPolicy(
+            max_tokens=answers.max_tokens,
+            paging=paging_of(tool, frozenset(name for name, _ in binding_plan.top)),
+            whole_object=tool.output_schema is not None and not select,
+            select=select,
+        )
+        return CallPlan(tool, settings, binding_plan, timeout, self.checkers, bindings, policy)
 
     def __len__(self) -> int:
         return len(self._plans)

@@ -1,12 +1,14 @@
-"""Turning the answer into a result: text, JSON (compact beside structuredContent, else indented),
-non-text described, errors with the status and the start of the body, and the credential replaced by
-`[credential]` wherever it comes back.
+"""Turning the answer into a result: text, JSON (compact beside structuredContent, else indented), both
+within the tool's answer budget (`_answers`), an image as image content, other non-text described,
+errors with the status and the start of the body, and the credential replaced by `[credential]`
+wherever it comes back.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any, AnyStr
 from urllib.parse import unquote
 
@@ -14,14 +16,17 @@ import orjson
 
 from .._errors import ErrorCode
 from .._json import dumps
+from ._answers import DEFAULT_POLICY, AnswerPolicy, json_result, text_result
 from ._credential import MIN_REDACTED, Credential
 from ._escapes import escaped_pattern
 from ._result import BinaryContent, CallResult, ImageContent
+from ._salvage import salvage
 from ._send import READ_LIMIT, Answer
 
 Json = Any
-IMAGE_LIMIT = 256 * 1024
+IMAGE_LIMIT = READ_LIMIT  # an image read whole (up to 1 MB) is image content
 ERROR_BODY_CHARS = 2000
+SALVAGE_BYTES_PER_TOKEN = 8  # items read past the cap's cut: enough for the budget at any token rate
 REDACTED = "[credential]"
 _TEXT_TYPES = (
     "application/xml",
@@ -31,7 +36,14 @@ _TEXT_TYPES = (
     "application/x-yaml",
 )
 _TEXT_SUFFIXES = ("+xml", "+yaml")
-_IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+# The image types the main model APIs take (a client that hands a model another type fails the whole
+# request), each with the bytes its files start with: an answer that only says it is an image is not one.
+_IMAGE_MAGIC = {
+    "image/png": (b"\x89PNG\r\n\x1a\n",),
+    "image/jpeg": (b"\xff\xd8\xff",),
+    "image/gif": (b"GIF87a", b"GIF89a"),
+    "image/webp": (b"RIFF",),
+}
 
 
 class Redactor:
@@ -139,9 +151,9 @@ def decode(data: bytes, charset: str) -> str:
         return data.decode("utf-8", "replace")
 
 
-def render(answer: Answer, redactor: Redactor) -> CallResult:
+def render(answer: Answer, redactor: Redactor, policy: AnswerPolicy = DEFAULT_POLICY) -> CallResult:
     if 200 <= answer.status < 300:
-        return _success(answer, redactor)
+        return _success(answer, redactor, policy)
     return _failure(answer, redactor)
 
 
@@ -149,8 +161,9 @@ def _cut_note() -> str:
     return f"\n\n[The answer was longer than {READ_LIMIT // (1024 * 1024)} MB and was cut here.]"
 
 
-def _success(answer: Answer, redactor: Redactor) -> CallResult:
+def _success(answer: Answer, redactor: Redactor, policy: AnswerPolicy) -> CallResult:
     kind, charset = media_type(answer)
+    link = answer.headers.get("link", "")
     status = answer.status
     if answer.undecoded:
         return CallResult(
@@ -164,24 +177,21 @@ def _success(answer: Answer, redactor: Redactor) -> CallResult:
         if not answer.truncated:
             parsed = _parse_json(answer.body)
             if parsed is not _INVALID:
-                parsed = redactor.value(parsed)
-                structured = parsed if isinstance(parsed, dict) else None
-                # With structuredContent the text block repeats it for older clients: compact, since
-                # the model reads every byte as tokens; without it, indented for reading.
-                return CallResult(
-                    redactor.text(dumps(parsed, indent=structured is None)),
-                    status=status,
-                    structured=structured,
-                )
+                result = json_result(redactor.value(parsed), status, policy, link=link, body=answer.body)
+                return replace(result, text=redactor.text(result.text))
         text = shown(answer, charset, redactor)
-        return CallResult(text + (_cut_note() if answer.truncated else ""), status=status)
+        if answer.truncated and policy.max_tokens < READ_LIMIT // 2:  # whole values before the cut
+            found = salvage(text, policy.max_tokens * SALVAGE_BYTES_PER_TOKEN)
+            if found is not None and found.open_list is not None:  # a list went on past the cut
+                return json_result(redactor.value(found.value), status, policy, link=link, read_cut=found)
+        return text_result(text, status, policy, truncated=answer.truncated, cut_note=_cut_note(), link=link)
     if is_text(kind) or not kind:
         if not kind and b"\0" in answer.body[:1024]:
             return CallResult(_describe(answer, "application/octet-stream"), status=status)
         text = shown(answer, charset, redactor)
-        return CallResult(text + (_cut_note() if answer.truncated else ""), status=status)
+        return text_result(text, status, policy, truncated=answer.truncated, cut_note=_cut_note(), link=link)
     if (
-        kind in _IMAGE_TYPES
+        _is_image(kind, answer.body)
         and not answer.truncated
         and len(answer.body) <= IMAGE_LIMIT
         and redactor.data(answer.body) == answer.body  # an image carrying the credential is only described
@@ -196,6 +206,12 @@ def _success(answer: Answer, redactor: Redactor) -> CallResult:
     whole = not answer.truncated and redactor.data(answer.body) == answer.body
     binary = BinaryContent(answer.body, kind, _filename(answer)) if whole else None
     return CallResult(_describe(answer, kind), status=status, binary=binary)
+
+
+def _is_image(kind: str, body: bytes) -> bool:
+    """`body` is an image of a type models take, as its first bytes show (not only its Content-Type)."""
+    starts = _IMAGE_MAGIC.get(kind)
+    return starts is not None and body.startswith(starts) and (kind != "image/webp" or body[8:12] == b"WEBP")
 
 
 def _filename(answer: Answer) -> str | None:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import functools
+import gc
 import importlib
 import os
 import sys
 from collections.abc import Callable
-from typing import Any, NoReturn, TypeVar
+from typing import Any, TypeVar
 
 import click
 
@@ -24,7 +25,10 @@ EXIT_UNREADABLE = 3  # a document or config that cannot be read
 EXIT_CANNOT_START = 4  # a port in use, an address not of this machine, an output file that cannot be written
 EXIT_INTERNAL = 70  # a fault of ours (sysexits' EX_SOFTWARE); the one-line message says what to report
 EXIT_INTERRUPTED = 130  # Ctrl-C
-DEBUG_ENV = "SPECBRIDGE_DEBUG"  # set to 1 to see the Python traceback of an internal error
+DEBUG_ENV = "SPECBRIDGE_DEBUG"
+PROCESS: list[
+    bool
+] = []  # [True] once `main()` runs: the process is this one command  # set to 1 to see the Python traceback of an internal error
 
 
 # Each command lives in its own module, imported only when that command runs: `specbridge tools`
@@ -32,6 +36,7 @@ DEBUG_ENV = "SPECBRIDGE_DEBUG"  # set to 1 to see the Python traceback of an int
 COMMAND_MODULES = {
     "call": "_call",
     "demo": "_demo",
+    "install": "_install",
     "keys": "_keys",
     "lint": "_lint",
     "serve": "_serve",
@@ -39,6 +44,53 @@ COMMAND_MODULES = {
     "approvals": "_approvals",
     "webhooks": "_webhooks",
 }
+
+
+# What each optional extra installs, by import name: a command that imports one of these without the
+# extra says which extra to install (`extra-missing`, exit 3) instead of failing on an ImportError.
+EXTRA_OF_MODULE = {
+    **dict.fromkeys(
+        (
+            "mcp", "mcp_types", "httpx", "httpcore", "h11", "starlette", "uvicorn", "anyio", "sniffio",
+            "multipart", "python_multipart", "httptools", "uvloop", "psycopg", "psycopg_pool",
+            "psycopg_binary", "redis", "Stemmer", "sse_starlette", "pydantic", "pydantic_core", "jwt",
+            "cryptography",
+        ),
+        "gateway",
+    ),
+    **dict.fromkeys(("numpy", "tokenizers", "huggingface_hub", "threadpoolctl"), "semantic"),
+}  # fmt: skip
+
+
+def missing_extra(error: BaseException) -> tuple[str, str] | None:
+    """(extra, module) when `error` is the import of a module that an extra installs, else None."""
+    if not isinstance(error, ModuleNotFoundError) or not error.name:
+        return None
+    top = error.name.partition(".")[0]
+    extra = EXTRA_OF_MODULE.get(top)
+    return (extra, top) if extra is not None else None
+
+
+def exit_for_missing_extra(error: BaseException, command: str | None) -> None:
+    """One line and exit 3 when `error` is a missing extra's module; nothing otherwise."""
+    found = missing_extra(error)
+    if found is None:
+        return
+    extra, module = found
+    what = f"`specbridge {command}`" if command else "this command"
+    click.echo(
+        f"error [{ErrorCode.EXTRA_MISSING}]: {what} needs the {extra} extra ({module} is not installed): "
+        f"pip install 'specbridge[{extra}]'",
+        err=True,
+    )
+    sys.exit(EXIT_UNREADABLE)
+
+
+def _command_name() -> str | None:
+    context = click.get_current_context(silent=True)
+    if context is None:
+        return None
+    return context.command_path.partition(" ")[2] or None
 
 
 class LazyGroup(click.Group):
@@ -51,6 +103,7 @@ class LazyGroup(click.Group):
         except KeyboardInterrupt:
             sys.exit(EXIT_INTERRUPTED)
         except Exception as error:
+            exit_for_missing_extra(error, _failed_command(args, kwargs))
             if os.environ.get(DEBUG_ENV) == "1":
                 raise
             # The type only: an exception's text may carry a secret or an argument value.
@@ -66,14 +119,55 @@ class LazyGroup(click.Group):
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in self.commands and cmd_name in COMMAND_MODULES:
-            importlib.import_module(f"{__package__}.{COMMAND_MODULES[cmd_name]}")  # registers on `app`
+            try:
+                importlib.import_module(f"{__package__}.{COMMAND_MODULES[cmd_name]}")  # registers on `app`
+            except ModuleNotFoundError as error:
+                found = missing_extra(error)
+                if found is None:
+                    raise
+                return _needs_extra(cmd_name, error, found[0])
         return super().get_command(ctx, cmd_name)
+
+
+def _needs_extra(name: str, error: ModuleNotFoundError, extra: str) -> click.Command:
+    """A stand-in for a command whose extra is not installed: listed in `--help` with the extra to
+    install, and ending in `extra-missing` when run (with any arguments)."""
+
+    def run() -> None:
+        exit_for_missing_extra(error, name)
+
+    return click.Command(
+        name,
+        callback=run,
+        short_help=f"(needs the {extra} extra: pip install 'specbridge[{extra}]')",
+        add_help_option=False,
+        context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
+    )
+
+
+def _failed_command(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str | None:
+    words = kwargs.get("args", args[0] if args else None)
+    if words is None:
+        words = sys.argv[1:]
+    return next((word for word in words if word in COMMAND_MODULES), None)
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="specbridge")
 def app() -> None:
     """Turn an OpenAPI document into safe, checked tools for AI agents."""
+
+
+def one_shot_gc() -> None:
+    """For a command that reads one document and ends (`lint`, `tools`): the objects it makes live until
+    it ends and hold almost no cycles, so the collector's passes over the growing heap are pure cost
+    (about a tenth of `lint` on Stripe's 4 MB document). Collect rarely instead, and never the objects
+    imported before now. Only in the command's own process (`main`), not where `app` runs in a longer-lived
+    one (tests, a library user's program)."""
+    if not PROCESS:
+        return
+    gc.freeze()
+    gc.set_threshold(100_000, 50, 100)
 
 
 def friendly_errors(command: F) -> F:
@@ -83,15 +177,38 @@ def friendly_errors(command: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return command(*args, **kwargs)
-        except BaseExceptionGroup as group:  # a task group's: report the one error inside it
-            sole = _sole(group)
-            if sole is None:
-                raise
-            _exit_for(sole)
         except BaseException as error:
-            _exit_for(error)
+            exit_for_missing_extra(error, _command_name())
+            known = coded(error)
+            if known is None:
+                raise
+            status, code, message = known
+            if code:
+                click.echo(f"error [{code}]: {message}", err=True)
+            sys.exit(status)
 
     return wrapper  # type: ignore[return-value]
+
+
+def coded(error: BaseException) -> tuple[int, str, str] | None:
+    """(exit status, code, message) for an error of ours (the one error inside a task group's group
+    too); code "" for Ctrl-C; None for anything else."""
+    if isinstance(error, BaseExceptionGroup):
+        sole = _sole(error)
+        if sole is None:
+            return None
+        error = sole
+    if isinstance(error, KeyboardInterrupt):
+        return EXIT_INTERRUPTED, "", ""
+    if not isinstance(error, SpecbridgeError):
+        return None
+    if isinstance(error, DocumentError | ConfigError) or error.code in CONFIG_CODES:
+        status = EXIT_UNREADABLE
+    elif isinstance(error, StartError):
+        status = EXIT_CANNOT_START
+    else:
+        status = EXIT_FINDINGS
+    return status, str(error.code), str(error)
 
 
 def _sole(group: BaseExceptionGroup[BaseException]) -> BaseException | None:
@@ -106,16 +223,8 @@ def _sole(group: BaseExceptionGroup[BaseException]) -> BaseException | None:
     return leaves[0] if len(leaves) == 1 else None
 
 
-def _exit_for(error: BaseException) -> NoReturn:
-    if isinstance(error, DocumentError | ConfigError):
-        click.echo(f"error [{error.code}]: {error}", err=True)
-        sys.exit(EXIT_UNREADABLE)
-    if isinstance(error, StartError):
-        click.echo(f"error [{error.code}]: {error}", err=True)
-        sys.exit(EXIT_CANNOT_START)
-    if isinstance(error, SpecbridgeError):
-        click.echo(f"error [{error.code}]: {error}", err=True)
-        sys.exit(EXIT_FINDINGS)
-    if isinstance(error, KeyboardInterrupt):
-        sys.exit(EXIT_INTERRUPTED)
-    raise error
+# Errors that are a config's (or the store it names) whatever part of the code finds them: exit 3.
+CONFIG_CODES = frozenset(
+    {code for code in ErrorCode if code.value.startswith("config-")}
+    | {ErrorCode.SERVE_UNSAFE_BIND, ErrorCode.STORE_UNAVAILABLE, ErrorCode.EXTRA_MISSING}
+)

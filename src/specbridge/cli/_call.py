@@ -10,9 +10,9 @@ from typing import Any
 import click
 
 from .._errors import ArgumentError, ErrorCode
+from .._json import dumps
 from ..call import Caller, CallResult
-from ..config import ApiConfig, EgressConfig, check_tool_names, load_config
-from ..document import load_document
+from ..config import ApiConfig, EgressConfig, api_document, check_tool_names, load_config
 from ..tools import convert
 from ._app import EXIT_FINDINGS, app, friendly_errors
 from ._serve import allow_hint, check_command_line_base_url
@@ -61,9 +61,7 @@ async def _run(
     api: ApiConfig, tool: str, arguments: dict[str, Any], secret_id: str | None, approved: bool
 ) -> tuple[CallResult, str | None]:
     """The result, and the base URL the call went to (the configured one or the document's server)."""
-    toolset = check_tool_names(
-        api, convert(load_document(api.spec, ref_dirs=api.ref_dirs), api.convert_options())
-    )
+    toolset = check_tool_names(api, convert(api_document(api), api.convert_options()))
     caller = Caller(api, toolset, check_workers=False)  # one call: no process to start for it
     try:
         result = await caller.call(tool, arguments, secret_id=secret_id, approved=approved)
@@ -88,6 +86,15 @@ async def _run(
 @click.option(
     "--approve", is_flag=True, help="You approve this call of a tool configured with requires_approval."
 )
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="text: the answer as an agent reads it; json: the MCP tools/call result (content, "
+    "structuredContent, isError).",
+)
 @friendly_errors
 def call_command(
     tool: str,
@@ -99,19 +106,29 @@ def call_command(
     allow: tuple[str, ...],
     secret_id: str | None,
     approve: bool,
+    fmt: str,
 ) -> None:
-    """Call TOOL once and print the answer (exit status 1 on an error result)."""
+    """Call TOOL once and print the answer (exit status 1 on an error result; with --format json the
+    result, error or not, is printed on stdout)."""
     if config_path is not None and (base_url is not None or allow):
         raise click.UsageError("--base-url and --allow go with SPEC, not with --config")
     arguments = parse_arguments(args_json)
     api = _api(spec, config_path, api_name, base_url, allow)
     result, used_url = asyncio.run(_run(api, tool, arguments, secret_id, approve))
+    if fmt == "json":
+        from ..gateway import to_mcp_result
+
+        mcp_result = to_mcp_result(result).model_dump(mode="json", by_alias=True, exclude_none=True)
+        click.echo(dumps(mcp_result, indent=True))
+        sys.exit(EXIT_FINDINGS if result.is_error else 0)
     if result.is_error:
         hint = ""
         if result.code == ErrorCode.EGRESS_REFUSED and config_path is None and used_url:
             hint = allow_hint(used_url)
         elif result.code == ErrorCode.BASE_URL_MISSING and config_path is None:
             hint = "; give --base-url URL (and --allow HOST:PORT for an API on this machine)"
+        elif result.code == ErrorCode.APPROVAL_REQUIRED:
+            hint = f" (you are the person: run it again with --approve to approve this call of {tool})"
         click.echo(f"error [{result.code}]: {result.text}{hint}", err=True)
         sys.exit(EXIT_FINDINGS)
     click.echo(result.text)

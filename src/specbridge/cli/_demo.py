@@ -1,16 +1,23 @@
 """`specbridge demo` (what `make demo` runs): our example shop API on loopback, the gateway in front of
-it, and one real tool call through the official MCP client. `--once` stops after that call."""
+it, one real tool call through the official MCP client, and a refund that waits for a person.
+
+The demo writes its `specbridge.yaml` (the shop API, a SQLite store, an admin) and the admin key into
+its folder, so the commands it prints (`specbridge approvals … --config FOLDER/specbridge.yaml`) and the
+admin page work against it while it runs. It waits for the person to answer; `--once` (as `make demo`)
+answers by itself, says so, and stops after the refund."""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import secrets
+import shlex
 import shutil
 import sys
 import tempfile
 from collections.abc import Iterator
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -89,23 +96,60 @@ def client_snippets(url: str) -> str:
     )
 
 
+def write_demo_config(folder: Path, spec: str, shop: str) -> tuple[Path, str]:
+    """The demo's specbridge.yaml and admin key in `folder`: (the config's path, the admin key)."""
+    from ..access import key_sha256, new_key
+
+    admin_key = new_key(admin=True)
+    key_file = folder / "admin-key.txt"
+    key_file.touch(mode=0o600)
+    key_file.write_text(admin_key + "\n")
+    config = folder / "specbridge.yaml"
+    config.write_text(
+        "# Written by `specbridge demo`: the example shop on loopback, served by the demo's gateway.\n"
+        "apis:\n"
+        "  shop:\n"
+        f"    spec: {dumps(spec)}\n"
+        f"    base_url: http://{shop}/v1\n"
+        f"    auth: {{type: bearer, secret: env:{TOKEN_ENV}}}\n"
+        f'    egress: {{allow: ["{shop}"]}}\n'
+        "    tools:\n"
+        "      refundOrder: {requires_approval: true}   # a person says yes to each refund\n"
+        "approvals: {wait: 0}\n"
+        "store: sqlite:///state.db   # beside this file\n"
+        "admins:\n"
+        f'  demo: {{key_sha256: "{key_sha256(admin_key)}"}}   # the key: admin-key.txt\n',
+        encoding="utf-8",
+    )
+    return config, admin_key
+
+
 @app.command("demo")
-@click.option("--once", is_flag=True, help="Stop after the example call (what tests and `make demo` use).")
+@click.option(
+    "--once", is_flag=True, help="Answer the approval itself and stop after the refund (as `make demo`)."
+)
 @click.option(
     "--port", default=DEMO_PORT, show_default=True, type=int, help="The gateway's port (0: any free)."
 )
+@click.option(
+    "--folder",
+    type=click.Path(file_okay=False),
+    help="Where the demo writes its config, admin key and store [default: a new temporary folder, "
+    "removed at the end].",
+)
 @friendly_errors
-def demo_command(once: bool, port: int) -> None:
-    """Serve the bundled example shop through the MCP gateway and call one tool with an MCP client."""
-    anyio.run(_demo, once, port)
+def demo_command(once: bool, port: int, folder: str | None) -> None:
+    """Serve the bundled example shop through the MCP gateway, call one tool with an MCP client, and
+    make a refund that waits for your approval (by the printed command or on the admin page)."""
+    anyio.run(_demo, once, port, folder)
 
 
-async def _demo(once: bool, port: int) -> None:
+async def _demo(once: bool, port: int, folder_name: str | None) -> None:
     import uvicorn
     from mcp import Client
 
     from .._logging import configure_logging
-    from ..config import ApiConfig, ApprovalsConfig, AuthConfig, Config, EgressConfig, Secret, ToolConfig
+    from ..config import load_config
     from ..examples.shop_api import shop_app
     from ..gateway import Gateway, bind, endpoint_urls, serve_http
 
@@ -126,18 +170,14 @@ async def _demo(once: bool, port: int) -> None:
         gateway_sock = bind("127.0.0.1", 0)  # the usual port is taken: any free one will do
     shop_sock = bind("127.0.0.1", 0)
     shop_host, shop_port = shop_sock.getsockname()[:2]
-    api = ApiConfig(
-        name="shop",
-        spec=example_spec_path(),
-        base_url=f"http://{shop_host}:{shop_port}/v1",
-        auth=AuthConfig(type="bearer", secret=Secret(f"env:{TOKEN_ENV}")),
-        egress=EgressConfig(allow=(f"{shop_host}:{shop_port}",)),
-        tools={"refundOrder": ToolConfig(requires_approval=True)},  # a person says yes to each refund
-        approvals=ApprovalsConfig(wait=0),
-    )
-    state_dir = tempfile.mkdtemp(prefix="specbridge-demo-")  # the demo's SQLite store, removed at the end
-    store = f"sqlite:///{os.path.join(state_dir, 'state.db')}"
-    gateway = Gateway(Config(source="<demo>", apis={"shop": api}, store=store))
+    if folder_name is None:
+        folder = Path(tempfile.mkdtemp(prefix="specbridge-demo-"))  # removed at the end
+    else:
+        folder = Path(folder_name).resolve()
+        folder.mkdir(parents=True, exist_ok=True)
+    config_path, admin_key = write_demo_config(folder, example_spec_path(), f"{shop_host}:{shop_port}")
+    config = load_config(config_path)
+    gateway = Gateway(config, config_path=str(config_path))
     await gateway.start()
     shop = QuietServer(
         uvicorn.Config(shop_app(os.environ[TOKEN_ENV]), log_config=None, access_log=False, lifespan="off")
@@ -169,13 +209,16 @@ async def _demo(once: bool, port: int) -> None:
             click.echo(f"Example shop API (ours, in memory): http://{shop_host}:{shop_port}/v1")
             click.echo(f"MCP gateway: {url}  ({len(gateway.state('shop').toolset.tools)} tools)\n")
             click.echo(client_snippets(url) + "\n")
+            click.echo(
+                f"Its config: {config_path}  (store {config.store}, admin key in {folder}/admin-key.txt)\n"
+            )
             async with Client(url) as client:
                 tools = await client.list_tools()
                 click.echo(f"tools/list: {', '.join(tool.name for tool in tools.tools)}")
                 click.echo('tools/call listProducts {"limit": 2}:')
                 result = await client.call_tool("listProducts", {"limit": 2})
                 click.echo(("  error: " if result.is_error else "  ") + describe(result))
-                await show_approval(client, gateway, url, store)
+                await show_approval(client, gateway, url, config_path, admin_key, once)
             if once:
                 stop.set()
             else:
@@ -185,24 +228,52 @@ async def _demo(once: bool, port: int) -> None:
     finally:
         shop_sock.close()
         gateway_sock.close()
-        shutil.rmtree(state_dir, ignore_errors=True)
+        if folder_name is None:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
-async def show_approval(client: Any, gateway: Any, url: str, store: str) -> None:
-    """refundOrder needs a person's approval: the call waits, a person approves, the call goes through."""
+async def show_approval(
+    client: Any, gateway: Any, url: str, config_path: Path, admin_key: str, once: bool
+) -> None:
+    """refundOrder needs a person's approval: the call waits, a person answers (by the printed command,
+    on the page, or with --once the demo itself), and the agent's same call then gets the outcome."""
     refund = {"orderId": DEMO_ORDER, "reason": "The mugs arrived broken"}
-    click.echo(f"\ntools/call refundOrder {dumps(refund)}   (requires_approval; store {store}):")
+    click.echo(f"\ntools/call refundOrder {dumps(refund)}   (requires_approval):")
     pending = await client.call_tool("refundOrder", refund)
     click.echo("  " + describe(pending))
-    approval = (await gateway.approvals.desk.list())[0]
+    desk = gateway.approvals.desk
+    approval = (await desk.list())[0]
+    config = shlex.quote(str(config_path))
+    command = this_specbridge()
     click.echo(
-        f"a person approves it: specbridge approvals approve {approval.id}  "
-        f"(or the page {url.rsplit('/', 1)[0]}/admin/)"
+        "\nA person answers it, in another terminal:\n"
+        f"  {command} approvals show {approval.id} --config {config}\n"
+        f"  {command} approvals approve {approval.id} --config {config}\n"
+        f'  {command} approvals reject {approval.id} --reason "ask the customer first" --config {config}\n'
+        f"or on the page {url.rsplit('/', 1)[0]}/admin/ , signed in with the admin key {admin_key}"
     )
-    await gateway.approvals.desk.approve(approval.id, "demo")
-    click.echo("tools/call refundOrder again:")
+    if once:
+        await desk.approve(approval.id, "demo --once")
+        click.echo(f"(--once: the demo approved {approval.id} itself, as `approvals approve` would)")
+    else:
+        click.echo("Waiting for the answer (Ctrl-C stops the demo) ...")
+        while (await desk.get(approval.id)).status == "pending":
+            await anyio.sleep(0.5)  # the store is the meeting point: polled as a person would reload
+        answered = await desk.get(approval.id)
+        click.echo(f"{answered.status} by {answered.answered_by}")
+    click.echo("tools/call refundOrder again:   (the agent's same call gets the outcome)")
     done = await client.call_tool("refundOrder", refund)
     click.echo(("  error: " if done.is_error else "  ") + describe(done))
+
+
+def this_specbridge() -> str:
+    """The command that runs this specbridge from any shell: `specbridge` when that is what PATH finds,
+    else the script beside this Python (`.venv/bin/specbridge` after `make install`)."""
+    beside = Path(sys.executable).parent / "specbridge"
+    found = shutil.which("specbridge")
+    if found is not None and Path(found).resolve() == beside.resolve():
+        return "specbridge"
+    return shlex.quote(str(beside)) if beside.exists() else "specbridge"
 
 
 def describe(result: types.CallToolResult) -> str:

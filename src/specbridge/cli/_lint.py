@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from .._errors import DocumentError
-from ..config import ApiConfig, Config, LintConfig, check_tool_names, load_config
-from ..document import load_document
-from ..lint import FORMATS, Report, Severity, default_registry, lint, render_all
-from ..tools import ConvertOptions, convert
-from ._app import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE, app, friendly_errors
-from ._tools import api_for
+from ..lint import FORMATS, Report, Severity, baseline, default_registry, lint, render_all
+from ._app import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE, app, friendly_errors, one_shot_gc
+from ._output import wants_colour, write_output
+from ._sources import sources
 
+if TYPE_CHECKING:
+    from ..config import Config, LintConfig
+
+# `specbridge.config` (the config's schema, its reader) loads only with --config: lint without one
+# starts a few hundredths of a second sooner.
 LEVELS = ["error", "warning", "info", "note", "none"]
 
 
@@ -25,7 +28,7 @@ def failing_level(strict: bool, fail_on: str | None) -> Severity | None:
 
 
 @app.command("lint")
-@click.argument("specs", metavar="SPEC...", nargs=-1, required=True)
+@click.argument("specs", metavar="[SPEC...]", nargs=-1)
 @click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default="text", show_default=True)
 @click.option("--strict", is_flag=True, help="Fail on warnings too (same as --fail-on warning).")
 @click.option(
@@ -36,6 +39,15 @@ def failing_level(strict: bool, fail_on: str | None) -> Severity | None:
 )
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), help="specbridge.yaml")
 @click.option("--api", "api_name", help="Which API of the config (when it has several).")
+@click.option(
+    "-o", "--output", help="Write the report to this file (`-`: stdout; a device or FIFO in place)."
+)
+@click.option(
+    "--generate-baseline",
+    "baseline_path",
+    metavar="FILE",
+    help="Write today's findings to FILE as `lint.ignore` entries (then lint with --config FILE).",
+)
 @friendly_errors
 def lint_command(
     specs: tuple[str, ...],
@@ -44,15 +56,25 @@ def lint_command(
     fail_on: str | None,
     config_path: str | None,
     api_name: str | None,
+    output: str | None,
+    baseline_path: str | None,
 ) -> None:
     """Check each SPEC for what an agent will get wrong: names, collisions, depth, width, descriptions ...
 
+    SPEC is a file, an http(s):// URL or - (stdin); without SPEC, every API of --config FILE (or the one
+    --api NAME names) is checked: its document, its config operations, or both.
+
     Exit status: 0 when nothing at or above the failing level remains, 1 when something does, 3 when a
-    document or the config cannot be read (the other documents are still linted)."""
-    settings = LintConfig()
+    document or the config cannot be read (the other documents are still linted). With
+    --generate-baseline: 0 once the file is written. The text report is in colour on a terminal
+    (NO_COLOR turns that off, FORCE_COLOR on)."""
+    one_shot_gc()
+    settings: LintConfig | None = None
     source = "specbridge.yaml"
     config: Config | None = None
     if config_path is not None:
+        from ..config import load_config
+
         config = load_config(config_path)
         settings, source = config.lint, config.source
     if api_name is not None and len(specs) > 1:
@@ -60,40 +82,47 @@ def lint_command(
     registry = default_registry()
     reports: list[Report] = []
     unreadable = False
-    for spec in specs:
+    targets = sources(specs, config_path, api_name, every_api=True)  # SPEC/URL/-, or the config's APIs
+    for target in targets:
         try:
-            api = api_for(spec, config_path, api_name) if len(specs) == 1 else _api_of(spec, config)
-            options = api.convert_options() if api is not None else ConvertOptions()
             reports.append(
                 lint(
-                    check_tool_names(
-                        api, convert(load_document(spec, ref_dirs=api.ref_dirs if api else ()), options)
-                    ),
+                    target.toolset(),
                     registry=registry,
-                    api=api,
+                    api=target.api,
                     settings=settings,
                     config_source=source,
                 )
             )
         except DocumentError as error:
-            if len(specs) == 1:
+            if len(targets) == 1:
                 raise
             click.echo(f"error [{error.code}]: {error}", err=True)
             unreadable = True
+    if baseline_path is not None:
+        if unreadable:
+            sys.exit(EXIT_UNREADABLE)  # a baseline without some document's findings would mislead
+        write_output(baseline_path, baseline(reports))
+        entries = sum(len(report.findings) for report in reports)
+        click.echo(
+            f"{entries} finding{'s' if entries != 1 else ''} written to {baseline_path} as lint.ignore "
+            f"entries; lint with --config {baseline_path} to count only new ones",
+            err=True,
+        )
+        sys.exit(EXIT_OK)
     if reports:
-        click.echo(render_all(reports, fmt, registry))
+        if output is not None and output != "-":
+            write_output(output, render_all(reports, fmt, registry) + "\n")
+        else:
+            colour = fmt == "text" and wants_colour(sys.stdout)
+            text = render_all(reports, fmt, registry, colour=colour) + "\n"
+            if output == "-":
+                write_output("-", text)
+            else:
+                click.echo(text, nl=False, color=colour)
     if unreadable:
         sys.exit(EXIT_UNREADABLE)
     level = failing_level(strict, fail_on)
     if level is not None and any(report.failing(level) for report in reports):
         sys.exit(EXIT_FINDINGS)
     sys.exit(EXIT_OK)
-
-
-def _api_of(spec: str, config: Config | None) -> ApiConfig | None:
-    """With several documents: the config's API whose `spec` is this document, if any (a document the
-    config does not serve is linted on the defaults)."""
-    if config is None:
-        return None
-    wanted = str(Path(spec).resolve())
-    return next((api for api in config.apis.values() if api.spec == wanted), None)

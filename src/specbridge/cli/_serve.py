@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import errno
+import logging
 import math
 import shlex
 import socket
 import sys
+from typing import Any
 from urllib.parse import urlsplit
 
 import anyio
@@ -14,9 +16,10 @@ import click
 
 from .._deadline import DEFAULT_DEADLINE
 from .._errors import ConfigError, ErrorCode, RequestRefused, StartError
+from .._logging import log_event
 from ..config import Config, EgressConfig, load_config, single_api_config
-from ._app import app, friendly_errors
-from ._tools import warn_dropped_parameters
+from ._app import app, coded, friendly_errors
+from ._tools import dropped_parameters
 
 DEFAULT_PORT = 8765
 COMMAND_LINE = "<command line>"
@@ -166,6 +169,25 @@ TERMINAL_NOTICE = (
     callback=lambda _ctx, _param, value: positive_seconds(value),
     help="Seconds per tool call.",
 )
+@click.option(
+    "--strict-start",
+    is_flag=True,
+    help="Refuse to start when a call is sure to fail (a secret unset, no usable base URL).",
+)
+@click.option(
+    "--log-format",
+    type=click.Choice(["json", "text"]),
+    default="json",
+    show_default=True,
+    help="stderr: JSON lines (for a log collector) or readable lines (for a terminal).",
+)
+@click.option(
+    "--log-level",
+    type=click.Choice(["debug", "info", "warning", "error"]),
+    default="info",
+    show_default=True,
+    help="The least severe log lines written.",
+)
 @friendly_errors
 def serve_command(
     spec: str | None,
@@ -178,13 +200,79 @@ def serve_command(
     api_name: str | None,
     client_id: str | None,
     deadline: float,
+    strict_start: bool,
+    log_format: str,
+    log_level: str,
 ) -> None:
     """Serve an API's tools to MCP clients (stdio, or Streamable HTTP at /<api>/mcp and /mcp).
 
     Over HTTP, clients send a key (`specbridge keys new`); a config without clients is served without
-    keys, and then only on a loopback address. Logs are JSON lines on stderr."""
+    keys, and then only on a loopback address. Every line on stderr is a log record (JSON, or text with
+    --log-format text), the error that stops it too. At start, one warning per API whose calls are
+    sure to fail (its secret unset, no usable base URL); --strict-start makes those errors."""
+    from .._logging import LEVELS, configure_logging
+
+    configure_logging(level=LEVELS[log_level], fmt=log_format)
+    try:
+        _serve(
+            spec, config_path, base_url, allow, transport, host, port, api_name, client_id, deadline,
+            strict_start,
+        )  # fmt: skip
+    except BaseException as error:
+        known = coded(error)
+        if known is None or not known[1]:
+            raise
+        status, code, message = known
+        log_event("serve stopped", level=logging.ERROR, code=code, message=message)
+        sys.exit(status)
+
+
+def start_problems(gateway: Any, strict: bool) -> None:
+    """One warning per API whose every call will fail (call.readiness); with `strict`, a ConfigError."""
+    from ..call import readiness
+
+    problems = [
+        problem
+        for state in gateway.states.values()
+        for problem in readiness(state.api, state.caller.base_url, state.toolset.document.servers)
+    ]
+    for problem in problems:
+        level = logging.ERROR if strict else logging.WARNING
+        log_event("not ready", level=level, api=problem.api, code=str(problem.code), message=problem.message)
+    if strict and problems:
+        raise ConfigError(
+            f"{len(problems)} problem{'s' if len(problems) != 1 else ''} above; --strict-start refuses to "
+            "start until they are fixed",
+            source=gateway.config.source,
+            code=ErrorCode.CONFIG_INVALID,
+        )
+
+
+def log_dropped_parameters(document: Any) -> None:
+    prefix = f"warning [{ErrorCode.PARAMETER_DROPPED}]: "
+    for line in dropped_parameters(document):
+        log_event(
+            "parameter dropped",
+            level=logging.WARNING,
+            code=str(ErrorCode.PARAMETER_DROPPED),
+            message=line.removeprefix(prefix),
+        )
+
+
+def _serve(
+    spec: str | None,
+    config_path: str | None,
+    base_url: str | None,
+    allow: tuple[str, ...],
+    transport: str,
+    host: str,
+    port: int,
+    api_name: str | None,
+    client_id: str | None,
+    deadline: float,
+    strict_start: bool,
+) -> None:
     # The gateway (and the mcp SDK) load only when serving, so other commands start fast.
-    from .._logging import configure_logging
     from ..gateway import Gateway, endpoint_urls, event_loop_options
     from ..gateway import serve_http as run_http
     from ..gateway import serve_stdio as run_stdio
@@ -204,12 +292,17 @@ def serve_command(
             api_name = next(iter(config.apis))
         elif api_name not in config.apis:
             raise click.UsageError(f"no API named {api_name!r}; the config has {', '.join(config.apis)}")
+        if client_id is not None and client_id not in config.clients:
+            raise ConfigError(
+                f"no client named {client_id!r} in the config; it has: {', '.join(config.clients) or 'none'}",
+                source=config.source,
+                key="--client",
+            )
         if sys.stdin.isatty():
             words = ["--config", config_path] if config_path else [spec or ""]
             words += ["--base-url", base_url] if base_url else []
             words += [part for entry in allow for part in ("--allow", entry)]
-            click.echo(TERMINAL_NOTICE.format(how=shlex.join(words)), err=True)
-        configure_logging()
+            log_event("stdio", message=TERMINAL_NOTICE.format(how=shlex.join(words)))
         gateway = Gateway(config, config_path=config_path, deadline=deadline, stdio_client=client_id)
 
         async def stdio_main(api: str) -> None:
@@ -218,13 +311,17 @@ def serve_command(
             except BaseException:
                 await gateway.aclose()
                 raise
-            warn_dropped_parameters(gateway.state(api).toolset.document)
+            log_dropped_parameters(gateway.state(api).toolset.document)
+            try:
+                start_problems(gateway, strict_start)
+            except ConfigError:
+                await gateway.aclose()
+                raise
             await run_stdio(gateway, api)
 
         anyio.run(stdio_main, api_name)
         return
     sock = listen(host, port)
-    configure_logging()
     gateway = Gateway(
         config,
         config_path=config_path,
@@ -237,11 +334,16 @@ def serve_command(
     async def main() -> None:
         await gateway.start()
         for state in gateway.states.values():
-            warn_dropped_parameters(state.toolset.document)
+            log_dropped_parameters(state.toolset.document)
+        try:
+            start_problems(gateway, strict_start)
+        except ConfigError:
+            await gateway.aclose()
+            raise
 
         def ready(base: str) -> None:
             for name, url in endpoint_urls(gateway, base).items():
-                click.echo(f"serving {name} at {url}", err=True)
+                log_event(f"serving {name} at {url}", api=name, url=url)
 
         await run_http(gateway, sock, on_ready=ready)
 

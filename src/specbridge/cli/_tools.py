@@ -2,44 +2,28 @@
 
 from __future__ import annotations
 
-import contextlib
-import errno
 import sys
-from pathlib import Path
 
 import click
 
-from .._errors import ErrorCode, StartError
+from .._errors import ErrorCode
 from .._json import dumps
-from ..config import ApiConfig, check_tool_names, load_config
-from ..document import ApiDocument, Locator, load_document
-from ..tools import ConvertOptions, ExportFormat, ToolSet, convert, export
-from ._app import app, friendly_errors
+from ..call import answer_tools
+from ..document import ApiDocument, Locator
+from ..tools import ExportFormat, ToolSet, export
+from ._app import app, friendly_errors, one_shot_gc
+from ._output import write_output
+from ._sources import sources
 
 
-def api_for(spec: str, config_path: str | None, api_name: str | None = None) -> ApiConfig | None:
-    """The config entry whose `spec` is SPEC (or the named/only API), when a config file is given."""
-    if config_path is None:
-        return None
-    config = load_config(config_path)
-    if api_name is None:
-        if not config.apis:
-            return None  # a config with only `lint:` settings
-        wanted = str(Path(spec).resolve())
-        for api in config.apis.values():
-            if api.spec == wanted:
-                return api
-    return config.api(api_name)
-
-
-def load_toolset(spec: str, config_path: str | None, api_name: str | None = None) -> ToolSet:
-    api = api_for(spec, config_path, api_name)
-    options = api.convert_options() if api is not None else ConvertOptions()
-    return check_tool_names(api, convert(load_document(spec, ref_dirs=api.ref_dirs if api else ()), options))
+def load_toolset(spec: str | None, config_path: str | None, api_name: str | None = None) -> ToolSet:
+    """The tools of SPEC (a file, a URL or `-`), or of the config's named or only API without one."""
+    (source,) = sources((spec,) if spec is not None else (), config_path, api_name, every_api=False)
+    return answer_tools(source.api, source.toolset())  # `fields` where `answers.select` says
 
 
 @app.command("tools")
-@click.argument("spec")
+@click.argument("spec", required=False)
 @click.option(
     "--format", "fmt", type=click.Choice(["mcp", "anthropic", "openai"]), default="mcp", show_default=True
 )
@@ -47,10 +31,12 @@ def load_toolset(spec: str, config_path: str | None, api_name: str | None = None
 @click.option("--defer-loading", is_flag=True, help="Anthropic deferred loading with a tool search tool.")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), help="specbridge.yaml")
 @click.option("--api", "api_name", help="Which API of the config (when it has several).")
-@click.option("-o", "--output", help="Write to this file instead of stdout.")
+@click.option(
+    "-o", "--output", help="Write to this file (`-` for stdout; a device or FIFO is written in place)."
+)
 @friendly_errors
 def tools_command(
-    spec: str,
+    spec: str | None,
     fmt: ExportFormat,
     strict: bool,
     defer_loading: bool,
@@ -58,11 +44,13 @@ def tools_command(
     api_name: str | None,
     output: str | None,
 ) -> None:
-    """Print the tool definitions a model is handed for SPEC."""
+    """Print the tool definitions a model is handed for SPEC (a file, an http(s):// URL, or - for stdin),
+    or for the API of --config FILE [--api NAME]: its document, its config operations, or both."""
     if strict and fmt != "openai":
         raise click.UsageError("--strict applies to --format openai")
     if defer_loading and fmt != "anthropic":
         raise click.UsageError("--defer-loading applies to --format anthropic")
+    one_shot_gc()
     toolset = load_toolset(spec, config_path, api_name)
     warn_dropped_parameters(toolset.document)
     text = dumps(export(toolset, fmt, strict=strict, defer_loading=defer_loading), indent=True)
@@ -98,27 +86,3 @@ def dropped_parameters(document: ApiDocument) -> list[str]:
 def warn_dropped_parameters(document: ApiDocument) -> None:
     for line in dropped_parameters(document):
         click.echo(line, err=True)
-
-
-def write_output(path: str, text: str) -> None:
-    """Write a command's output file, or a StartError naming the file and why (nothing half-written is
-    left behind: the text goes to a temporary file beside it, which then replaces the target)."""
-    target = Path(path)
-    partial = target.with_name(f".{target.name}.partial")
-    try:
-        partial.write_text(text, encoding="utf-8")
-        partial.replace(target)
-    except OSError as error:
-        with contextlib.suppress(OSError):
-            partial.unlink(missing_ok=True)
-        why = {
-            "ENOENT": "its folder does not exist",
-            "EACCES": "permission denied",
-            "EISDIR": "it is a folder",
-            "ENOSPC": "the disk is full",
-        }.get(_errno_name(error), error.strerror or type(error).__name__)
-        raise StartError(f"cannot write {path}: {why}", code=ErrorCode.OUTPUT_UNWRITABLE) from None
-
-
-def _errno_name(error: OSError) -> str:
-    return errno.errorcode.get(error.errno or 0, "")

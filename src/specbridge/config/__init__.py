@@ -15,14 +15,19 @@ clients:
 ```
 """
 
+from ._document import api_document as api_document
+from ._document import fetch_rules as fetch_rules
+from ._document import operations_document as operations_document
 from ._model import AUTH_TYPES as AUTH_TYPES
 from ._model import BINDING_LOCATIONS as BINDING_LOCATIONS
+from ._model import DEFAULT_ANSWER_TOKENS as DEFAULT_ANSWER_TOKENS
 from ._model import DEFAULT_APPROVAL_EXPIRE as DEFAULT_APPROVAL_EXPIRE
 from ._model import DEFAULT_APPROVAL_WAIT as DEFAULT_APPROVAL_WAIT
 from ._model import DEFAULT_STORE as DEFAULT_STORE
 from ._model import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
 from ._model import MAX_REDIRECTS as MAX_REDIRECTS
 from ._model import AdminConfig as AdminConfig
+from ._model import AnswersConfig as AnswersConfig
 from ._model import ApiConfig as ApiConfig
 from ._model import ApprovalBy as ApprovalBy
 from ._model import ApprovalsConfig as ApprovalsConfig
@@ -39,6 +44,8 @@ from ._model import LimitsConfig as LimitsConfig
 from ._model import LintConfig as LintConfig
 from ._model import LintIgnore as LintIgnore
 from ._model import OAuthConfig as OAuthConfig
+from ._model import OperationConfig as OperationConfig
+from ._model import ParameterConfig as ParameterConfig
 from ._model import SearchIndexConfig as SearchIndexConfig
 from ._model import SearchMode as SearchMode
 from ._model import ToolConfig as ToolConfig
@@ -57,6 +64,7 @@ from ._tool_names import check_tool_names as check_tool_names
 __all__ = [
     "AUTH_TYPES",
     "BINDING_LOCATIONS",
+    "DEFAULT_ANSWER_TOKENS",
     "DEFAULT_APPROVAL_EXPIRE",
     "DEFAULT_APPROVAL_WAIT",
     "DEFAULT_STORE",
@@ -64,6 +72,7 @@ __all__ = [
     "MAX_REDIRECTS",
     "SCHEMA_FILE",
     "AdminConfig",
+    "AnswersConfig",
     "ApiConfig",
     "ApprovalBy",
     "ApprovalsConfig",
@@ -80,17 +89,22 @@ __all__ = [
     "LintConfig",
     "LintIgnore",
     "OAuthConfig",
+    "OperationConfig",
+    "ParameterConfig",
     "SearchIndexConfig",
     "SearchMode",
     "Secret",
     "ToolConfig",
     "WebhookConfig",
     "WebhooksConfig",
+    "api_document",
     "check_tool_names",
     "config_from_data",
     "config_schema",
+    "fetch_rules",
     "load_config",
     "looks_like_secret",
+    "operations_document",
     "parse_duration",
     "single_api_config",
 ]

@@ -10,6 +10,7 @@ apis:
     egress: {allow: [], redirects: 0}
     include_deprecated: false
     search: auto                       # on | off | auto
+    answers: {max_tokens: 20000, select: false}
     tools:
       refundOrder: {requires_approval: true, bindings: {body.currency: EUR}}
       legacyExport: {disabled: true}
@@ -27,7 +28,7 @@ lint: {severity: {width: error}, disable: [catalogue-size], ignore: [{rule: coll
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from .._errors import ConfigError
@@ -50,6 +51,21 @@ ApprovalBy = Literal["operator", "client"]
 IdempotencyTools = Literal["auto", "all", "none"]
 DEFAULT_IDEMPOTENCY_TTL = 86400.0
 DEFAULT_CALL_WAIT = 50.0
+DEFAULT_ANSWER_TOKENS = 20_000
+
+
+@dataclass(frozen=True, slots=True)
+class AnswersConfig:
+    """`apis.<name>.answers` (and `tools.<name>.answers`, over the API's key by key): what a model is
+    handed of one answer. `max_tokens`: the budget (estimated tokens) of one answer's text; `select`:
+    tools whose answer is JSON take a `fields` argument (docs/gateway.md, "Answers")."""
+
+    max_tokens: int = DEFAULT_ANSWER_TOKENS
+    select: bool = False
+
+    def merged(self, raw: Mapping[str, Any]) -> AnswersConfig:
+        """These settings with `raw`'s keys on top (a key left out or null keeps this one's value)."""
+        return replace(self, **{key: value for key, value in raw.items() if value is not None})
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +90,35 @@ class ToolConfig:
     requires_approval: bool = False
     bindings: Mapping[str, Any] = field(default_factory=dict)  # "body.currency" -> "EUR"
     timeout: float | None = None
+    answers: AnswersConfig | None = None  # the API's `answers` with this tool's keys on top; None: the API's
+
+
+@dataclass(frozen=True, slots=True)
+class ParameterConfig:
+    """One parameter of an operation described in the config (`parameters.<location>[i]`)."""
+
+    name: str
+    location: Literal["path", "query", "header"]
+    description: str = ""
+    required: bool = False
+    type: Literal["string", "number", "integer", "boolean"] = "string"
+    enum: tuple[Any, ...] | None = None
+    default: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class OperationConfig:
+    """`apis.<name>.operations.<id>`: an endpoint with no document, described in the config. `path` is
+    the template under the API's base URL (`{name}` a path parameter); its per-tool keys live in the
+    API's `tools` under `id`, as for any tool. `request`/`response`: JSON Schemas, or None."""
+
+    id: str
+    method: str  # upper case
+    path: str
+    description: str = ""
+    parameters: tuple[ParameterConfig, ...] = ()
+    request: Any = None  # without one, no body is sent (even for a POST)
+    response: Any = None
 
 
 # What a client's webhook can subscribe to (`clients.<id>.webhook.events`; default the first).
@@ -181,7 +226,7 @@ class OAuthConfig:
 @dataclass(frozen=True, slots=True)
 class ApiConfig:
     name: str
-    spec: str
+    spec: str  # a path or URL; "" when the API has only `operations`
     base_url: str | None = None
     auth: AuthConfig = field(default_factory=AuthConfig)
     timeout: float = DEFAULT_TIMEOUT
@@ -193,9 +238,11 @@ class ApiConfig:
     approvals: ApprovalsConfig = field(default_factory=ApprovalsConfig)  # the top level's, merged
     idempotency: IdempotencyConfig = field(default_factory=IdempotencyConfig)  # the top level's, merged
     calls: CallsConfig = field(default_factory=CallsConfig)  # the top level's, merged
+    answers: AnswersConfig = field(default_factory=AnswersConfig)
     oauth: OAuthConfig | None = None  # OAuth access tokens accepted besides client keys
     source: str = "<config>"  # the file this API was read from, for errors found later (tool names)
     ref_dirs: tuple[str, ...] = ()  # folders besides the document's own that its file $refs may read
+    operations: tuple[OperationConfig, ...] = ()  # endpoints described in the config (beside `spec`)
 
     def tool_settings(self, tool: Tool) -> ToolConfig | None:
         """`tools.<name>` for this tool: keyed by its derived name, its final name or its operationId."""

@@ -15,10 +15,12 @@ from .._errors import ConfigError, DocumentError, ErrorCode, RequestRefused
 from .._files import MAX_CONFIG_BYTES, FileTooLarge, read_bounded
 from .._network import AllowEntry, check_base_url, parse_allow
 from ..document import parse_text
+from ._document import read_spec
 from ._model import (
     DEFAULT_STORE,
     DEFAULT_TIMEOUT,
     AdminConfig,
+    AnswersConfig,
     ApiConfig,
     ApprovalsConfig,
     AuthConfig,
@@ -37,8 +39,10 @@ from ._model import (
     WebhooksConfig,
 )
 from ._oauth import check_keyless_client, oauth_settings
+from ._operations import read_operations
 from ._schema import key_path, validate
 from ._secrets import secret_reference, shown
+from ._store import store_url
 
 _UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
 _DURATION = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([smhd]?)\s*")
@@ -89,10 +93,12 @@ def load_config(path: str | os.PathLike[str]) -> Config:
         raise ConfigError(f"is {error}: not read", source=source, code=ErrorCode.CONFIG_TOO_LARGE) from None
     except FileNotFoundError:
         raise ConfigError("no such file", source=source, code=ErrorCode.CONFIG_NOT_FOUND) from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise ConfigError(
-            f"cannot be read ({error})", source=source, code=ErrorCode.CONFIG_NOT_FOUND
-        ) from None
+    except UnicodeDecodeError as error:
+        why = f"is not UTF-8 text (byte {error.start + 1} is not; a binary file?): a config is YAML or JSON"
+        raise ConfigError(why, source=source, code=ErrorCode.CONFIG_INVALID) from None
+    except OSError as error:
+        why = "is a folder" if isinstance(error, IsADirectoryError) else f"cannot be read: {error.strerror}"
+        raise ConfigError(why, source=source, code=ErrorCode.CONFIG_NOT_FOUND) from None
     try:
         data = parse_text(text, source=source)
     except DocumentError as error:
@@ -110,6 +116,10 @@ def config_from_data(data: Any, *, source: str, base_dir: Path | None = None) ->
 
 def single_api_config(spec: str, base_url: str | None, **settings: Any) -> Config:
     """The config `specbridge serve SPEC --base-url URL` runs on: one API named after nothing else."""
+    if spec.strip() == "-":
+        raise ConfigError(
+            "`-` (stdin, where `serve` may speak MCP) cannot be served; name a file or a URL", source="SPEC"
+        )
     api = ApiConfig(name="api", spec=spec, base_url=base_url, source="<command line>", **settings)
     return Config(source="<command line>", apis={"api": api})
 
@@ -218,15 +228,12 @@ class _Builder:
         return str(folder.resolve())
 
     def store(self, url: str) -> str:
-        """A relative `sqlite:///PATH` made absolute against the config's folder, so every command (and
-        the gateway) opens the same file whatever its working directory."""
-        url = url.strip()
-        if not url.startswith("sqlite:///"):
-            return url
-        path, mark, query = url[len("sqlite:///") :].partition("?")
-        if path and path != ":memory:" and not Path(path).is_absolute():
-            path = str(self.base_dir / path)
-        return f"sqlite:///{path}{mark}{query}"
+        """`store:` as `config/_store` reads it (a relative SQLite path made absolute, the store's own
+        query parameters checked)."""
+        try:
+            return store_url(url, self.base_dir)
+        except ValueError as error:
+            raise self.fail(["store"], str(error)) from None
 
     def approvals(
         self, raw: Mapping[str, Any], inherited: ApprovalsConfig, key: list[str | int]
@@ -282,32 +289,27 @@ class _Builder:
 
     def api(self, name: str, raw: Mapping[str, Any], approvals: ApprovalsConfig) -> ApiConfig:
         key: list[str | int] = ["apis", name]
-        spec = raw["spec"].strip()
-        if not spec.startswith(("http://", "https://")) and not Path(spec).is_absolute():
-            spec = str((self.base_dir / spec).resolve())
         egress = self.egress(raw.get("egress") or {}, [*key, "egress"])
-        base_url = raw.get("base_url")
-        if base_url is not None:
-            base_url = base_url.strip()
-            try:
-                check_base_url(base_url, [parse_allow(entry) for entry in egress.allow])
-            except RequestRefused as error:
-                raise self.fail(
-                    [*key, "base_url"],
-                    f"{error.message} (list the host:port under egress.allow to permit it)",
-                ) from None
-        timeout = raw.get("timeout")
+        allow = [parse_allow(entry) for entry in egress.allow]
+        spec = read_spec(raw.get("spec"), self.base_dir, allow, lambda why: self.fail([*key, "spec"], why))
+        base_url = raw["base_url"].strip() if raw.get("base_url") is not None else None
+        answers = AnswersConfig().merged(raw.get("answers") or {})
+        tools = {tool: self.tool(entry or {}, answers) for tool, entry in (raw.get("tools") or {}).items()}
+        operations, settings, base_url = read_operations(name, raw.get("operations") or {}, base_url=base_url,
+            spec=spec, tools=tools, allow=allow, fail=self.fail, tool=lambda entry: self.tool(entry, answers))  # fmt: skip
         return ApiConfig(
             name=name,
             spec=spec,
+            operations=operations,
             base_url=base_url,
             auth=self.auth(raw.get("auth") or {}, [*key, "auth"]),
-            timeout=DEFAULT_TIMEOUT if timeout is None else float(timeout),
+            timeout=DEFAULT_TIMEOUT if raw.get("timeout") is None else float(raw["timeout"]),
             egress=egress,
             include_deprecated=bool(raw.get("include_deprecated")),
             description_max=raw.get("description_max"),
             search=raw.get("search", "auto"),
-            tools={tool: self.tool(entry or {}) for tool, entry in (raw.get("tools") or {}).items()},
+            tools={**tools, **settings},
+            answers=answers,
             approvals=self.approvals(raw.get("approvals") or {}, approvals, [*key, "approvals"]),
             oauth=oauth_settings(raw.get("oauth"), egress, [*key, "oauth"], self.fail, self.base_dir),
             source=self.source,
@@ -346,7 +348,7 @@ class _Builder:
         except ValueError as error:
             raise self.fail(key, f"{shown(entry)!r} {error}") from None
 
-    def tool(self, raw: Mapping[str, Any]) -> ToolConfig:
+    def tool(self, raw: Mapping[str, Any], answers: AnswersConfig) -> ToolConfig:
         description = raw.get("description")
         timeout = raw.get("timeout")
         return ToolConfig(
@@ -356,6 +358,7 @@ class _Builder:
             requires_approval=bool(raw.get("requires_approval")),
             bindings=dict(raw.get("bindings") or {}),
             timeout=None if timeout is None else float(timeout),
+            answers=None if raw.get("answers") is None else answers.merged(raw["answers"]),
         )
 
     def client(self, name: str, raw: Mapping[str, Any], apis: Mapping[str, ApiConfig]) -> ClientConfig:

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from ._fetch import FetchRules as FetchRules
+    from ._fetch import is_url as is_url
     from ._load import from_data as from_data
     from ._load import load_document as load_document
     from ._load import parse_document as parse_document

@@ -9,7 +9,15 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import DocumentError, ErrorCode
-from .._files import MAX_DOCUMENT_BYTES, FileTooLarge, read_bounded
+from .._files import (
+    MAX_DOCUMENT_BYTES,
+    STDIN_IDLE_SECONDS,
+    FileTooLarge,
+    StreamIdle,
+    read_bounded,
+    read_stream,
+)
+from ._fetch import FetchRules, fetch, is_url
 from ._locate import locate
 from ._model import ApiDocument
 from ._openapi3 import OperationReader, as_dict, security_schemes, servers, text
@@ -24,10 +32,23 @@ _OPENAPI_VERSION = re.compile(r"^3\.[0-2](\.\d+)?(-[\w.]+)?$")
 RefDirs = Sequence[str | os.PathLike[str]]
 
 
-def load_document(path: str | os.PathLike[str], *, ref_dirs: RefDirs = ()) -> ApiDocument:
-    """Read an OpenAPI 3.x or Swagger 2.0 document from a file. File `$ref`s may read under the
-    document's folder and under `ref_dirs`, nowhere else."""
+STDIN = "-"
+
+
+def load_document(
+    path: str | os.PathLike[str], *, ref_dirs: RefDirs = (), rules: FetchRules | None = None
+) -> ApiDocument:
+    """Read an OpenAPI 3.x or Swagger 2.0 document from a file, an `http(s)://` URL (fetched once under
+    `rules`, the API's egress rules; public addresses only by default) or `-` (stdin, bounded, given up
+    after 30 s without a byte). File `$ref`s may read under the document's folder and under `ref_dirs`,
+    nowhere else; a fetched document's `$ref`s are fetched from its own origin only."""
     source = str(path)
+    if source == STDIN:
+        return parse_document(_decode(_read_stdin(), "<stdin>"), source="<stdin>")
+    if is_url(source):
+        rules = rules or FetchRules()
+        raw, final = fetch(source, rules)
+        return parse_document(_decode(raw, source), source=source, base=final, rules=rules)
     file_path = Path(path)
     try:
         raw = read_bounded(file_path, MAX_DOCUMENT_BYTES)
@@ -53,15 +74,29 @@ def load_document(path: str | os.PathLike[str], *, ref_dirs: RefDirs = ()) -> Ap
 
 
 def parse_document(
-    document_text: str, *, source: str = "<text>", base: str | None = None, ref_dirs: RefDirs = ()
+    document_text: str,
+    *,
+    source: str = "<text>",
+    base: str | None = None,
+    ref_dirs: RefDirs = (),
+    rules: FetchRules | None = None,
 ) -> ApiDocument:
-    """Read a document from its text. Relative `$ref` files resolve against `base` (a file path)."""
+    """Read a document from its text. Relative `$ref`s resolve against `base` (a file path, or the URL
+    the text came from: then they are fetched under `rules`)."""
     data = parse_text(document_text, source=source)
-    return from_data(data, source=source, text=document_text, base=base or f"<{source}>", ref_dirs=ref_dirs)
+    return from_data(
+        data, source=source, text=document_text, base=base or f"<{source}>", ref_dirs=ref_dirs, rules=rules
+    )
 
 
 def from_data(
-    data: Any, *, source: str, text: str = "", base: str | None = None, ref_dirs: RefDirs = ()
+    data: Any,
+    *,
+    source: str,
+    text: str = "",
+    base: str | None = None,
+    ref_dirs: RefDirs = (),
+    rules: FetchRules | None = None,
 ) -> ApiDocument:
     base = base or f"<{source}>"
     if not isinstance(data, dict):
@@ -82,7 +117,8 @@ def from_data(
             line=line[0] if line else None,
             column=line[1] if line else None,
         )
-    resolver = Resolver(base, data, _load_referenced_file, ref_dirs=ref_dirs)
+    load = _fetched_loader(rules or FetchRules()) if is_url(base) else _load_referenced_file
+    resolver = Resolver(base, data, load, ref_dirs=ref_dirs)
     info = as_dict(data.get("info"))
     swagger = version.startswith("2")
     reader = (SwaggerOperationReader if swagger else OperationReader)(resolver, data)
@@ -165,3 +201,37 @@ def _decode(raw: bytes, source: str) -> str:
 
 def _load_referenced_file(path: str) -> Any:
     return parse_text(_decode(read_bounded(path, MAX_DOCUMENT_BYTES), path), source=path)
+
+
+def _fetched_loader(rules: FetchRules) -> Any:
+    def load(url: str) -> Any:
+        raw, _ = fetch(url, rules)
+        return parse_text(_decode(raw, url), source=url)
+
+    return load
+
+
+def _read_stdin() -> bytes:
+    """The document piped to stdin; a terminal (nothing piped) or a silent pipe is an error, not a hang."""
+    import sys
+
+    try:
+        if sys.stdin is None or sys.stdin.isatty():
+            raise DocumentError(
+                "`-` reads the document from stdin, and nothing is piped to it (`cat api.yaml | specbridge lint -`)",
+                code=ErrorCode.DOCUMENT_UNREADABLE,
+                source="<stdin>",
+            )
+        return read_stream(sys.stdin.fileno(), MAX_DOCUMENT_BYTES, STDIN_IDLE_SECONDS)
+    except FileTooLarge as error:
+        raise DocumentError(
+            f"is {error}: not read", code=ErrorCode.DOCUMENT_TOO_LARGE, source="<stdin>"
+        ) from None
+    except StreamIdle as error:
+        raise DocumentError(
+            f"gave no document: {error}", code=ErrorCode.DOCUMENT_UNREADABLE, source="<stdin>"
+        ) from None
+    except (OSError, ValueError) as error:  # a closed or unselectable stdin
+        raise DocumentError(
+            f"cannot be read ({error})", code=ErrorCode.DOCUMENT_UNREADABLE, source="<stdin>"
+        ) from None

@@ -72,6 +72,7 @@ class Locator:
         self.text = "\n" + text  # every line, the first too, starts after a newline
         self._children: dict[tuple[int, bool], _Children | None] = {}
         self._nodes: dict[str, _Node | None] = {}
+        self._searched: set[int] = set()  # mappings asked for one key by `_block_key` already
 
     def position(self, pointer: str) -> tuple[int, int] | None:
         """(line, column) of the key or item the pointer names, or None when the text cannot be followed."""
@@ -106,8 +107,8 @@ class Locator:
             node: _Node | None = self._root()
         else:
             parent = self._node(pointer[: pointer.rfind("/")])
-            node = None
-            if parent is not None:
+            node = None if parent is None else self._block_key(parent, tokens[-1])
+            if parent is not None and node is None:
                 children = self._children_of(parent)
                 if children is not None:
                     token = tokens[-1]
@@ -129,6 +130,60 @@ class Locator:
             return _Node(start, start, -1)
         line_start = self.text.rfind("\n", 0, start) + 1
         return _Node(line_start, line_start, -1)
+
+    def _block_key(self, node: _Node, token: str) -> _Node | None:
+        """The key `token` of a block mapping found by one search from the mapping's start, without
+        reading the mapping's other keys or finding where it ends (what makes deep pointers cheap: an
+        operation's `requestBody/content/…/schema/properties/x` reads a few lines, not each level's whole
+        region). None whenever this shortcut does not apply or finds nothing; the caller then reads
+        the node's children as usual (as it does when a second key of the same mapping is asked for:
+        reading them all once is cheaper then)."""
+        if node.indent < 0 or node.item or (node.value, node.item) in self._children:
+            return None
+        if node.value in self._searched:
+            return None
+        self._searched.add(node.value)
+        text, start = self.text, node.value
+        line_end = text.find("\n", start)
+        rest = text[start:line_end].strip() if line_end >= 0 else "-"
+        if rest and not rest.startswith("#"):
+            return None  # a value on the key's own line: flow, a scalar, anchors or tags
+        nxt = _SIGNIFICANT_LINE.search(text, line_end + 1)
+        if nxt is None or len(nxt.group(1)) <= node.indent or text.startswith("-", nxt.end()):
+            return None  # no children below, or a sequence
+        column = len(nxt.group(1))
+        plain = bool(token) and token[0] not in " \t'\"#?{[]}-&*!|>%@`,:" and "\n" not in token
+        found = self._plain_key(nxt.start() - 1, column, token) if plain else None
+        if found is None:  # quoted, or absent: the general pattern (compiled once per key and column)
+            quoted = re.escape(token.replace("'", "''"))
+            escaped = re.escape(json.dumps(token)[1:-1])
+            key = _compiled(rf"\n {{{column}}}(?:'{quoted}'|\"{escaped}\")[ \t]*:(?=[ \t\r\n]|$)")
+            match = key.search(text, nxt.start() - 1)
+            if match is None:
+                return None
+            found = match.start(), self._after(match)
+        at = found[0] + 1 + column
+        if _compiled(rf"\n {{0,{column - 1}}}[^ \r\n#]").search(text, nxt.start() - 1, at):
+            return None  # the mapping ends before it: that key belongs to another node
+        return _Node(at, found[1], column)
+
+    def _plain_key(self, start: int, column: int, token: str) -> tuple[int, int] | None:
+        """(the newline before, where the value starts) of `token` written plain as a key at `column`,
+        by substring search (no pattern to compile for each key)."""
+        text = self.text
+        needle = "\n" + " " * column + token
+        position = text.find(needle, start)
+        while position >= 0:
+            after = position + len(needle)
+            while after < len(text) and text[after] in " \t":
+                after += 1
+            if text.startswith(":", after) and (after + 1 == len(text) or text[after + 1] in " \t\r\n"):
+                value = after + 1
+                while value < len(text) and text[value] in " \t":
+                    value += 1
+                return position, value
+            position = text.find(needle, position + 1)
+        return None
 
     def _children_of(self, node: _Node) -> _Children | None:
         key = (node.value, node.item)

@@ -1,4 +1,6 @@
-"""`$ref` resolution: local pointers, relative files, refs inside refs. Remote URLs are never fetched."""
+"""`$ref` resolution: local pointers, relative files, refs inside refs. Remote URLs are never fetched
+from a document read from a file; a document fetched from a URL has its `$ref`s to the same origin
+fetched (by the loader it was given, under the same egress rules) and others refused."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote, urljoin, urlsplit
 
 from .._errors import ErrorCode
 from .pointer import walk_pointer
@@ -56,7 +58,8 @@ class Resolver:
         self.root_base = root_base
         self._files: dict[str, Any] = {root_base: root}
         self._load_file = load_file
-        folders = [] if root_base.startswith("<") else [Path(root_base).parent]
+        self._origin = _origin(root_base)  # a document fetched from a URL: where its refs may lead
+        folders = [] if root_base.startswith("<") or self._origin else [Path(root_base).parent]
         self._folders = tuple(Path(folder).resolve() for folder in (*folders, *ref_dirs))
 
     def file(self, base: str) -> Any:
@@ -82,6 +85,8 @@ class Resolver:
 
     def _resolve_once(self, base: str, ref: str) -> Target:
         parts = urlsplit(ref)
+        if self._origin:
+            return self._resolve_remote(base, ref)
         if parts.scheme in ("http", "https", "ftp") or ref.startswith("//"):
             raise UnresolvedRef(ref, "is a remote reference, which is not fetched")
         if parts.scheme and len(parts.scheme) > 1:
@@ -111,3 +116,45 @@ class Resolver:
         except (KeyError, IndexError, TypeError):
             raise UnresolvedRef(ref, "points at nothing in the document") from None
         return Target(target_base, pointer, value)
+
+    def _resolve_remote(self, base: str, ref: str) -> Target:
+        """A `$ref` of a fetched document: a URL (relative ones against the file they sit in) of the
+        same origin as the document, fetched once; any other origin refused."""
+        file_part, _, fragment = ref.partition("#")
+        target_base = base
+        if file_part:
+            target_base = urljoin(base, file_part)
+            if _origin(target_base) != self._origin:
+                raise UnresolvedRef(
+                    ref,
+                    "points at another origin than the document's, which is not fetched",
+                    code=ErrorCode.REF_REFUSED,
+                )
+            if target_base not in self._files:
+                try:
+                    self._files[target_base] = self._load_file(target_base)
+                except Exception as error:
+                    raise UnresolvedRef(
+                        ref, f"points at a document that cannot be fetched ({error})"
+                    ) from None
+        try:
+            value = walk_pointer(self._files[target_base], unquote(fragment))
+        except (KeyError, IndexError, TypeError):
+            raise UnresolvedRef(ref, "points at nothing in the document") from None
+        return Target(target_base, unquote(fragment), value)
+
+
+def _origin(base: str) -> tuple[str, str, int | None] | None:
+    """(scheme, host, port) of an http(s) base, None for a file or text."""
+    parts = urlsplit(base)
+    if parts.scheme.lower() not in ("http", "https"):
+        return None
+    try:
+        port = parts.port
+    except ValueError:
+        return None
+    return (
+        parts.scheme.lower(),
+        (parts.hostname or "").lower(),
+        port or (443 if parts.scheme.lower() == "https" else 80),
+    )

@@ -34,8 +34,8 @@ def _is_binary(schema: Json) -> bool:
     """Raw content: `format: binary` or a `contentMediaType`, unless the text is base64 of it."""
     if not isinstance(schema, dict) or schema.get("format") == "byte":
         return False
-    if schema.get("contentEncoding") == "base64":
-        return True
+    if schema.get("contentEncoding") == "base64":  # bytes as base64; without a media type, base64 text
+        return "contentMediaType" in schema
     media = schema.get("contentMediaType")
     if isinstance(media, str) and media.lower().startswith("text/"):
         return False  # text the agent writes, not a file

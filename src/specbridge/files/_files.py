@@ -28,7 +28,7 @@ from typing import Any
 from .._errors import CallError, ErrorCode
 from .._json import dumps
 from .._logging import log_event
-from ..call import Attachment, CallResult
+from ..call import Attachment, CallResult, browser_media_type, is_media_type, safe_filename
 from ..config import ClientConfig, FilesConfig
 from ..store import Store, StoredFile, StoreError
 from ..tools import Tool
@@ -40,6 +40,7 @@ from ._folder import FILE_ID, FileFolder, new_file_id
 
 Json = Any
 ANONYMOUS = "-"  # the owner of files when the config has no clients (no keys required)
+OCTET_STREAM = "application/octet-stream"
 SWEEP_EVERY = 60.0
 
 
@@ -209,9 +210,16 @@ class Files:
             record, data = found
             filename = ref.get("filename") if isinstance(ref.get("filename"), str) else None
             content_type = ref.get("content_type") if isinstance(ref.get("content_type"), str) else None
+            if content_type is not None and not is_media_type(content_type):
+                raise CallError(
+                    f"invalid arguments: {name}.content_type: not one media type such as "
+                    "`image/png` (it becomes a header); nothing was sent",
+                    code=ErrorCode.ARGUMENTS_INVALID,
+                )
             attachments[name] = (
-                filename or record.filename or name,
-                content_type or record.content_type,
+                safe_filename(filename) or record.filename or name,
+                # A record kept by an older gateway may hold a type that cannot be a header.
+                content_type or (record.content_type if is_media_type(record.content_type) else OCTET_STREAM),
                 data,
             )
         return attachments
@@ -225,8 +233,10 @@ class Files:
         if len(binary.data) > self.settings.max_bytes:
             note = f" It is larger than files.max_bytes ({self.settings.max_bytes}), so it was not kept."
             return replace(result, text=result.text + note, binary=None)
+        # Typed as a browser would read the answer's type (`a, text/html` is HTML), named by the rule.
+        kind = browser_media_type(binary.mime_type) or OCTET_STREAM
         try:
-            record = await self.put(owner, binary.data, binary.mime_type, binary.filename)
+            record = await self.put(owner, binary.data, kind, safe_filename(binary.filename))
         except StoreError as error:
             log_event("answer not kept", code=str(error.code))
             return replace(result, binary=None)

@@ -1,16 +1,15 @@
 """`POST /files`, `GET /files/{id}` and `DELETE /files/{id}` on the HTTP transport (`_files` keeps
 the files): the client's key as for the MCP endpoint; another client's id answers 404
-`file-not-found`, exactly like an unknown one. The raw form is read as it arrives and no further than
-`files.max_bytes`; with `files.folder` the bytes go to disk as they come and are read back in chunks."""
+`file-not-found`, exactly like an unknown one. An upload, raw or multipart (`_multipart`), is read as
+it arrives and no further than `files.max_bytes`; with `files.folder` the bytes go to disk as they come
+and are read back in chunks. A file is always served as an attachment that cannot run on the gateway's
+origin (`served_headers`)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from urllib.parse import quote, unquote
 
-from starlette.datastructures import FormData, UploadFile
-from starlette.exceptions import HTTPException
-from starlette.formparsers import MultiPartException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
@@ -18,21 +17,16 @@ from starlette.routing import BaseRoute, Route
 from .._errors import ErrorCode
 from .._logging import log_event
 from ..access import find_client, presented_key
+from ..call import browser_media_type, is_media_type, safe_filename
 from ..config import ClientConfig
-from ..store import StoreError
+from ..store import StoredFile, StoreError
 from ._files import ANONYMOUS, Files
+from ._multipart import FIELDS_ROOM, MultipartUpload, UploadRefused
 
-_READ_CHUNK = 64 * 1024
-_FORM_FIELDS, _FORM_PART = 16, 1024 * 1024  # a multipart upload's other fields: how many, how large
-_FORM_ROOM = _FORM_FIELDS * _FORM_PART + 64 * 1024  # what they and the part headers may add to the file
+OCTET_STREAM = "application/octet-stream"
 
 
 # -- POST /files, GET and DELETE /files/{id} -----------------------------------------------------------
-
-
-async def _upload_chunks(upload: UploadFile) -> AsyncIterator[bytes]:
-    while chunk := await upload.read(_READ_CHUNK):
-        yield chunk
 
 
 def _error(status: int, code: ErrorCode, message: str) -> Response:
@@ -66,6 +60,7 @@ def _who(request: Request, clients: Mapping[str, ClientConfig]) -> str | Respons
 
 
 def _filename(request: Request) -> str | None:
+    """The name a raw upload gives in `X-Filename` or `Content-Disposition`, under the one filename rule."""
     name = request.headers.get("x-filename")
     if name is None:
         for part in request.headers.get("content-disposition", "").split(";"):
@@ -75,25 +70,49 @@ def _filename(request: Request) -> str | None:
                 break
             if key.strip().lower() == "filename":
                 name = value.strip().strip('"')
-    if not name:
+    return safe_filename(unquote(name)) if name else None
+
+
+def served_headers(record: StoredFile) -> dict[str, str]:
+    """The headers `GET /files/{id}` answers with, so that the bytes never run as a document on the
+    gateway's origin (where the admin page lives): always an attachment (with its name when it has
+    one), sandboxed with nothing allowed should a browser render it anyway, never sniffed, and typed
+    only with one well-formed media type (anything else: `application/octet-stream`)."""
+    disposition = "attachment"
+    name = safe_filename(record.filename)
+    if name is not None:
+        fallback = "".join(ch if " " <= ch <= "~" and ch not in '"\\%' else "_" for ch in name)
+        disposition += f"; filename=\"{fallback}\"; filename*=UTF-8''{quote(name, safe='')}"
+    return {
+        "Content-Type": record.content_type if is_media_type(record.content_type) else OCTET_STREAM,
+        "Content-Disposition": disposition,
+        "Content-Security-Policy": "sandbox; default-src 'none'",
+        "X-Content-Type-Options": "nosniff",
+    }
+
+
+async def _multipart(files: Files, owner: str, upload: MultipartUpload, cap: int) -> StoredFile | None:
+    """The one file part of a multipart upload kept as it streams in (None past `cap`); the rest of
+    the body read after it, and the file removed again when that rest is refused."""
+    part = await upload.file_part()
+    if part is None:
+        raise UploadRefused(400, "send exactly one file part")
+    kind = browser_media_type(part.content_type) or OCTET_STREAM
+    record = await files.put_stream(owner, upload.file_bytes(), kind, safe_filename(part.filename), cap)
+    if record is None:
         return None
-    plain = unquote(name).replace("\\", "/").rsplit("/", 1)[-1].strip()
-    return "".join(ch for ch in plain if ch.isprintable())[:255] or None
+    try:
+        await upload.finish()
+    except BaseException:
+        await files.delete(owner, record.id)
+        raise
+    return record
 
 
 def _declared_over(request: Request, cap: int) -> bool:
     """The request says its body is larger than `cap` (checked before reading any of it)."""
     declared = request.headers.get("content-length", "")
     return declared.isdigit() and int(declared) > cap
-
-
-def _one_upload(form: FormData, cap: int) -> UploadFile | Response:
-    uploads = [value for _, value in form.multi_items() if isinstance(value, UploadFile)]
-    if len(uploads) != 1:
-        return _error(400, ErrorCode.REQUEST_INVALID, "send exactly one file part")
-    if uploads[0].size is not None and uploads[0].size > cap:
-        return _too_large(cap)
-    return uploads[0]
 
 
 def file_routes(
@@ -109,38 +128,27 @@ def file_routes(
         if isinstance(owner, Response):
             return owner
         cap = files.settings.max_bytes
-        content_type = request.headers.get("content-type", "").strip() or "application/octet-stream"
+        content_type = request.headers.get("content-type", "")
         try:
             if content_type.split(";")[0].strip().lower() == "multipart/form-data":
-                if _declared_over(request, cap + _FORM_ROOM):
+                if _declared_over(request, cap + FIELDS_ROOM):
                     return _too_large(cap)
-                form = await request.form(max_files=1, max_fields=_FORM_FIELDS, max_part_size=_FORM_PART)
-                try:
-                    upload = _one_upload(form, cap)
-                    if isinstance(upload, Response):
-                        return upload
-                    record = await files.put_stream(
-                        owner,
-                        _upload_chunks(upload),
-                        (upload.content_type or "application/octet-stream")[:255],
-                        upload.filename or None,
-                        cap,
-                    )
-                finally:
-                    await form.close()
+                record = await _multipart(
+                    files, owner, MultipartUpload(content_type, request.stream(), cap), cap
+                )
             elif _declared_over(request, cap):
                 return _too_large(cap)
             else:  # read as it arrives, and no further than the cap
-                record = await files.put_stream(
-                    owner, request.stream(), content_type[:255], _filename(request), cap
-                )
+                kind = browser_media_type(content_type) or OCTET_STREAM
+                record = await files.put_stream(owner, request.stream(), kind, _filename(request), cap)
             if record is None:
                 return _too_large(cap)
         except StoreError as error:
             return _error(503, error.code, error.message)
-        except (HTTPException, MultiPartException) as error:  # a malformed multipart body
-            detail = error.detail if isinstance(error, HTTPException) else error.message
-            return _error(400, ErrorCode.REQUEST_INVALID, f"the multipart body could not be read: {detail}")
+        except UploadRefused as refused:
+            if refused.status == 413:
+                return _too_large(cap)
+            return _error(400, ErrorCode.REQUEST_INVALID, refused.message)
         log_event("file uploaded", client=owner, size=record.size)
         return JSONResponse(
             {
@@ -167,13 +175,11 @@ def file_routes(
         if found is None:
             return _not_found()
         record, data = found
-        headers = {"X-Content-Type-Options": "nosniff"}
-        if record.filename:
-            headers["Content-Disposition"] = f"attachment; filename*=UTF-8''{quote(record.filename, safe='')}"
+        headers = served_headers(record)
         if isinstance(data, bytes):
-            return Response(data, media_type=record.content_type, headers=headers)
+            return Response(data, headers=headers)
         headers["Content-Length"] = str(record.size)  # from the folder, chunk by chunk
-        return StreamingResponse(data, media_type=record.content_type, headers=headers)
+        return StreamingResponse(data, headers=headers)
 
     return [
         Route("/files", guard(upload), methods=["POST"]),

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from ._http import serve_http as serve_http
     from ._local import exposure_refusal as exposure_refusal
     from ._local import is_loopback as is_loopback
+    from ._mcp import to_mcp_result as to_mcp_result
     from ._metrics import Metrics as Metrics
     from ._server import PAGE_SIZE as PAGE_SIZE
     from ._server import ApiServer as ApiServer

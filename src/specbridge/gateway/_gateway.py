@@ -27,9 +27,9 @@ from .._deadline import DEFAULT_DEADLINE as DEFAULT_DEADLINE
 from .._errors import DocumentError, ErrorCode, SpecbridgeError
 from .._files import MAX_DOCUMENT_BYTES, read_bounded
 from .._logging import log_event
-from ..call import Caller, CallLimits, Lru, check_pool
+from ..call import Caller, CallLimits, Lru, answer_tools, check_pool
 from ..config import ApiConfig, ClientConfig, Config, SearchIndexConfig, check_tool_names, load_config
-from ..document import load_document
+from ..config import api_document as document_of  # spec, config operations, or both
 from ..files import Files
 from ..search import SearchIndex
 from ..service import ApprovalService, CallService
@@ -207,12 +207,13 @@ class Gateway:
 
         def load() -> tuple[ToolSet, str, SearchIndex | None]:
             try:
-                document, digest = load_document(api.spec, ref_dirs=api.ref_dirs), _digest(api.spec)
+                document, digest = document_of(api), _digest(api.spec)
             except DocumentError:
                 if old is None or old.api.spec != api.spec:
                     raise
                 document, digest = old.toolset.document, old.spec_digest
-            toolset = check_tool_names(api, convert(document, api.convert_options()))
+            # as the model is handed them: `fields` where `answers.select` says (call/_fields.py)
+            toolset = answer_tools(api, check_tool_names(api, convert(document, api.convert_options())))
             search = api.search == "on" or (api.search == "auto" and too_big_for_one_context(toolset))
             # Built here, off the event loop: with the semantic extra the first build encodes every tool.
             settings = search_settings(search_config or self.config.search, self.config.store)

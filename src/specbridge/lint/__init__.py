@@ -1,5 +1,6 @@
 """Agent readiness: rules over the converted tools (what the agent gets), and report writers."""
 
+from ._baseline import baseline as baseline
 from ._model import Finding as Finding
 from ._model import LintContext as LintContext
 from ._model import Registry as Registry
@@ -20,6 +21,7 @@ __all__ = [
     "Report",
     "Rule",
     "Severity",
+    "baseline",
     "default_registry",
     "lint",
     "render",

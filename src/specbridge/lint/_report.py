@@ -19,6 +19,14 @@ _GITHUB_COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severit
 DOCS_URL = "https://github.com/specbridge/specbridge/blob/main/docs/lint.md"
 
 
+# ANSI colours of the text report on a terminal (the CLI decides: a terminal, NO_COLOR, FORCE_COLOR).
+_SGR = {Severity.ERROR: "1;31", Severity.WARNING: "33", Severity.INFO: "36", "dim": "2", "bold": "1"}
+
+
+def _paint(text: str, style: Severity | str, colour: bool) -> str:
+    return f"\x1b[{_SGR[style]}m{text}\x1b[0m" if colour else text
+
+
 def _level_counts(count: Callable[[Severity], int]) -> str:
     return ", ".join(
         f"{count(level)} {level.value}{'s' if level != Severity.INFO and count(level) != 1 else ''}"
@@ -57,11 +65,12 @@ def _per_rule(report: Report) -> str:
     return "by rule: " + ", ".join(f"{rule} {count}" for rule, count in ranked)
 
 
-def render_text(report: Report, registry: Registry) -> str:
+def render_text(report: Report, registry: Registry, *, colour: bool = False) -> str:
     """A header, the article's table (tool, method and path, arguments, rules), every finding in document
     order with its fix, a count per rule and a summary line. Names and paths are never shortened: a
-    finding is for finding the thing, and `...` in a path cannot be searched for."""
-    lines: list[str] = [_header(report), ""]
+    finding is for finding the thing, and `...` in a path cannot be searched for. `colour`: ANSI
+    colours for a terminal (severities, fixes dimmed, the summary bold)."""
+    lines: list[str] = [_paint(_header(report), "bold", colour), ""]
     grouped = report.by_tool()
     rows = []
     for tool in report.toolset.tools:
@@ -81,12 +90,13 @@ def render_text(report: Report, registry: Registry) -> str:
         subject = finding.tool or "document"
         if finding.argument:
             subject += f" ({finding.argument})"
-        level = finding.severity.value + (" (advice)" if report.is_advice(finding) else "")
+        level = _paint(finding.severity.value, finding.severity, colour)
+        level += _paint(" (advice)", "dim", colour) if report.is_advice(finding) else ""
         lines.append(f"{_where(report, finding)}: {level} [{finding.rule}] {subject}: {finding.message}")
-        lines.append(f"    fix: {finding.fix}")
+        lines.append(_paint(f"    fix: {finding.fix}", "dim", colour))
     if report.findings:
         lines += ["", _per_rule(report)]
-    lines.append(summary(report))
+    lines.append(_paint(summary(report), "bold", colour))
     return "\n".join(lines)
 
 
@@ -264,8 +274,11 @@ def render(report: Report, fmt: str, registry: Registry) -> str:
     return FORMATS[fmt](report, registry)
 
 
-def render_all(reports: list[Report], fmt: str, registry: Registry) -> str:
-    """Several documents in one output: one SARIF run, a JSON list, the others one after another."""
+def render_all(reports: list[Report], fmt: str, registry: Registry, *, colour: bool = False) -> str:
+    """Several documents in one output: one SARIF run, a JSON list, the others one after another.
+    `colour` applies to the text format only."""
+    if fmt == "text" and colour:
+        return _render_texts(reports, registry)
     if len(reports) == 1:
         return render(reports[0], fmt, registry)
     if fmt == "sarif":
@@ -279,3 +292,13 @@ def render_all(reports: list[Report], fmt: str, registry: Registry) -> str:
         parts.append(f"{len(reports)} documents, {total} finding{'s' if total != 1 else ''} ({counts})")
     separator = "\n" if fmt == "github" else "\n\n"
     return separator.join(part for part in parts if part)
+
+
+def _render_texts(reports: list[Report], registry: Registry) -> str:
+    parts = [render_text(report, registry, colour=True) for report in reports]
+    if len(reports) > 1:
+        total = sum(len(report.findings) for report in reports)
+        counts = _level_counts(lambda level: sum(report.count(level) for report in reports))
+        line = f"{len(reports)} documents, {total} finding{'s' if total != 1 else ''} ({counts})"
+        parts.append(_paint(line, "bold", True))
+    return "\n\n".join(parts)

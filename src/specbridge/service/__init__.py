@@ -18,6 +18,7 @@ from ._idempotency import key_plan as key_plan
 from ._idempotency import served_bindings as served_bindings
 from ._idempotency import store_key as store_key
 from ._idempotency import with_key_argument as with_key_argument
+from ._key_fit import fit_key as fit_key
 from ._long_calls import GET_CALL_RESULT as GET_CALL_RESULT
 from ._long_calls import call_key as call_key
 from ._long_calls import get_call_result_tool as get_call_result_tool

@@ -16,6 +16,7 @@ Owner died: `idempotency-outcome-unknown`, never sent again.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ from ..call import CallResult
 from ..config import ApiConfig
 from ..store import Claim, ClaimState, Store
 from ..tools import Tool
+from ._key_fit import fit_key
 from ._results import result_from_json
 
 Json = Any
@@ -62,14 +64,16 @@ class KeyPlan:
     target: str | None = None
     field: str | None = None
     required: bool = False
+    schema: Json = dataclasses.field(
+        default=None, compare=False
+    )  # the field's own schema: the derived key fits it
 
     def binding(self, scope: tuple[str, str, str], key: str) -> dict[str, str]:
         """The derived key for the API's own field: a hash of (api, client, tool, key), so the API
         deduplicates too, one client's key never collides with another's, and the agent's value is
         never what is sent."""
-        if self.target is None:
-            return {}
-        return {self.target: derived_key(scope, key)}
+        fitted = fit_key(derived_key(scope, key), self.schema) if self.target is not None else None
+        return {} if fitted is None or self.target is None else {self.target: fitted}
 
 
 def derived_key(scope: tuple[str, str, str], key: str) -> str:
@@ -94,9 +98,11 @@ def key_plan(api: ApiConfig, tool: Tool) -> KeyPlan | None:
 def _declared_key(tool: Tool) -> KeyPlan | None:
     for argument in tool.arguments:
         if argument.location in ("header", "query") and argument.original.lower() in PARAMETER_NAMES:
-            return KeyPlan(f"{argument.location}.{argument.original}", argument.name, argument.required)
+            return KeyPlan(
+                f"{argument.location}.{argument.original}", argument.name, argument.required, argument.schema
+            )
         if argument.location == "body" and argument.original in BODY_NAMES:
-            return KeyPlan(f"body.{argument.original}", argument.name, argument.required)
+            return KeyPlan(f"body.{argument.original}", argument.name, argument.required, argument.schema)
     if tool.body is not None and tool.body.whole:
         body = tool.argument("body")
         schema = body.schema if body is not None else None
@@ -107,7 +113,7 @@ def _declared_key(tool: Tool) -> KeyPlan | None:
         for name in BODY_NAMES:
             if isinstance(properties, dict) and name in properties:
                 required = isinstance(schema, dict) and name in (schema.get("required") or [])
-                return KeyPlan(f"body.{name}", None, bool(required))
+                return KeyPlan(f"body.{name}", None, bool(required), properties[name])
     return None
 
 

@@ -124,6 +124,7 @@ async def send(ready: Ready, held: Held, files: Files) -> CallResult:
             ready.arguments,
             ready.credential,
             ready.attachments,
+            selection=ready.selection,
             also_bound=tuple(planned.key_binding.values()),
         )
     except CallError as error:

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..call import Attachment, Caller, CallPlan, Credential
+from ..call import Attachment, Caller, CallPlan, Credential, Selection
 from ..config import ApiConfig, ClientConfig
 from ..files import ANONYMOUS
 from ..tools import Tool
@@ -96,6 +96,7 @@ class Ready:
     credential: Credential | None
     attachments: Mapping[str, Attachment] | None
     bound: Mapping[str, Json]
+    selection: Selection | None = None  # the call's `fields`: what of the answer the model asked for
 
     @property
     def request(self) -> CallRequest:

@@ -12,24 +12,26 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._errors import CallError
-from ..call import CallResult, Credential
+from ..call import CallResult, Credential, Selection
 from ..files import Files, file_references
 from ..store import StoreError
 from ._request import Planned, Ready
 from ._results import store_unavailable
 
 Json = Any
-Checked = tuple[dict[str, Json], dict[str, Mapping[str, Json]]]  # the arguments checked, the file references
+# the arguments checked, the file references, the call's `fields` selection (the gateway's argument)
+Checked = tuple[dict[str, Json], dict[str, Mapping[str, Json]], Selection | None]
 
 
 async def check(planned: Planned) -> Checked | CallResult:
     """Step 2: the arguments against the plan's schema (a file reference stands in as empty text, as
-    the document's schema has it), its bindings applied; `Caller.check` checks large ones in the check
-    worker, never on the event loop."""
+    the document's schema has it; `fields`, the gateway's own argument, is taken out first), its
+    bindings applied; `Caller.check` checks large ones in the check worker, never on the event loop."""
     request = planned.request
     try:
-        arguments, refs = file_references(request.tool, planned.arguments)
-        return await request.caller.check(planned.plan, arguments), refs
+        selection, arguments = request.caller.split_fields(planned.plan, planned.arguments)
+        arguments, refs = file_references(request.tool, arguments)
+        return await request.caller.check(planned.plan, arguments), refs, selection
     except CallError as error:
         return CallResult(error.message, is_error=True, code=error.code)
 
@@ -49,7 +51,7 @@ async def resolve(planned: Planned, checked: Checked, files: Files) -> Ready | C
     say) is refused naming the field, and nothing is sent."""
     request = planned.request
     caller, plan = request.caller, planned.plan
-    arguments, refs = checked
+    arguments, refs, selection = checked
     try:
         attachments = await files.read(request.owner, refs) if refs else None
         bound_arguments = caller.bind(request.tool, arguments, planned.key_binding)
@@ -58,6 +60,5 @@ async def resolve(planned: Planned, checked: Checked, files: Files) -> Ready | C
         return CallResult(error.message, is_error=True, code=error.code)
     except StoreError as error:
         return store_unavailable(error)
-    return Ready(
-        planned, bound_arguments, secret, attachments, {**plan.binding_values, **planned.key_binding}
-    )
+    bound = {**plan.binding_values, **planned.key_binding}
+    return Ready(planned, bound_arguments, secret, attachments, bound, selection)

@@ -6,7 +6,10 @@
 
 `open_store` picks the backend from the URL: `sqlite:///PATH` (relative paths are taken from `base`),
 `postgresql://…` (tables in the schema named by `namespace`) or `redis://…` / `rediss://…` (keys
-under the prefix `namespace:`). A `?namespace=NAME` query parameter in the URL sets it too.
+under the prefix `namespace:`). Query parameters of the URL that are the store's own, not the driver's:
+`?namespace=NAME` sets the namespace; `?timeout=5s` how long any one operation may take (seconds, or
+with `s`/`ms`; default 5 s) before it fails with `StoreError`; `?connections=10` how many connections
+one instance may hold (PostgreSQL's pool, Redis's; SQLite has one).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from ._base import Store as Store
 from ._base import StoreError as StoreError
+from ._bounded import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
 from ._model import Announcement as Announcement
 from ._model import Approval as Approval
 from ._model import Claim as Claim
@@ -29,11 +33,17 @@ from ._model import StoredFile as StoredFile
 # The store next to the config, when `store:` is not set.
 DEFAULT_STORE = "sqlite:///.specbridge/state.db"
 DEFAULT_NAMESPACE = "specbridge"
+DEFAULT_CONNECTIONS = 10
 _NAMESPACE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,47}")
+_TIMEOUT = re.compile(r"(\d+(?:\.\d+)?)\s*(ms|s)?")
+_OWN = ("namespace", "timeout", "connections")  # query parameters the store reads, never sent on
+MAX_TIMEOUT, MAX_CONNECTIONS = 300.0, 1000
 
 __all__ = [
+    "DEFAULT_CONNECTIONS",
     "DEFAULT_NAMESPACE",
     "DEFAULT_STORE",
+    "DEFAULT_TIMEOUT",
     "Announcement",
     "Approval",
     "Claim",
@@ -45,7 +55,9 @@ __all__ = [
     "StoreError",
     "StoredFile",
     "open_store",
+    "store_connections",
     "store_folder",
+    "store_timeout",
 ]
 
 
@@ -53,13 +65,15 @@ def open_store(url: str, *, base: Path | None = None, namespace: str | None = No
     """The store a URL names, not yet started (`async with store:` or `await store.start()`)."""
     parts = urlsplit(url)
     query = parse_qsl(parts.query, keep_blank_values=True)
-    from_url = [value for key, value in query if key == "namespace"]
-    namespace = namespace or (from_url[-1] if from_url else DEFAULT_NAMESPACE)
+    own = {key: value for key, value in query if key in _OWN}  # the last of each wins
+    namespace = namespace or own.get("namespace", DEFAULT_NAMESPACE)
     if not _NAMESPACE.fullmatch(namespace):
         raise StoreError(
             f"store namespace {namespace!r}: use letters, digits and _ (at most 48, not starting with a digit)"
         )
-    plain = urlunsplit(parts._replace(query=urlencode([(k, v) for k, v in query if k != "namespace"])))
+    timeout = store_timeout(own["timeout"]) if "timeout" in own else DEFAULT_TIMEOUT
+    connections = store_connections(own["connections"]) if "connections" in own else DEFAULT_CONNECTIONS
+    plain = urlunsplit(parts._replace(query=urlencode([(k, v) for k, v in query if k not in _OWN])))
     scheme = parts.scheme.lower()
     if scheme == "sqlite":
         from ._sqlite import SqliteStore
@@ -69,18 +83,36 @@ def open_store(url: str, *, base: Path | None = None, namespace: str | None = No
         path = Path(url[len("sqlite:///") :].partition("?")[0])
         if str(path) != ":memory:" and not path.is_absolute() and base is not None:
             path = base / path
-        return SqliteStore(path)
+        return SqliteStore(path, timeout=timeout)
     if scheme in ("postgresql", "postgres"):
         from ._postgres import PostgresStore
 
-        return PostgresStore(plain, schema=namespace)
+        return PostgresStore(plain, schema=namespace, max_connections=connections, timeout=timeout)
     if scheme in ("redis", "rediss"):
         from ._redis import RedisStore
 
-        return RedisStore(plain, prefix=namespace)
+        return RedisStore(plain, prefix=namespace, max_connections=connections, timeout=timeout)
     raise StoreError(
         f"store {parts.scheme}://…: the store must be a sqlite:///PATH, postgresql://… or redis://… URL"
     )
+
+
+def store_timeout(text: str) -> float:
+    """`?timeout=`: seconds (`5`, `2.5`, `5s`, `500ms`), above 0 and at most 300."""
+    found = _TIMEOUT.fullmatch(text.strip())
+    seconds = 0.0 if found is None else float(found.group(1)) / (1000 if found.group(2) == "ms" else 1)
+    if not 0 < seconds <= MAX_TIMEOUT:
+        raise StoreError(
+            f"store timeout {text[:32]!r}: give seconds above 0 and at most 300 (5, 2.5s, 500ms)"
+        )
+    return seconds
+
+
+def store_connections(text: str) -> int:
+    """`?connections=`: a whole number from 1 to 1000."""
+    if not (text.strip().isascii() and text.strip().isdigit()) or not 1 <= int(text) <= MAX_CONNECTIONS:
+        raise StoreError(f"store connections {text[:32]!r}: give a whole number from 1 to 1000")
+    return int(text)
 
 
 def store_folder(url: str) -> Path | None:

@@ -21,6 +21,7 @@ from types import TracebackType
 from typing import Self
 
 from .._errors import ErrorCode, SpecbridgeError
+from ._bounded import DEFAULT_TIMEOUT, bounded
 from ._model import Approval, Claim, Condition, Delivery, Json, Status, StoredFile
 from ._records import Announced
 
@@ -32,10 +33,25 @@ class StoreError(SpecbridgeError):
 
 
 class Store(ABC):
-    """An open store; `open_store(url)` makes one, `start()` connects and migrates, `close()` ends it."""
+    """An open store; `open_store(url)` makes one, `start()` connects and migrates, `close()` ends it.
+
+    Every operation of this interface, in every backend, is bounded in time (`timeout` seconds, then
+    `StoreError`) and answers an id that cannot exist as "not found" (`_bounded`): put around each
+    backend's methods when the backend class is made."""
 
     #: The store's URL without any password, for messages and logs.
     name: str
+    #: Seconds any one operation may take before it fails with `StoreError` (`store-unavailable`).
+    timeout: float = DEFAULT_TIMEOUT
+    #: The driver waits on a cancelled step (`_bounded`): run each as a task abandoned when late.
+    slow_to_cancel: bool = False
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        for operation in Store.__abstractmethods__ - {"close"}:
+            method = cls.__dict__.get(operation)
+            if method is not None:
+                setattr(cls, operation, bounded(operation, method, StoreError))
 
     async def __aenter__(self) -> Self:
         await self.start()
@@ -133,9 +149,13 @@ class Store(ABC):
         """Add a delivery due at `due` (default now), for `receiver`, ordered in `stream`; its id."""
 
     @abstractmethod
-    async def lease_due(self, now: float, lease: float, limit: int = 10) -> list[Delivery]:
+    async def lease_due(
+        self, now: float, lease: float, limit: int = 10, *, skip: Collection[str] = ()
+    ) -> list[Delivery]:
         """Up to `limit` due deliveries, oldest first, each hidden from other workers for `lease` seconds;
-        of each stream only its oldest delivery still in the outbox (the next waits for its `ack`)."""
+        of each stream only its oldest delivery still in the outbox (the next waits for its `ack`).
+        Deliveries for the receivers in `skip` are left in the outbox, untouched (a sender whose
+        attempts to them are all in flight)."""
 
     @abstractmethod
     async def ack(self, delivery_id: str) -> None:

@@ -5,10 +5,15 @@ approval for one call, `status:S` and `all` sorted sets of ids by creation time,
 (with a Redis TTL of its `keep`), `o:ID` an outbox delivery and `due` the deliveries by due time,
 `f:ID` a file (its record and its bytes in one hash, with a Redis TTL of the file's lifetime), and
 `s:STREAM` the deliveries of one stream by creation time (only the first is leased).
+
+One pool per instance (`_redis_pool`): at most `max_connections` (`?connections=`, 10 by default),
+idle ones closed after a minute, no driver retries; file bytes are read undecoded on the same pool.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
@@ -16,11 +21,13 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import redis.asyncio as aioredis
+from redis.client import NEVER_DECODE
 from redis.exceptions import RedisError
 
 from . import _redis_lua as lua
 from . import _sql
 from ._base import Store, StoreError
+from ._bounded import DEFAULT_TIMEOUT
 from ._model import Announcement, Approval, Claim, Condition, Delivery, Json, Status, StoredFile
 from ._records import (
     APPROVAL_FIELDS,
@@ -35,6 +42,7 @@ from ._records import (
     file_from,
     file_values,
 )
+from ._redis_pool import IDLE, BoundedPool, bounded_pool, closing_idle
 
 # Redis needs no migration steps; the key guards against an older specbridge. 2: files (`f:ID`);
 # 3: outbox receivers and streams (`s:STREAM`), which an older sender would route and order wrongly.
@@ -69,18 +77,31 @@ def _delivery(announce: Announced) -> str:
 
 
 class RedisStore(Store):
-    def __init__(self, url: str, *, prefix: str = "specbridge") -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        prefix: str = "specbridge",
+        max_connections: int = 10,
+        timeout: float = DEFAULT_TIMEOUT,
+        idle: float = IDLE,
+    ) -> None:
         self.url = url
         self.prefix = prefix + ":"
         parts = urlsplit(url)
         host = parts.netloc.rpartition("@")[2]
         self.name = urlunsplit(parts._replace(netloc=f":***@{host}")) if parts.password else url
+        self.max_connections = max_connections
+        self.timeout = timeout
+        self.idle = idle
+        self.pool: BoundedPool | None = None
         self._redis: aioredis.Redis | None = None
         self._scripts: dict[str, Any] = {}
-        self._bytes: aioredis.Redis | None = None  # files: their bytes must not be decoded
+        self._idler: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
-        client = aioredis.Redis.from_url(self.url, decode_responses=True, socket_connect_timeout=10)
+        pool = bounded_pool(self.url, max_connections=self.max_connections, timeout=self.timeout)
+        client = aioredis.Redis(connection_pool=pool)
         try:
             await client.ping()  # type: ignore[misc]
             version_key = self.prefix + "schema_version"
@@ -90,24 +111,26 @@ class RedisStore(Store):
                 await client.set(version_key, SCHEMA_VERSION)
                 current = SCHEMA_VERSION
         except RedisError as error:
-            await client.aclose()
+            await _shut(client, pool)
             raise StoreError(f"cannot open the store {self.name}: {error}") from None
         if current > SCHEMA_VERSION:
-            await client.aclose()
+            await _shut(client, pool)
             raise StoreError(f"cannot open the store {self.name}: {_sql.too_new(current)}")
-        self._redis = client
+        self._redis, self.pool = client, pool
         for name in lua.SCRIPTS:
             self._scripts[name] = client.register_script(getattr(lua, name))
         self._scripts["DELETE_FILE"] = client.register_script(DELETE_FILE)
-        self._bytes = aioredis.Redis.from_url(self.url, decode_responses=False, socket_connect_timeout=10)
+        self._idler = asyncio.get_running_loop().create_task(closing_idle(pool, self.idle))
 
     async def close(self) -> None:
-        if self._bytes is not None:
-            raw, self._bytes = self._bytes, None
-            await raw.aclose()
-        if self._redis is not None:
-            client, self._redis = self._redis, None
-            await client.aclose()
+        if self._idler is not None:
+            idler, self._idler = self._idler, None
+            idler.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await idler
+        if self._redis is not None and self.pool is not None:
+            client, pool, self._redis, self.pool = self._redis, self.pool, None, None
+            await _shut(client, pool)
 
     @contextmanager
     def _failing(self) -> Iterator[None]:
@@ -243,8 +266,11 @@ class RedisStore(Store):
         await self._script("ENQUEUE_ALL", json.dumps([record]))
         return record["id"]
 
-    async def lease_due(self, now: float, lease: float, limit: int = 10) -> list[Delivery]:
-        rows = await self._script("LEASE_DUE", _text(float(now)), _text(float(now + lease)), limit)
+    async def lease_due(
+        self, now: float, lease: float, limit: int = 10, *, skip: Collection[str] = ()
+    ) -> list[Delivery]:
+        leave = json.dumps(sorted(skip))
+        rows = await self._script("LEASE_DUE", _text(float(now)), _text(float(now + lease)), limit, leave)
         return [delivery_from(_pairs(row)) for row in rows]
 
     async def ack(self, delivery_id: str) -> None:
@@ -256,8 +282,7 @@ class RedisStore(Store):
     # Files
 
     async def put_file(self, file: StoredFile, data: bytes) -> None:
-        if self._bytes is None:
-            raise StoreError(f"the store {self.name} is not started")
+        client = self._client()
         fields = dict(zip(_sql.FILE_FIELDS, file_values(file), strict=True))
         record: dict[str, str | bytes] = {
             name: _text(value) for name, value in fields.items() if value is not None
@@ -267,16 +292,17 @@ class RedisStore(Store):
         # The TTL is the file's lifetime, not its wall-clock expiry: callers' clocks may be fake.
         ttl = max(1, int((file.expires_at - file.created_at) * 1000))
         with self._failing():
-            async with self._bytes.pipeline(transaction=True) as pipe:
+            async with client.pipeline(transaction=True) as pipe:
                 pipe.hset(key, mapping=record)
                 pipe.pexpire(key, ttl)
                 await pipe.execute()
 
     async def get_file(self, file_id: str, owner: str, now: float) -> tuple[StoredFile, bytes] | None:
-        if self._bytes is None:
-            raise StoreError(f"the store {self.name} is not started")
-        with self._failing():
-            raw = await self._bytes.hgetall(self.prefix + "f:" + file_id)  # type: ignore[misc]
+        client = self._client()
+        with self._failing():  # the bytes as they are: this one reply is not decoded
+            raw = await client.execute_command(  # type: ignore[no-untyped-call]
+                "HGETALL", self.prefix + "f:" + file_id, **{NEVER_DECODE: True}
+            )
         if not raw:
             return None
         data = raw.pop(b"data", b"")
@@ -312,3 +338,8 @@ class RedisStore(Store):
                 i for i, expires in zip(batch, expiries, strict=True) if expires and float(expires) > now
             )
         return found
+
+
+async def _shut(client: aioredis.Redis, pool: BoundedPool) -> None:
+    await client.aclose()
+    await pool.aclose()

@@ -163,8 +163,11 @@ return 1
 """
 )
 
+# ARGV: prefix, now, lease until, limit, receivers to leave alone (a JSON list)
 LEASE_DUE = """
 local p, now, lease_until, limit = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
+local skip = {}
+for _, receiver in ipairs(cjson.decode(ARGV[5] or '[]')) do skip[receiver] = true end
 local items = {}
 for _, id in ipairs(redis.call('ZRANGEBYSCORE', p .. 'due', '-inf', now, 'LIMIT', 0, 1000)) do
   table.insert(items, {tonumber(redis.call('HGET', p .. 'o:' .. id, 'created_at')), id})
@@ -175,8 +178,10 @@ for i = 1, #items do
   if #leased >= limit then break end
   local id = items[i][2]
   local stream = redis.call('HGET', p .. 'o:' .. id, 'stream')
-  local first = true
-  if stream and stream ~= '' then first = redis.call('ZRANGE', p .. 's:' .. stream, 0, 0)[1] == id end
+  local first = not skip[redis.call('HGET', p .. 'o:' .. id, 'receiver') or '']
+  if first and stream and stream ~= '' then
+    first = redis.call('ZRANGE', p .. 's:' .. stream, 0, 0)[1] == id
+  end
   if first then
     redis.call('ZADD', p .. 'due', lease_until, id)
     redis.call('HINCRBY', p .. 'o:' .. id, 'attempts', 1)

@@ -138,11 +138,13 @@ def enqueue(p: str) -> str:
     return f"INSERT INTO outbox ({', '.join(OUTBOX_FIELDS)}) VALUES ({', '.join([p] * len(OUTBOX_FIELDS))})"
 
 
-def due_heads(p: str) -> str:
+def due_heads(p: str, skip: int = 0) -> str:
     """Ids of due deliveries, oldest first, leaving out any with an older delivery of its stream still
-    in the outbox (leased, or waiting for a retry). Params: now, limit."""
+    in the outbox (leased, or waiting for a retry), and any for the `skip` receivers named in the
+    params. Params: now, the receivers to skip, limit."""
+    leave = f" AND (receiver IS NULL OR receiver NOT IN ({', '.join([p] * skip)}))" if skip else ""
     return (
-        f"SELECT id FROM outbox o WHERE due_at <= {p} AND (stream IS NULL OR NOT EXISTS ("
+        f"SELECT id FROM outbox o WHERE due_at <= {p}{leave} AND (stream IS NULL OR NOT EXISTS ("
         "SELECT 1 FROM outbox e WHERE e.stream = o.stream AND (e.created_at < o.created_at OR "
         f"(e.created_at = o.created_at AND e.id < o.id)))) ORDER BY created_at, id LIMIT {p}"
     )

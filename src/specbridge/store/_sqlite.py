@@ -5,21 +5,37 @@ interleave inside a transaction. Every write is `BEGIN IMMEDIATE`, which takes S
 front: that is what makes each operation atomic against other processes on the same file too (the
 command line answering approvals while a gateway runs). `synchronous=NORMAL` in WAL mode keeps every
 committed transaction across a killed process; only a power cut may lose the last few.
+
+A step waits for another process's lock at most the store's `timeout` (SQLite's busy timeout), and a
+step cut off by that bound is interrupted (`sqlite3.Connection.interrupt`), so a locked file never
+holds the worker thread for longer.
+
+The file holds arguments, API answers and, by default, uploaded files' bytes: a folder the store makes
+is `0700` and the database `0600` before SQLite first opens it (SQLite gives its `-wal` and `-shm`
+files the database's mode). An existing store that group or others may read is used as it is and
+logged as a warning (`store open to others`), as the files folder is.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
+import os
 import secrets
 import sqlite3
+import stat
+import threading
 import time
 from collections.abc import Callable, Collection, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
+from .._logging import log_event
 from . import _sql as sql
 from ._base import Store, StoreError
+from ._bounded import DEFAULT_TIMEOUT
 from ._model import Approval, Claim, Condition, Delivery, Json, Status, StoredFile
 from ._records import (
     Announced,
@@ -44,9 +60,10 @@ def _dict_row(cursor: sqlite3.Cursor, row: tuple[Any, ...]) -> dict[str, Any]:
 
 
 class SqliteStore(Store):
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, *, timeout: float = DEFAULT_TIMEOUT) -> None:
         self.path = str(path)
         self.name = f"sqlite:///{self.path}"
+        self.timeout = timeout
         self._executor: ThreadPoolExecutor | None = None
         self._db: sqlite3.Connection | None = None
 
@@ -54,10 +71,20 @@ class SqliteStore(Store):
         if self._executor is None or self._db is None:
             raise StoreError(f"the store {self.name} is not started")
         db = self._db
+        started = threading.Event()
+
+        def step(db: sqlite3.Connection) -> T:
+            started.set()
+            return work(db)
+
         try:
-            return await asyncio.get_running_loop().run_in_executor(self._executor, work, db)
+            return await asyncio.get_running_loop().run_in_executor(self._executor, step, db)
         except sqlite3.Error as error:
             raise StoreError(f"the store {self.name} failed: {error}") from None
+        except asyncio.CancelledError:
+            if started.is_set():  # cut off while running (not while queued): stop the statement
+                db.interrupt()
+            raise
 
     async def _write(self, work: Callable[[sqlite3.Connection], T]) -> T:
         def transaction(db: sqlite3.Connection) -> T:
@@ -78,8 +105,10 @@ class SqliteStore(Store):
 
         def connect() -> sqlite3.Connection:
             if self.path != ":memory:":
-                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-            db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+                _private(Path(self.path))
+            db = sqlite3.connect(
+                self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False
+            )
             db.row_factory = _dict_row
             _wal(db)
             db.execute("PRAGMA synchronous=NORMAL")
@@ -230,9 +259,13 @@ class SqliteStore(Store):
         await self._write(lambda db: db.execute(sql.enqueue(P), params))
         return delivery_id
 
-    async def lease_due(self, now: float, lease: float, limit: int = 10) -> list[Delivery]:
+    async def lease_due(
+        self, now: float, lease: float, limit: int = 10, *, skip: Collection[str] = ()
+    ) -> list[Delivery]:
+        receivers = sorted(skip)
+
         def work(db: sqlite3.Connection) -> list[Delivery]:
-            rows = db.execute(sql.due_heads(P), (now, limit)).fetchall()
+            rows = db.execute(sql.due_heads(P, len(receivers)), (now, *receivers, limit)).fetchall()
             leased = [
                 db.execute(
                     "UPDATE outbox SET due_at = ?, attempts = attempts + 1 WHERE id = ? RETURNING *",
@@ -300,6 +333,23 @@ def _migrate(db: sqlite3.Connection) -> None:
         for statement in sql.MIGRATIONS[version - 1]:
             db.execute(statement)
         db.execute("INSERT INTO schema_version (version) VALUES (?)", (version,))
+
+
+def _private(path: Path) -> None:
+    """Make the store's folder (`0700`) and file (`0600`) when missing, so nobody else ever reads them;
+    log an existing one that group or others may read (its modes are the operator's)."""
+    folder = path.parent
+    if not folder.exists():
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600))
+    for one in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        try:
+            mode = stat.S_IMODE(one.stat().st_mode)
+        except FileNotFoundError:
+            continue
+        if mode & 0o077:
+            log_event("store open to others", level=logging.WARNING, file=str(one), mode=oct(mode))
 
 
 def _wal(db: sqlite3.Connection, attempts: int = 200) -> None:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..document import ApiDocument, MediaType, Operation, Parameter, Schema
+from ._form import nonempty
 from ._headers import FIXABLE_HEADERS, is_forbidden_header
 from ._model import LOCATION_ORDER, Argument, ArgumentLocation, Body, LeftOut
 from ._naming import argument_name
@@ -76,13 +77,16 @@ def plan_arguments(
             continue
         shaped = shaper.shape(parameter.schema, "input")
         needs.update(shaped.needs)
+        value = shaped.value
+        if parameter.location in ("query", "cookie") and parameter.content_type is None:
+            value = nonempty(value, required=parameter.required)
         candidates.append(
             Argument(
                 name=argument_name(parameter.name),
                 location=parameter.location,
                 original=parameter.name,
                 required=parameter.required,
-                schema=_described(shaped.value, parameter.description),
+                schema=_described(value, parameter.description),
                 style=parameter.style,
                 explode=parameter.explode,
                 allow_reserved=parameter.allow_reserved,
@@ -118,6 +122,7 @@ def plan_arguments(
             required=request_body.required,
             encoding=media.encoding,
             pointer=request_body.pointer,
+            min_properties=_min_properties(media.schema, shaper) if fields is not None else 0,
         )
         if fields is None:
             schema, body_needs = _whole_body_schema(media, shaper)
@@ -133,9 +138,10 @@ def plan_arguments(
                 )
             )
         else:
-            properties, required = fields
+            properties, required, hidden = fields
+            form = media.content_type.lower().split(";")[0].strip() == "application/x-www-form-urlencoded"
             for name, (value, base) in properties.items():
-                if shaper.hidden_input(value, base):
+                if name in hidden:
                     continue
                 shaped = shaper.shape(Schema(value, base), "input")
                 needs.update(shaped.needs)
@@ -145,7 +151,7 @@ def plan_arguments(
                         "body",
                         name,
                         name in required,
-                        shaped.value,
+                        nonempty(shaped.value, required=name in required) if form else shaped.value,
                         pointer=request_body.pointer,
                     )
                 )
@@ -206,17 +212,19 @@ def _is_structured(content_type: str) -> bool:
 
 def _object_fields(
     schema: Schema | None, shaper: SchemaShaper
-) -> tuple[dict[str, tuple[Json, str]], set[str]] | None:
-    """An object body's top-level properties (through `$ref` and `allOf`), or None if it is not one."""
+) -> tuple[dict[str, tuple[Json, str]], set[str], set[str]] | None:
+    """An object body's top-level properties (through `$ref` and `allOf`), the required ones and the
+    read-only ones (`readOnly` on any declaration of the name, in any part), or None if it is not one."""
     if schema is None:
         return None
     # A recursive object body is still an object: its fields become arguments, and the fields that
     # lead back into the cycle refer to `$defs`.
     properties: dict[str, tuple[Json, str]] = {}
     required: set[str] = set()
-    if not _collect_fields(schema.value, schema.base, shaper, properties, required, 0):
+    hidden: set[str] = set()
+    if not _collect_fields(schema.value, schema.base, shaper, properties, required, 0, hidden):
         return None
-    return (properties, required) if properties else None
+    return (properties, required, hidden) if properties else None
 
 
 def _collect_fields(
@@ -226,6 +234,7 @@ def _collect_fields(
     properties: dict[str, tuple[Json, str]],
     required: set[str],
     depth: int,
+    hidden: set[str],
 ) -> bool:
     base, node = shaper.resolve(value, base)
     if not isinstance(node, dict) or depth > 16:
@@ -238,13 +247,15 @@ def _collect_fields(
     parts = node.get("allOf")
     if isinstance(parts, list):
         for part in parts:
-            if not _collect_fields(part, base, shaper, properties, required, depth + 1):
+            if not _collect_fields(part, base, shaper, properties, required, depth + 1, hidden):
                 return False
     own = node.get("properties")
     if isinstance(own, dict):
         for name, prop in own.items():
             if isinstance(prop, dict | bool):
                 properties[str(name)] = (prop, base)
+                if shaper.hidden_input(prop, base):
+                    hidden.add(str(name))
     elif kind != "object" and not isinstance(parts, list):
         return False
     if isinstance(node.get("required"), list):
@@ -255,11 +266,29 @@ def _collect_fields(
     return True
 
 
+def _min_properties(schema: Schema | None, shaper: SchemaShaper, depth: int = 0) -> int:
+    """The largest `minProperties` of an object body, its `$ref` target and its `allOf` parts."""
+    if schema is None or depth > 16:
+        return 0
+    base, node = shaper.resolve(schema.value, schema.base)
+    if not isinstance(node, dict):
+        return 0
+    own = node.get("minProperties")
+    found = own if isinstance(own, int) and not isinstance(own, bool) else 0
+    parts = node.get("allOf")
+    for part in parts if isinstance(parts, list) else []:
+        found = max(found, _min_properties(Schema(part, base), shaper, depth + 1))
+    return found
+
+
 def _whole_body_schema(media: MediaType, shaper: SchemaShaper) -> tuple[Json, frozenset[str]]:
     kind = media.content_type.lower().split(";")[0].strip()
     if media.schema is not None and _is_structured(kind):
         shaped = shaper.shape(media.schema, "input")
         return shaped.value, shaped.needs
+    if _format_of(media.schema, shaper) == "byte":
+        # OpenAPI's base64 *text*, whatever the media type: the text is the body, sent as given.
+        return {"type": "string", "contentEncoding": "base64"}, frozenset()
     if _is_binary_body(kind, media.schema, shaper):
         # Bytes travel as base64 text; the gateway decodes them before sending.
         schema = {"type": "string", "contentMediaType": kind or "application/octet-stream"}
@@ -273,13 +302,18 @@ _BINARY_TYPES = frozenset({"", "*/*", "application/octet-stream", "application/p
 
 
 def _is_binary_body(kind: str, schema: Schema | None, shaper: SchemaShaper) -> bool:
-    """A body of bytes: a binary media type, or a string schema with `format: binary`/`byte`."""
+    """A body of bytes: a binary media type, or a string schema with `format: binary`."""
     if kind.startswith(_BINARY_FAMILIES) or kind in _BINARY_TYPES:
         return True
+    return _format_of(schema, shaper) == "binary"
+
+
+def _format_of(schema: Schema | None, shaper: SchemaShaper) -> str | None:
     if schema is None:
-        return False
+        return None
     _, node = shaper.resolve(schema.value, schema.base)
-    return isinstance(node, dict) and node.get("format") in ("binary", "byte")
+    found = node.get("format") if isinstance(node, dict) else None
+    return found if isinstance(found, str) else None
 
 
 def _resolve_clashes(candidates: list[Argument]) -> list[Argument]:

@@ -41,6 +41,64 @@ def pin_discriminator(shaper: SchemaShaper, value: dict[str, Any], base: str, ou
             ]
 
 
+def pin_implicit(shaper: SchemaShaper, value: dict[str, Any], base: str, out: dict[str, Any]) -> None:
+    """A `oneOf` without a `discriminator` whose branches each allow their own values of one property
+    (Adyen's 58 payment methods, each `type: {enum: [...]}`, no two alike, none required): that
+    property is required in every branch, so the model says which branch it means. Without it `{}`,
+    or any object of fields several branches share, matches several branches and the API refuses it."""
+    raw, shaped = value.get("oneOf"), out.get("oneOf")
+    if not isinstance(raw, list) or not isinstance(shaped, list) or len(raw) != len(shaped) or len(raw) < 2:
+        return
+    prop = _implicit_property(shaper, raw, base)
+    if prop is None:
+        return
+    pinned = []
+    for branch in shaped:
+        if not isinstance(branch, dict):
+            return
+        listed = branch.get("required")
+        names: list[Any] = listed if isinstance(listed, list) else []
+        pinned.append(branch if prop in names else {**branch, "required": [*names, prop]})
+    out["oneOf"] = pinned
+
+
+def _implicit_property(shaper: SchemaShaper, branches: list[Json], base: str) -> str | None:
+    """The property every branch limits to values of its own (disjoint), not yet required by all."""
+    _, first = shaper.resolve(branches[0], base)
+    candidates = _enum_properties(shaper, first, base, 0)
+    for prop in candidates:
+        seen: set[str] = set()
+        everywhere_required = True
+        for branch in branches:
+            allowed, required = _facts(shaper, branch, base, prop, 0)
+            values = {repr(item) for item in allowed or ()}
+            if not values or values & seen:
+                break
+            seen |= values
+            everywhere_required = everywhere_required and required
+        else:
+            if not everywhere_required:
+                return prop
+    return None
+
+
+def _enum_properties(shaper: SchemaShaper, node: Json, base: str, depth: int) -> list[str]:
+    """Names of the properties a schema limits to listed values (`enum`, `const`), through `allOf`."""
+    if not isinstance(node, dict) or depth > _MAX_DEPTH:
+        return []
+    found: list[str] = []
+    properties = node.get("properties")
+    for name, prop in properties.items() if isinstance(properties, dict) else ():
+        _, schema = shaper.resolve(prop, base)
+        if isinstance(schema, dict) and ("const" in schema or isinstance(schema.get("enum"), list)):
+            found.append(str(name))
+    parts = node.get("allOf")
+    for part in parts if isinstance(parts, list) else []:
+        part_base, target = shaper.resolve(part, base)
+        found += _enum_properties(shaper, target, part_base, depth + 1)
+    return list(dict.fromkeys(found))
+
+
 def _mapped_values(shaper: SchemaShaper, mapping: Json, base: str) -> dict[str, list[str]]:
     """Discriminator values by the target key of the schema they map to."""
     values: dict[str, list[str]] = {}
@@ -81,6 +139,7 @@ def _pinned(
     if not needs_pin and required:
         return shaped
     result: dict[str, Any] = dict(shaped) if isinstance(shaped, dict) else {}
+    result.setdefault("type", "object")  # a discriminated branch is an object, whatever it inherits
     if needs_pin:
         properties = result.get("properties")
         if "$ref" not in result and isinstance(properties, dict):

@@ -36,6 +36,9 @@ class Body:
     required: bool
     encoding: Json = None
     pointer: str = ""
+    # The fewest fields a body taken as fields may carry (its schema's `minProperties`): a tool's input
+    # cannot say it (the body's fields sit beside path and query arguments), so the call checks it.
+    min_properties: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,7 @@ from typing import Any, Literal, NamedTuple
 from .._json import dumps_bytes
 from ..document import Resolver, Schema, UnresolvedRef
 from ..document.pointer import unescape_token, walk_pointer
-from ._discriminator import pin_discriminator
+from ._discriminator import pin_discriminator, pin_implicit
 from ._schema_answer import answer_property, cut
 from ._schema_graph import ReferenceGraph
 from ._schema_keywords import (
@@ -289,15 +289,22 @@ class SchemaShaper:
             elif is_number(flag):
                 out[key] = flag
         required = value.get("required")
+        parts = value.get("allOf")
+        group = mode == "input" and (isinstance(required, list) or isinstance(parts, list))
+        hidden = self._hidden_names(value, base, mode, 0) if group else _NOTHING
         if isinstance(required, list) and mode == "input":
             # Answers often leave out fields their document calls required; a client that checks
             # structuredContent against outputSchema would then reject a good answer.
-            hidden = self._hidden_names(value, base, mode, 0)
             names = list(dict.fromkeys(n for n in required if isinstance(n, str) and n not in hidden))
             if names:
                 out["required"] = names
+        if hidden and isinstance(parts, list):
+            # `readOnly` in one part counts for the whole object: no part offers or requires it.
+            out = _without_names(out, frozenset(hidden))
         if mode == "input" and isinstance(value.get("discriminator"), dict):
             pin_discriminator(self, value, base, out)
+        elif mode == "input" and isinstance(value.get("oneOf"), list):
+            pin_implicit(self, value, base, out)
         if value.get("nullable") is True or value.get("x-nullable") is True:
             out = nullable(out)
         return Shaped(out, frozenset(needs))
@@ -360,3 +367,26 @@ class SchemaShaper:
         self._taken_names.add(candidate)
         self._def_names[key] = candidate
         return candidate
+
+
+def _without_names(shaped: dict[str, Any], hidden: frozenset[str]) -> dict[str, Any]:
+    """`shaped` (a new dict) without the properties `hidden` names, in its own `properties` and
+    `required` and those of its inlined `allOf` parts. A part kept in `$defs` is shared and stays."""
+    result = dict(shaped)
+    properties = result.get("properties")
+    if isinstance(properties, dict) and hidden & properties.keys():
+        result["properties"] = {name: prop for name, prop in properties.items() if name not in hidden}
+    required = result.get("required")
+    if isinstance(required, list) and hidden.intersection(required):
+        names = [name for name in required if name not in hidden]
+        if names:
+            result["required"] = names
+        else:
+            del result["required"]
+    parts = result.get("allOf")
+    if isinstance(parts, list):
+        result["allOf"] = [
+            _without_names(part, hidden) if isinstance(part, dict) and "$ref" not in part else part
+            for part in parts
+        ]
+    return result

@@ -42,7 +42,7 @@ _KEEP = frozenset(
 _BREAKING = ("patternProperties", "not", "if", "then", "else", "dependentSchemas", "prefixItems")
 _TYPES = frozenset({"string", "number", "boolean", "integer", "object", "array", "null"})
 _SHAPE = frozenset({"type", "properties", "items", "enum", "const", "additionalProperties"})
-_MAX_MERGE = 32  # allOf/$ref inlining steps before giving up (a schema that is its own allOf part)
+_MAX_MERGE = 32  # allOf/$ref inlining steps (and, times 625, per conversion) before giving up
 _MAX_NODES_DEEP = 200  # nested conversions; far past the 10 levels of nesting strict mode allows
 
 
@@ -82,6 +82,7 @@ class _Converter:
         self.variants: dict[str, Json] = {}  # extra definitions: a recursive one with siblings merged in
         self._variant_names: dict[str, str] = {}
         self._nesting = 0
+        self._merges = 0
 
     def node(self, node: Json, where: str, steps: int = 0) -> dict[str, Json]:
         self._nesting += 1
@@ -255,7 +256,8 @@ class _Converter:
     def _merge(self, parts: list[Json], at: str, steps: int) -> dict[str, Json]:
         """One schema from an intersection of schemas (`allOf`, or a `$ref` with siblings): refs and
         nested `allOf`s inlined, properties merged (the same name twice merges too), required united."""
-        if steps > _MAX_MERGE:
+        self._merges += 1
+        if steps > _MAX_MERGE or self._merges > _MAX_MERGE * 625:  # a $ref in its own siblings multiplies
             raise StrictIncompatible(f"{at} combines schemas with allOf too deeply to flatten")
         merged: dict[str, Json] = {}
         for part in parts:

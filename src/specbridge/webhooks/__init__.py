@@ -3,13 +3,13 @@ egress policy."""
 
 from __future__ import annotations
 
-from ._sender import SECRET_PREFIX as SECRET_PREFIX
 from ._sender import Backoff as Backoff
 from ._sender import WebhookSender as WebhookSender
 from ._sender import approval_route as approval_route
 from ._sender import has_webhooks as has_webhooks
 from ._sender import running_webhooks as running_webhooks
-from ._sender import secret_key as secret_key
-from ._sender import signature as signature
-from ._sender import signed_headers as signed_headers
-from ._sender import verify as verify
+from ._signing import SECRET_PREFIX as SECRET_PREFIX
+from ._signing import secret_key as secret_key
+from ._signing import signature as signature
+from ._signing import signed_headers as signed_headers
+from ._signing import verify as verify

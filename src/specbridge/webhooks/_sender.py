@@ -4,28 +4,29 @@ calls — (to `clients.<id>.webhook`), POSTed the Standard Webhooks way, at leas
 egress policy. Each outbox row names its receiver (`approvals`, `client:<id>`): an event for two
 receivers is two rows, written in the one store step that made the change.
 
-Every delivery carries `webhook-id` (the outbox id, the same on every retry, so receivers drop
-repeats), `webhook-timestamp` (seconds, at this attempt) and `webhook-signature`: `v1,<base64 of
-HMAC-SHA256 over "id.timestamp.body">`, one per configured secret, space-separated, so while a secret
-is rotated receivers holding either the old or the new one accept. A `whsec_…` secret is base64 after
-its prefix (as Standard Webhooks libraries read it); any other secret is used as its raw bytes.
+Every delivery is signed (`_signing`): `webhook-id` (the outbox id, the same on every retry, so
+receivers drop repeats), `webhook-timestamp` and `webhook-signature`.
 
 `WebhookSender` leases due deliveries (`Store.lease_due`; another instance never gets the same one
 while the lease runs, and of one stream — one receiver's events of one call — only the oldest left, so
 they arrive in order), POSTs each without following redirects, `ack`s on 2xx and otherwise
 reschedules it (`retry_at`) with exponential backoff and jitter, until `give_up_after` seconds after it
 was created. Time comes from `clock`, so tests move a fake clock instead of sleeping.
+
+Receivers are attempted **independently**: every delivery runs as a task of its own, at most
+`per_receiver` at a time for one receiver (`approvals`, `client:<id>`) and `concurrency` in all, and
+`run()` keeps leasing while attempts are in flight, leaving in the outbox (`lease_due(skip=…)`) the
+deliveries of a receiver whose attempts are all taken. So a slow or hanging receiver (each attempt
+bounded by `timeout`) delays only its own deliveries. A delivery that waited for a free attempt so long
+that its lease would end before the attempt could is left for its next lease, never sent twice at once.
 """
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import hmac
 import logging
 import random
 import time
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -40,66 +41,15 @@ from ..approvals import OPERATORS, client_receiver
 from ..call import EgressPolicy, EgressTransport
 from ..config import Config, WebhookConfig
 from ..store import Delivery, Store
+from ._signing import SECRET_PREFIX as SECRET_PREFIX
+from ._signing import USER_AGENT as USER_AGENT
+from ._signing import secret_key as secret_key
+from ._signing import signature as signature
+from ._signing import signed_headers as signed_headers
+from ._signing import verify as verify
 
-SECRET_PREFIX = "whsec_"
 # What this sender delivers; other topics are left for their own senders.
 TOPIC_PREFIXES = ("approval.", "call.completed")
-USER_AGENT = "specbridge-webhooks"
-
-
-def secret_key(secret: str) -> bytes:
-    """The HMAC key a secret stands for: base64 after `whsec_`, else the text's own bytes."""
-    if secret.startswith(SECRET_PREFIX):
-        try:
-            return base64.b64decode(secret[len(SECRET_PREFIX) :], validate=True)
-        except ValueError:
-            raise ValueError("a whsec_ secret must be base64 after its prefix") from None
-    return secret.encode("utf-8")
-
-
-def signature(msg_id: str, timestamp: int, body: bytes, keys: Sequence[bytes]) -> str:
-    """The `webhook-signature` header: `v1,<base64>` per key, space-separated."""
-    signed = f"{msg_id}.{timestamp}.".encode() + body
-    return " ".join(
-        "v1," + base64.b64encode(hmac.new(key, signed, hashlib.sha256).digest()).decode("ascii")
-        for key in keys
-    )
-
-
-def signed_headers(msg_id: str, timestamp: int, body: bytes, keys: Sequence[bytes]) -> dict[str, str]:
-    return {
-        "content-type": "application/json",
-        "user-agent": USER_AGENT,
-        "webhook-id": msg_id,
-        "webhook-timestamp": str(timestamp),
-        "webhook-signature": signature(msg_id, timestamp, body, keys),
-    }
-
-
-def verify(
-    headers: Mapping[str, str],
-    body: bytes,
-    secrets: Sequence[str],
-    *,
-    now: float | None = None,
-    max_age: float | None = None,
-) -> str | None:
-    """Why a delivery is not one of ours signed with one of `secrets` (None when it is): the Standard
-    Webhooks check a receiver makes, for `specbridge webhooks verify`. `max_age` (seconds) also refuses
-    an old or future timestamp, as a live receiver should to stop replays."""
-    found = {name.lower(): value for name, value in headers.items()}
-    msg_id, stamp, given = (found.get(f"webhook-{part}") for part in ("id", "timestamp", "signature"))
-    if not msg_id or not stamp or not given:
-        return "the webhook-id, webhook-timestamp and webhook-signature headers are all needed"
-    if not stamp.isdigit():
-        return "webhook-timestamp is not a whole number of seconds"
-    if max_age is not None and abs((time.time() if now is None else now) - int(stamp)) > max_age:
-        return f"webhook-timestamp is more than {max_age:g} s away from now (a replay, or a saved delivery)"
-    expected = set(signature(msg_id, int(stamp), body, [secret_key(secret) for secret in secrets]).split())
-    offered = {part for part in given.split() if part.startswith("v1,")}
-    if any(hmac.compare_digest(mine, theirs) for mine in expected for theirs in offered):
-        return None
-    return "no v1 signature matches the secret(s) given for this id, timestamp and body"
 
 
 def approval_route(config: Config | Callable[[], Config]) -> Callable[[Delivery], WebhookConfig | None]:
@@ -145,6 +95,11 @@ class DeliveryFailed(SpecbridgeError):
     code = ErrorCode.WEBHOOK_FAILED
 
 
+PER_RECEIVER = 4  # attempts in flight to one receiver
+CONCURRENCY = 32  # attempts in flight in all
+LEGACY = ""  # rows written before receivers existed (routed by their payload): never skipped
+
+
 class WebhookSender:
     """Delivers approval events from the outbox; `run()` until cancelled, or `run_once()` per step."""
 
@@ -161,6 +116,8 @@ class WebhookSender:
         give_up_after: float = 86400.0,
         poll: float = 1.0,
         jitter: Callable[[], float] = random.random,
+        per_receiver: int = PER_RECEIVER,
+        concurrency: int = CONCURRENCY,
     ) -> None:
         self.store = store
         self.route = route
@@ -171,8 +128,15 @@ class WebhookSender:
         self.give_up_after = give_up_after
         self.poll = poll
         self.jitter = jitter
+        self.per_receiver = per_receiver
+        self.concurrency = concurrency
         self._inner = transport  # tests inject one; the egress policy still applies in front of it
         self._clients: dict[tuple[str, ...], httpx.AsyncClient] = {}
+        self._taken: dict[str, int] = {}  # receiver -> its deliveries leased and not yet finished
+        self._slots: dict[str, anyio.Semaphore] = {}  # receiver -> its attempts in flight
+        self._finished: anyio.Event | None = (
+            None  # set when an attempt ends (`run`): a stream's next may be due
+        )
 
     def _client(self, allow: tuple[str, ...]) -> httpx.AsyncClient:
         client = self._clients.get(allow)
@@ -190,28 +154,67 @@ class WebhookSender:
             await client.aclose()
 
     async def run(self) -> None:
-        """Deliver what is due, then look again every `poll` seconds; stops when cancelled."""
-        while True:
-            try:
-                handled = await self.run_once()
-            except SpecbridgeError as error:  # the store is unreachable: try again later
-                log_event("webhook outbox unavailable", level=logging.WARNING, code=str(error.code))
-                handled = 0
-            if not handled:
-                await anyio.sleep(self.poll)
+        """Lease what is due and start each attempt in the background, again as soon as attempts are
+        started or finish, else every `poll` seconds; stops (cancelling attempts) when cancelled."""
+        self._finished = anyio.Event()
+        async with anyio.create_task_group() as attempts:
+            while True:
+                try:
+                    started = await self._start_due(attempts)
+                except SpecbridgeError as error:  # the store is unreachable: try again later
+                    log_event("webhook outbox unavailable", level=logging.WARNING, code=str(error.code))
+                    started = 0
+                if not started:
+                    with anyio.move_on_after(self.poll):
+                        await self._finished.wait()
+                    self._finished = anyio.Event()  # whatever finished, the next lease sees
 
     async def run_once(self, limit: int = 10) -> int:
-        """Lease the due deliveries (up to `limit` at a time) and attempt each once, again while a lease
-        hands out more (an acknowledged delivery lets the next of its stream go); how many were leased."""
+        """Lease the due deliveries (up to `limit` at a time) and attempt them, all at once within the
+        per-receiver limit, again while a lease hands out more (an acknowledged delivery lets the next
+        of its stream go); how many were leased."""
         handled = 0
         for _ in range(limit):
-            leased = await self.store.lease_due(self.clock(), self.lease, limit)
-            for delivery in leased:
-                await self._attempt(delivery)
-            handled += len(leased)
-            if not leased:
+            async with anyio.create_task_group() as attempts:
+                started = await self._start_due(attempts, limit)
+            handled += started
+            if not started:
                 break
         return handled
+
+    async def _start_due(self, attempts: anyio.abc.TaskGroup, limit: int = 10) -> int:
+        """Lease due deliveries for the attempts there is room for (none for a receiver whose attempts
+        are all taken) and start each in `attempts`; how many were started."""
+        room = self.concurrency - sum(self._taken.values())
+        if room <= 0:
+            return 0
+        full = [receiver for receiver, taken in self._taken.items() if taken >= self.per_receiver]
+        leased_at = self.clock()
+        leased = await self.store.lease_due(
+            leased_at, self.lease, min(limit, room), skip=[r for r in full if r != LEGACY]
+        )
+        for delivery in leased:
+            receiver = delivery.receiver or LEGACY
+            self._taken[receiver] = self._taken.get(receiver, 0) + 1
+            if receiver not in self._slots:
+                self._slots[receiver] = anyio.Semaphore(self.per_receiver)
+            attempts.start_soon(self._attempt_leased, delivery, receiver, leased_at)
+        return len(leased)
+
+    async def _attempt_leased(self, delivery: Delivery, receiver: str, leased_at: float) -> None:
+        try:
+            async with self._slots[receiver]:
+                if self.clock() + self.timeout > leased_at + self.lease:
+                    return  # the lease would end during the attempt: left for its next lease
+                await self._attempt(delivery)
+        except SpecbridgeError as error:  # the store failed to record the outcome: leased again later
+            log_event("webhook outbox unavailable", level=logging.WARNING, code=str(error.code))
+        finally:
+            self._taken[receiver] -= 1
+            if not self._taken[receiver]:
+                del self._taken[receiver], self._slots[receiver]
+            if self._finished is not None:
+                self._finished.set()
 
     async def _attempt(self, delivery: Delivery) -> None:
         now = self.clock()

@@ -410,3 +410,67 @@ async def test_a_clients_event_goes_to_its_own_webhook_only_while_it_subscribes(
     assert event["type"] == "approval.requested" and event["data"]["arguments"] == {"orderId": "o-1"}
     assert "bound" not in event["data"]
     assert await store.lease_due(clock.now + 3600, 10) == []
+
+
+class Held:
+    """A receiver route that answers nothing, not even a status line, until the test lets it go
+    (bounded), and tells how many requests arrived."""
+
+    def __init__(self) -> None:
+        self.go = threading.Event()
+        self.count = 0
+        self._arrived = threading.Condition()
+
+    def responder(self, request: RecordedRequest) -> Reply:
+        with self._arrived:
+            self.count += 1
+            self._arrived.notify_all()
+        return Reply(200, [("Content-Type", "text/plain")], b"ok", hold=self.go, held=30)
+
+    def wait_for(self, count: int, timeout: float = 20) -> bool:
+        with self._arrived:
+            return self._arrived.wait_for(lambda: self.count >= count, timeout)
+
+
+async def test_a_hanging_receiver_delays_only_its_own_deliveries(
+    store: Store, receiver: Upstream, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SB_TEST_WEBHOOK", WHSEC)
+    held = Held()
+    arrived = threading.Event()
+    receiver.route("/slow", held.responder)
+    receiver.route("/hook", lambda request: (arrived.set(), text_response("ok"))[1])
+    allow = EgressConfig(allow=(receiver.address,))
+    secrets_ = (Secret("env:SB_TEST_WEBHOOK"),)
+    hooks = {
+        "client:slow": WebhookConfig(receiver.url + "/slow", secrets_, allow),
+        "approvals": WebhookConfig(receiver.url + "/hook", secrets_, allow),
+    }
+    now = time.time()
+    for call in range(5):  # five calls' events for the hanging receiver first, each its own stream
+        await store.enqueue(
+            "call.completed", {"n": call}, now, receiver="client:slow", stream=f"client:slow|call:{call}"
+        )
+    await store.enqueue("approval.requested", {"n": "operators"}, now + 1, receiver="approvals")
+    webhooks = WebhookSender(
+        store,
+        lambda delivery: hooks.get(delivery.receiver or ""),
+        timeout=30,
+        lease=60,
+        per_receiver=2,
+        poll=0.05,
+    )
+    try:
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(webhooks.run)
+            delivered = await anyio.to_thread.run_sync(arrived.wait, 20)
+            two_held = await anyio.to_thread.run_sync(held.wait_for, 2)
+            slow_so_far = held.count
+            held.go.set()
+            all_five = await anyio.to_thread.run_sync(held.wait_for, 5)
+            tasks.cancel_scope.cancel()
+    finally:
+        await webhooks.aclose()
+    assert delivered and two_held, "the operators' delivery waited behind the hanging receiver"
+    assert slow_so_far == 2  # its per-receiver limit: the other three stayed in the outbox
+    assert all_five
