@@ -15,6 +15,8 @@ clients:
 ```
 """
 
+from ._access import check_access_names as check_access_names
+from ._access import is_pattern as is_pattern
 from ._document import api_document as api_document
 from ._document import fetch_rules as fetch_rules
 from ._document import operations_document as operations_document
@@ -55,6 +57,11 @@ from ._reader import config_from_data as config_from_data
 from ._reader import load_config as load_config
 from ._reader import parse_duration as parse_duration
 from ._reader import single_api_config as single_api_config
+from ._rules import AuditConfig as AuditConfig
+from ._rules import Rate as Rate
+from ._rules import RateLimits as RateLimits
+from ._rules import ToolAccess as ToolAccess
+from ._rules import parse_rate as parse_rate
 from ._schema import SCHEMA_FILE as SCHEMA_FILE
 from ._schema import config_schema as config_schema
 from ._secrets import Secret as Secret
@@ -76,6 +83,7 @@ __all__ = [
     "ApiConfig",
     "ApprovalBy",
     "ApprovalsConfig",
+    "AuditConfig",
     "AuthConfig",
     "AuthType",
     "CallsConfig",
@@ -91,20 +99,26 @@ __all__ = [
     "OAuthConfig",
     "OperationConfig",
     "ParameterConfig",
+    "Rate",
+    "RateLimits",
     "SearchIndexConfig",
     "SearchMode",
     "Secret",
+    "ToolAccess",
     "ToolConfig",
     "WebhookConfig",
     "WebhooksConfig",
     "api_document",
+    "check_access_names",
     "check_tool_names",
     "config_from_data",
     "config_schema",
     "fetch_rules",
+    "is_pattern",
     "load_config",
     "looks_like_secret",
     "operations_document",
     "parse_duration",
+    "parse_rate",
     "single_api_config",
 ]

@@ -33,6 +33,7 @@ from typing import Any, Literal
 
 from .._errors import ConfigError
 from ..tools import ConvertOptions, Tool, ToolOverride
+from ._rules import AuditConfig, RateLimits, ToolAccess
 from ._secrets import Secret
 
 AuthType = Literal["none", "bearer", "basic", "header", "query", "cookie"]
@@ -221,6 +222,12 @@ class OAuthConfig:
     introspection: IntrospectionConfig | None = None
     scopes_supported: tuple[str, ...] = ()
     allow_unknown_clients: bool = False
+    scopes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # scope -> the tools it gives
+
+    @property
+    def advertised_scopes(self) -> tuple[str, ...]:
+        """What clients are told to ask for: `scopes_supported`, then the scopes that give tools."""
+        return tuple(dict.fromkeys((*self.scopes_supported, *self.scopes)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,6 +250,7 @@ class ApiConfig:
     source: str = "<config>"  # the file this API was read from, for errors found later (tool names)
     ref_dirs: tuple[str, ...] = ()  # folders besides the document's own that its file $refs may read
     operations: tuple[OperationConfig, ...] = ()  # endpoints described in the config (beside `spec`)
+    rate_limits: RateLimits = field(default_factory=RateLimits)  # `apis.<name>.limits`, its own only
 
     def tool_settings(self, tool: Tool) -> ToolConfig | None:
         """`tools.<name>` for this tool: keyed by its derived name, its final name or its operationId."""
@@ -270,6 +278,8 @@ class ClientConfig:
     bindings: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # api -> binding -> value
     secrets: Mapping[str, str] = field(default_factory=dict)  # api -> secret id
     webhook: WebhookConfig | None = None  # where this client's events go (`events`: CLIENT_EVENTS)
+    tools: Mapping[str, ToolAccess] = field(default_factory=dict)  # api -> the tools it may use
+    rate_limits: RateLimits = field(default_factory=RateLimits)  # `clients.<id>.limits`
 
 
 @dataclass(frozen=True, slots=True)
@@ -328,6 +338,8 @@ class Config:
     calls: CallsConfig = field(default_factory=CallsConfig)
     files: FilesConfig = field(default_factory=FilesConfig)
     webhooks: WebhooksConfig = field(default_factory=WebhooksConfig)
+    rate_limits: RateLimits = field(default_factory=RateLimits)  # `limits.per_client`, `limits.per_tool`
+    audit: AuditConfig = field(default_factory=AuditConfig)
 
     def approvals_for(self, api: str | None = None) -> ApprovalsConfig:
         """The approval settings of an API (its `approvals:` over the top level's), or the top level's."""

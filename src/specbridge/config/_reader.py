@@ -15,6 +15,7 @@ from .._errors import ConfigError, DocumentError, ErrorCode, RequestRefused
 from .._files import MAX_CONFIG_BYTES, FileTooLarge, read_bounded
 from .._network import AllowEntry, check_base_url, parse_allow
 from ..document import parse_text
+from ._access import one_call_limits, read_access
 from ._document import read_spec
 from ._model import (
     DEFAULT_STORE,
@@ -30,7 +31,6 @@ from ._model import (
     EgressConfig,
     FilesConfig,
     IdempotencyConfig,
-    LimitsConfig,
     LintConfig,
     LintIgnore,
     SearchIndexConfig,
@@ -159,7 +159,7 @@ class _Builder:
                     ["admins", admin.id, "key_sha256"],
                     "is also a client's key; an admin key must be its own (`specbridge keys new --admin`)",
                 )
-        return Config(
+        config = Config(
             source=self.source,
             apis=apis,
             clients=clients,
@@ -168,12 +168,13 @@ class _Builder:
             admins=admins,
             approvals=approvals,
             search=self.search(top.get("search") or {}),
-            limits=LimitsConfig(**(top.get("limits") or {})),
+            limits=one_call_limits(top.get("limits") or {}),
             idempotency=idempotency,
             calls=calls,
             files=self.files(top.get("files") or {}),
             webhooks=self.webhooks(top.get("webhooks") or {}),
         )
+        return read_access(top, config, self.fail, self.base_dir)  # clients' tools, rate limits, audit
 
     def webhooks(self, raw: Mapping[str, Any]) -> WebhooksConfig:
         found = WebhooksConfig(**{name: parse_duration(value) for name, value in raw.items()})

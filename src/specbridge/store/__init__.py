@@ -29,6 +29,7 @@ from ._model import Condition as Condition
 from ._model import Delivery as Delivery
 from ._model import Status as Status
 from ._model import StoredFile as StoredFile
+from ._rates import RateLimit as RateLimit
 
 # The store next to the config, when `store:` is not set.
 DEFAULT_STORE = "sqlite:///.specbridge/state.db"
@@ -50,6 +51,7 @@ __all__ = [
     "ClaimState",
     "Condition",
     "Delivery",
+    "RateLimit",
     "Status",
     "Store",
     "StoreError",

@@ -16,13 +16,14 @@ every announcement is written to the outbox in the same atomic step as the chang
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from types import TracebackType
 from typing import Self
 
 from .._errors import ErrorCode, SpecbridgeError
 from ._bounded import DEFAULT_TIMEOUT, bounded
 from ._model import Approval, Claim, Condition, Delivery, Json, Status, StoredFile
+from ._rates import RateLimit
 from ._records import Announced
 
 
@@ -49,9 +50,10 @@ class Store(ABC):
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
         for operation in Store.__abstractmethods__ - {"close"}:
-            method = cls.__dict__.get(operation)
-            if method is not None:
-                setattr(cls, operation, bounded(operation, method, StoreError))
+            # the backend's own method, or one of a topic's mixin it takes (`class X(RatesMixin, Store)`)
+            owner = next((klass for klass in cls.__mro__ if operation in klass.__dict__), Store)
+            if owner is not Store:
+                setattr(cls, operation, bounded(operation, owner.__dict__[operation], StoreError))
 
     async def __aenter__(self) -> Self:
         await self.start()
@@ -188,3 +190,11 @@ class Store(ABC):
     async def live_files(self, file_ids: Collection[str], now: float) -> set[str]:
         """Those of `file_ids` that name a file not yet expired, whoever owns it: for the files folder's
         sweep (`files.folder`), which removes bytes no record names any more."""
+
+    # Rate limits (`_rates`)
+
+    @abstractmethod
+    async def count_call(self, limits: Sequence[RateLimit], now: float) -> tuple[float, ...]:
+        """Count one call under every one of `limits` (distinct keys) when each has room, in one atomic
+        step: all or none. For each limit, 0.0 when it had room, else the seconds until it has; when
+        any is above 0.0, nothing was counted under any key."""

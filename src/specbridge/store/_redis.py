@@ -43,6 +43,7 @@ from ._records import (
     file_values,
 )
 from ._redis_pool import IDLE, BoundedPool, bounded_pool, closing_idle
+from ._redis_rates import RedisRates
 
 # Redis needs no migration steps; the key guards against an older specbridge. 2: files (`f:ID`);
 # 3: outbox receivers and streams (`s:STREAM`), which an older sender would route and order wrongly.
@@ -76,7 +77,7 @@ def _delivery(announce: Announced) -> str:
     return json.dumps(records) if records else ""
 
 
-class RedisStore(Store):
+class RedisStore(RedisRates, Store):
     def __init__(
         self,
         url: str,

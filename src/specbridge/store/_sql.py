@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from . import _rates as rates
 from ._model import Condition
 from ._records import APPROVAL_FIELDS
 
@@ -50,6 +51,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE outbox ADD COLUMN stream TEXT",
         "CREATE INDEX outbox_stream ON outbox (stream, created_at, id)",
     ),
+    rates.MIGRATION,  # rate-limit counters (`_rates`)
 )
 VERSION = len(MIGRATIONS)
 

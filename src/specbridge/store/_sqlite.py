@@ -50,6 +50,7 @@ from ._records import (
     file_from,
     file_values,
 )
+from ._sqlite_rates import SqliteRates
 
 T = TypeVar("T")
 P = "?"
@@ -59,7 +60,7 @@ def _dict_row(cursor: sqlite3.Cursor, row: tuple[Any, ...]) -> dict[str, Any]:
     return {column[0]: value for column, value in zip(cursor.description, row, strict=True)}
 
 
-class SqliteStore(Store):
+class SqliteStore(SqliteRates, Store):
     def __init__(self, path: Path | str, *, timeout: float = DEFAULT_TIMEOUT) -> None:
         self.path = str(path)
         self.name = f"sqlite:///{self.path}"
