@@ -9,8 +9,8 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "specbridge"
 # The ground: the error tree, JSON out, network rules (public hosts, egress.allow, base URLs), the
-# gateway's default deadline, `__version__`, JSON log lines.
-GROUND = {"_deadline", "_errors", "_files", "_json", "_lazy", "_logging", "_network", "_version"}
+# gateway's default deadline, `__version__`, JSON log lines, the audit log.
+GROUND = {"_audit", "_deadline", "_errors", "_files", "_json", "_lazy", "_logging", "_network", "_version"}
 SHARED = GROUND | {"__init__"}
 ALLOWED = {
     "document": {"document"},
@@ -24,7 +24,10 @@ ALLOWED = {
     "access": {"config", "call", "access"},
     "files": {"tools", "call", "config", "store", "access", "files"},
     "webhooks": {"call", "config", "store", "approvals", "webhooks"},
-    "service": {"document", "tools", "call", "config", "store", "approvals", "files", "webhooks", "service"},
+    "service": {
+        *("document", "tools", "call", "config", "store", "approvals", "access", "files", "webhooks"),
+        "service",
+    },
     "admin": {"config", "store", "approvals", "access", "service", "admin"},
     "gateway": {
         *("document", "tools", "call", "search", "config", "store", "approvals"),

@@ -116,6 +116,9 @@ class ErrorCode(StrEnum):
     # Reading files the user names (_files.py)
     DOCUMENT_TOO_LARGE = "document-too-large"
     CONFIG_TOO_LARGE = "config-too-large"
+    # Rate limits and the audit log (service/_access.py, _audit.py)
+    RATE_LIMITED = "rate-limited"
+    AUDIT_UNWRITABLE = "audit-unwritable"
 
 
 class SpecbridgeError(Exception):

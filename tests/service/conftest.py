@@ -10,6 +10,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from specbridge.access import Identity
 from specbridge.call import Caller, CallResult
 from specbridge.config import ClientConfig, Config, config_from_data
 from specbridge.document import load_document
@@ -102,15 +103,17 @@ class Harness:
         client: str | None = None,
         deadline: float = 60.0,
         asking: Asking = NOBODY,
+        identity: Identity | None = None,
     ) -> CallRequest:
         return CallRequest(
             self.api,
             self.caller,
             self.tool(tool),
-            self.client(client),
+            identity.client if identity is not None else self.client(client),
             arguments,
             Deadline.after(deadline),
             asking,
+            identity,
         )
 
     async def call(self, tool: str, arguments: Mapping[str, Any], **options: Any) -> CallResult | Question:
@@ -132,7 +135,7 @@ async def harness(
     folder: Path, upstream: Upstream, store: str | None = None, **top: Any
 ) -> AsyncIterator[Harness]:
     """The service on `store` (SQLite in `folder` by default) for the shop API with `top` config keys
-    (`tools` and `auth` go to the API; everything else to the top level)."""
+    (`tools` and `auth` go to the API, and the keys of `api`; everything else to the top level)."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "shop.yaml").write_text(SERVICE_SPEC, encoding="utf-8")
     api: dict[str, Any] = {
@@ -144,6 +147,7 @@ async def harness(
     for key in ("tools", "auth"):  # the API's own keys
         if key in top:
             api[key] = top.pop(key)
+    api.update(top.pop("api", {}))
     data = {"apis": {"shop": api}, "store": store or f"sqlite:///{folder / 'state.db'}", **top}
     made = Harness(config_from_data(data, source="specbridge.yaml", base_dir=folder))
     try:

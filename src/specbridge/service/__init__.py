@@ -1,5 +1,6 @@
 """The call service: the life of one call of a document tool between the adapter and `call/`, around
-the store, with no MCP: plan, check, resolve, look up, approve, claim, send, store (`_service`)."""
+the store, with no MCP: admit, plan, check, resolve, look up, approve, claim, send, store, audit
+(`_service`); which tools a caller may use (`tool_rules`), for the adapter's listings too."""
 
 from __future__ import annotations
 
@@ -28,6 +29,9 @@ from ._request import Answer as Answer
 from ._request import Asking as Asking
 from ._request import CallRequest as CallRequest
 from ._request import Question as Question
+from ._request import Trail as Trail
 from ._results import result_from_json as result_from_json
 from ._service import CallService as CallService
+from ._tool_access import ToolRules as ToolRules
+from ._tool_access import tool_rules as tool_rules
 from ._waits import Deadline as Deadline

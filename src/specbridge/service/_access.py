@@ -1,22 +1,96 @@
 """Where the access rules of PRODUCT §5.2 meet a call: steps of the call service's line, so they hold for
-every call whatever the transport (the adapter only lets a client in for an API).
+every call whatever the transport (the adapter only lets a client in for an API, and leaves out of its
+listings what `_tool_access` would refuse).
 
-    admit(planned)           before the arguments are read: per-client tool access, rate limits
-    audit(request, outcome)  after the call ended, whatever its end: the audit line
-
-Today neither refuses nor writes anything; they are the places, not the rules.
+    await admit(request, limits, store, now)   first, before the arguments are read: the tool must be
+                                               one the caller may use (else "unknown tool", as for a
+                                               tool that does not exist), then every rate limit it
+                                               meets must have room (else `rate-limited`; the store
+                                               is opened only when a limit applies)
+    audit(request, outcome)                    after the call ended, whatever its end: one line of the
+                                               audit log (`_audit`), names and outcomes only
 """
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
+from .._audit import audit_event, auditing
+from .._errors import ErrorCode
+from .._logging import log_event, monotonic
 from ..call import CallResult
-from ._request import CallRequest, Planned, Question
+from ..config import RateLimits
+from ..store import Store, StoreError
+from ._rate_limits import limits_for, rate_limited
+from ._request import CallRequest, Question
+from ._results import store_unavailable
+from ._tool_access import tool_rules, unknown_tool
+
+OpenStore = Callable[[], Awaitable[Store | CallResult]]
 
 
-def admit(planned: Planned) -> CallResult | None:
-    """Whether this client may make this call now: None, or the refusal (a result, nothing sent)."""
-    return None
+async def admit(request: CallRequest, limits: RateLimits, store: OpenStore, now: float) -> CallResult | None:
+    """Whether this caller may make this call now: None, or the refusal (a result, nothing sent).
+    `limits`: the top level's; `store`: opens the store (or says why it cannot)."""
+    denied = tool_rules(request.api, request.client, request.scopes).denial(request.tool)
+    if denied is not None:
+        request.trail.refused_by = denied
+        log_event("tool refused by the client's rules", api=request.api.name, client=request.who, rule=denied)
+        return unknown_tool(request.tool.name)
+    applied = limits_for(limits, request.api, request.client, request.tool, request.who)
+    if not applied:
+        return None
+    opened = await store()
+    if isinstance(opened, CallResult):
+        return opened
+    try:
+        waits = await opened.count_call([one.counter for one in applied], now)
+    except StoreError as error:
+        return store_unavailable(error)
+    if not any(waits):
+        return None
+    request.trail.refused_by = ", ".join(one.where for one, wait in zip(applied, waits, strict=True) if wait)
+    log_event(
+        "rate limited",
+        api=request.api.name,
+        tool=request.tool.name,
+        client=request.who,
+        limit=request.trail.refused_by,
+    )
+    return rate_limited(applied, waits)
 
 
-def audit(request: CallRequest, outcome: CallResult | Question) -> None:
-    """One line for the call that ended with `outcome` (never argument values or secrets)."""
+def audit(
+    request: CallRequest, outcome: CallResult | Question | ErrorCode, *, background: bool = False
+) -> None:
+    """One line for the call that ended with `outcome` (a code alone: cut off by the gateway's deadline,
+    or a fault): who, what, how it ended, how long it took; never argument values, answers or secrets."""
+    if not auditing():
+        return
+    trail, token = request.trail, request.identity.token if request.identity is not None else None
+    fields: dict[str, object] = {
+        "client": request.who or None,
+        "subject": token.subject if token is not None else None,
+        "api": request.api.name,
+        "tool": request.tool.name,
+        "approval": outcome.approval if isinstance(outcome, Question) else trail.approval,
+        "idempotency_hit": trail.replayed,
+        "outcome": _outcome(outcome),
+        "status": outcome.status if isinstance(outcome, CallResult) else None,
+        "ms": round((monotonic() - trail.started) * 1000, 1),
+    }
+    if trail.refused_by is not None:
+        fields["refused_by"] = trail.refused_by
+    if background:
+        fields["background"] = True
+    audit_event("tool call", **fields)
+
+
+def _outcome(outcome: CallResult | Question | ErrorCode) -> str:
+    if isinstance(outcome, ErrorCode):
+        return str(outcome)
+    if isinstance(outcome, Question):
+        return "question"
+    if not outcome.is_error:
+        return "ok"
+    return str(outcome.code) if outcome.code is not None else "gateway-internal"

@@ -57,6 +57,7 @@ async def approve(
         ready.bound,
         fingerprint=ready.fingerprint,
     )
+    request.trail.approval = approval.id  # for the audit line
     if until is None:
         # What is left after the wait must hold the send, unless it goes on in the background.
         keep = MARGIN if request.api.calls.long else ready.planned.plan.timeout + SEND_MARGIN

@@ -217,6 +217,17 @@ def outcome(result: CallResult) -> str:
     return "answered" if not result.is_error else "refused"
 
 
+_KEY_REFUSALS = frozenset(
+    {ErrorCode.IDEMPOTENCY_KEY_REUSED, ErrorCode.IDEMPOTENCY_OUTCOME_UNKNOWN, ErrorCode.CALL_PENDING}
+)
+
+
+def replayed(result: CallResult) -> bool:
+    """Whether what a key gave a call (`look_up`, `claim_key`) is an earlier call's stored result (an
+    idempotency hit, for the audit line) rather than why the key cannot be used."""
+    return result.code not in _KEY_REFUSALS
+
+
 def _known(claim: Claim, wanted: str) -> CallResult | None:
     """What a claim someone else holds or finished means for the call `wanted`; None: still running."""
     if claim.fingerprint != wanted:

@@ -32,7 +32,7 @@ from ..call import CallResult
 from ..files import Files
 from ..store import Approval, Store, StoreError
 from ._approval import Approved, outcome
-from ._idempotency import claim_key, record
+from ._idempotency import claim_key, record, replayed
 from ._long_calls import Running
 from ._request import Ready
 from ._results import store_unavailable
@@ -96,6 +96,7 @@ async def claim(
                 clock=clock,
             )
             if isinstance(taken, CallResult):
+                ready.request.trail.replayed = replayed(taken)
                 return taken
             held.key = taken
         if approved is not None:

@@ -1,7 +1,8 @@
 """The values one call passes from step to step (`_service.CallService.call` reads as the list of them):
 
 CallRequest   what the adapter hands in: the API's settings and caller, the tool, the client, the
-              arguments, the deadline, and whether the client's user can be asked (`Asking`)
+              arguments, the deadline, whether the client's user can be asked (`Asking`), who called
+              (`access.Identity`: a token's scopes), and the `Trail` the audit line is made from
 Planned       + the call's plan (looked up once) and the agent's idempotency key apart
 Ready         + the checked arguments resolved (files, bindings, the caller's secret) into the one
               request to send, the values the gateway adds, and the call's one fingerprint
@@ -13,9 +14,11 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .._logging import monotonic
+from ..access import Identity
 from ..call import Attachment, Caller, CallPlan, Credential, Selection
 from ..config import ApiConfig, ClientConfig
 from ..files import ANONYMOUS
@@ -39,6 +42,17 @@ class Asking:
 NOBODY = Asking()
 
 
+@dataclass(slots=True)
+class Trail:
+    """What the audit line of a call says besides its outcome, noted by the step that learns it: when
+    the call began, its approval, whether a key's stored result answered it, the rule that refused it."""
+
+    started: float = field(default_factory=monotonic)
+    approval: str | None = None
+    replayed: bool = False  # the outcome is an idempotency key's stored result: nothing sent by this call
+    refused_by: str | None = None  # the config key of the tool rule or rate limit that refused it
+
+
 @dataclass(frozen=True, slots=True)
 class CallRequest:
     """One call of a document tool, as the adapter hands it to the call service."""
@@ -50,10 +64,26 @@ class CallRequest:
     arguments: Mapping[str, Json]
     deadline: Deadline
     asking: Asking = NOBODY
+    identity: Identity | None = None  # who was let in over HTTP (None: stdio's `--client`, or no client)
+    trail: Trail = field(default_factory=Trail, compare=False)
 
     @property
     def client_id(self) -> str | None:
         return self.client.id if self.client is not None else None
+
+    @property
+    def who(self) -> str:
+        """The caller's name for rate limits and the audit log: the client, or `oauth:<…>` for a token
+        of no known client; "" when nobody is named (one caller)."""
+        if self.identity is not None:
+            return self.identity.name
+        return self.client.id if self.client is not None else ""
+
+    @property
+    def scopes(self) -> frozenset[str] | None:
+        """The access token's scopes; None for a call that came without a token."""
+        token = self.identity.token if self.identity is not None else None
+        return token.scopes if token is not None else None
 
     @property
     def scope(self) -> tuple[str, str, str]:

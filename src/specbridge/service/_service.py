@@ -3,8 +3,8 @@ function that returns a value (the next step's input, or the call's result), wit
 §5.1). The adapter (gateway/) hands in a `CallRequest` and gets a `CallResult`, or a `Question` for the
 client's user, which it asks and hands back (`resume`).
 
+      admit     _access.admit       the caller's tool access (else "unknown tool"), its rate limits
     1 plan      _planning.plan      what the config decides, looked up once; the idempotency key apart
-      admit     _access.admit       per-client tool access and rate limits (PRODUCT §5.2) plug in here
     2 check     _resolving.check    the arguments, once (large ones in the check worker)
     3 resolve   _resolving.resolve  files, bindings, the caller's secret
     4 look up   CallService.look_up the call's fingerprint: the same long call running here, a key's result
@@ -12,10 +12,11 @@ client's user, which it asks and hands back (`resume`).
     6 claim     _once.claim         the key, the approval's execution: only after it can an outcome be unknown
     7 send      _once.send          the one request built (refused naming a field it cannot send), sent once
     8 store     _once.store         the result serialised once: approval, long call (+ call.completed), key
-      audit     _access.audit       the audit line (PRODUCT §5.2) plugs in here
+      audit     _access.audit       the audit line, whatever the end (a background end has its own)
 
-Long calls run 6-8 in the background (`_long_calls`); nothing before 6 runs there. A call with no key,
-no approval and no long call never touches the store.
+Admit comes first, so a tool the caller may not use says nothing of itself (not even a malformed
+key). Long calls run 6-8 in the background (`_long_calls`); nothing before 6 runs there. A call with no
+key, no approval, no long call and no rate limit never touches the store.
 """
 
 from __future__ import annotations
@@ -23,8 +24,10 @@ from __future__ import annotations
 import math
 import secrets
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
+
+import anyio
 
 from .._errors import ErrorCode
 from .._logging import monotonic
@@ -36,7 +39,7 @@ from ..store import Store, StoreError
 from ._access import admit, audit
 from ._approval import Approved, approve
 from ._approving import ApprovalService
-from ._idempotency import look_up
+from ._idempotency import look_up, replayed
 from ._long_calls import LongCalls, Running
 from ._once import Held, abandon, claim, send, store
 from ._planning import plan
@@ -72,26 +75,30 @@ class CallService:
 
     async def call(self, request: CallRequest) -> CallResult | Question:
         """One call, from its plan to its stored result (or the question its client's user is asked)."""
+        return await _audited(request, self._line(request))
+
+    async def _line(self, request: CallRequest) -> CallResult | Question:
         outcome: CallResult | Question
-        planned = plan(request)
-        if isinstance(planned, CallResult):
-            outcome = planned
-        elif (refused := admit(planned)) is not None:
+        limits = self._config().rate_limits
+        if (refused := await admit(request, limits, self._store, self.clock())) is not None:
             outcome = refused
+        elif isinstance(planned := plan(request), CallResult):
+            outcome = planned
         elif isinstance(checked := await check(planned), CallResult):
             outcome = checked
         elif isinstance(ready := await resolve(planned, checked, self.files), CallResult):
             outcome = ready
         else:
             outcome = await self._on_the_store(ready, request.asking.answer, asked=False, until=None)
-        audit(request, outcome)
         return outcome
 
     async def resume(self, question: Question, answer: Answer | None) -> CallResult:
         """The call a `Question` stopped, once its user answered (`answer`), or did not in time (None)."""
-        outcome = await self._on_the_store(question.ready, answer, asked=True, until=question.until)
+        outcome = await _audited(
+            question.ready.request,
+            self._on_the_store(question.ready, answer, asked=True, until=question.until),
+        )
         assert not isinstance(outcome, Question)  # a user asked once is never asked again in one call
-        audit(question.ready.request, outcome)
         return outcome
 
     async def until_answered(self, question: Question) -> None:
@@ -125,7 +132,9 @@ class CallService:
 
         async def background(running: Running) -> CallResult:
             held.long = running
-            return await self._once(ready, held, approved, budget=ready.planned.plan.timeout + MARGIN)
+            result = await self._once(ready, held, approved, budget=ready.planned.plan.timeout + MARGIN)
+            audit(request, result, background=True)  # the call's own line said `call-pending`
+            return result
 
         return await self.long.start(
             opened,
@@ -149,9 +158,11 @@ class CallService:
         if key is None or not (ready.planned.plan.requires_approval or long):
             return None
         try:
-            return await look_up(opened, request.scope, key, ready.fingerprint, self.clock())
+            found = await look_up(opened, request.scope, key, ready.fingerprint, self.clock())
         except StoreError as error:
             return store_unavailable(error)
+        request.trail.replayed = found is not None and replayed(found)
+        return found
 
     async def _approve(
         self, ready: Ready, answer: Answer | None, *, asked: bool, until: float | None
@@ -212,3 +223,16 @@ class CallService:
     async def aclose(self) -> None:
         """Stop the background calls (each becomes outcome unknown in the store)."""
         await self.long.aclose()
+
+
+async def _audited(request: CallRequest, line: Awaitable[CallResult | Question]) -> CallResult | Question:
+    """`line`'s outcome, with the call's audit line written whatever the end: cut off by the gateway's
+    deadline (`gateway-timeout`) or a fault (`gateway-internal`) too."""
+    try:
+        outcome = await line
+    except BaseException as error:
+        cut = isinstance(error, anyio.get_cancelled_exc_class())
+        audit(request, ErrorCode.GATEWAY_TIMEOUT if cut else ErrorCode.GATEWAY_INTERNAL)
+        raise
+    audit(request, outcome)
+    return outcome
