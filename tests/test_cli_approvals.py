@@ -104,6 +104,47 @@ def test_reject_keeps_the_reason_and_the_default_answerer_is_the_cli_user(config
     assert '"ask the customer first"' in listed.output
 
 
+def test_an_answer_on_the_command_line_is_a_line_of_the_configs_audit_log(config_path: Path) -> None:
+    config_path.write_text(
+        config_path.read_text(encoding="utf-8") + "audit: {path: audit.jsonl}\n", encoding="utf-8"
+    )
+    approval = pending(config_path)
+    result = run(
+        "approvals",
+        "reject",
+        approval.id,
+        "--reason",
+        "not today",
+        "--by",
+        "ops-ann",
+        "--config",
+        str(config_path),
+    )
+    assert result.exit_code == 0
+    (line,) = [json.loads(text) for text in (config_path.parent / "audit.jsonl").read_text().splitlines()]
+    assert {key: line[key] for key in ("event", "answer", "by", "via", "approval", "tool", "status")} == {
+        "event": "approval answered",
+        "answer": "reject",
+        "by": "ops-ann",
+        "via": "cli",
+        "approval": approval.id,
+        "tool": "refundOrder",
+        "status": "rejected",
+    }
+    assert "not today" not in json.dumps(line) and "o-1" not in json.dumps(line)
+
+
+def test_an_audit_log_that_cannot_be_written_stops_the_answer_before_it_is_given(config_path: Path) -> None:
+    config_path.write_text(
+        config_path.read_text(encoding="utf-8") + "audit: {path: no-such-folder/audit.jsonl}\n",
+        encoding="utf-8",
+    )
+    approval = pending(config_path)
+    result = run("approvals", "approve", approval.id, "--config", str(config_path))
+    assert result.exit_code != 0 and result.output.startswith("error [audit-unwritable]: ")
+    assert on_store(config_path, lambda desk: desk.get(approval.id)).status is Status.PENDING
+
+
 def test_an_empty_reason_is_approval_reason_missing(config_path: Path) -> None:
     approval = pending(config_path)
     result = run("approvals", "reject", approval.id, "--reason", " ", "--config", str(config_path))

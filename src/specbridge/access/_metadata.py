@@ -34,8 +34,8 @@ def resource_metadata(resource: str, settings: OAuthConfig) -> dict[str, Any]:
         "authorization_servers": [settings.issuer],
         "bearer_methods_supported": ["header"],
     }
-    if settings.scopes_supported:
-        document["scopes_supported"] = list(settings.scopes_supported)
+    if settings.advertised_scopes:  # the scopes every token needs, then those that give tools
+        document["scopes_supported"] = list(settings.advertised_scopes)
     return document
 
 

@@ -8,7 +8,8 @@
 3. otherwise the bearer value is an access token: checked (JWT or introspection), 401 `token-invalid`
    with `error="invalid_token"` when it fails, 503 `token-check-unavailable` when the authorization
    server cannot be asked; then every scope of `scopes_supported` must be granted (403
-   `token-scope-insufficient`, `error="insufficient_scope"` with the scopes to ask for);
+   `token-scope-insufficient`, `error="insufficient_scope"` with the scopes to ask for: those, then
+   the scopes of `oauth.scopes`, which give tools, so a client asks for them too);
 4. the token's client: `clients.<client_id>`, else `clients.<sub>` — its bindings and secrets apply as
    for a key client, and it must list the API (403 `api-forbidden`); a token of no known client is 403
    `token-client-unknown` unless `allow_unknown_clients: true` (then the API's defaults).
@@ -95,7 +96,7 @@ class ResourceServer:
     ) -> Identity | Refusal:
         """Who this request comes from, or why it is refused (see the module's docstring)."""
         settings = self.settings
-        scopes = settings.scopes_supported
+        scopes = settings.advertised_scopes  # what a challenge tells a client to ask for
         authorization = headers.get("authorization", "")
         scheme, _, value = authorization.partition(" ")
         bearer = value.strip() if scheme.lower() == "bearer" else ""
@@ -140,7 +141,7 @@ class ResourceServer:
                     ),
                 ),
             )
-        missing = [scope for scope in scopes if scope not in claims.scopes]
+        missing = [scope for scope in settings.scopes_supported if scope not in claims.scopes]
         if missing:
             return Refusal(
                 403,

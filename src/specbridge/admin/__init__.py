@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from ._facts import ToolFacts as ToolFacts
     from ._facts import ToolLookup as ToolLookup
     from ._guard import LOOPBACK_HOSTS as LOOPBACK_HOSTS
+    from ._guard import log_answer as log_answer
     from ._page import AdminPage as AdminPage
     from ._reveal import hidden_in as hidden_in
     from ._reveal import hidden_note as hidden_note

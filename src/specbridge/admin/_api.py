@@ -10,7 +10,8 @@ against every admin's in constant time. Refusals are JSON `{"error": {"code", "m
 (`key-missing`, `admin-key-invalid`), 403 (`host-refused`), 404 (`approval-not-found`), 409
 (`approval-answered`, `approval-expired`), 400 (`request-invalid`, `approval-reason-missing`), 503
 (`store-unavailable`), 413 (`request-invalid`: a body over 64 KB). An id that cannot be an approval's
-(not 1-64 of `A-Za-z0-9_-`) is 404 before the store is asked. Each answer is a JSON log line.
+(not 1-64 of `A-Za-z0-9_-`) is 404 before the store is asked. Each use of an admin key (and each key
+refused) and each answer is a line of the gateway's log and of the audit log (`_guard.log_admin`).
 
 The web page (`_page`) sits beside it under `/admin/`. The two GET paths above are the page too for a
 browser's navigation (`wants_page`: no key sent, `Accept` preferring `text/html`); anything that sends
@@ -34,7 +35,7 @@ from ..config import AdminConfig
 from ..service import Desk
 from ..store import Approval, Status
 from ._form import read_body
-from ._guard import Refused, check_host, check_id, error_json, find_admin, log_answer, refusal_of
+from ._guard import Refused, check_host, check_id, error_json, find_admin, log_admin, log_answer, refusal_of
 
 MAX_LIST = 1000
 MAX_BODY = 65_536  # a reject's JSON body
@@ -120,14 +121,18 @@ class AdminApi:
 
     def _guarded(self, handler: Callable[[Request, AdminConfig], Awaitable[Any]]) -> Handler:
         async def endpoint(request: Request) -> Response:
+            where = {"method": request.method, "path": request.url.path, "via": "admin-api"}
             try:
                 check_host(request, self.allowed_hosts)
                 admin = find_admin(presented_key(request.headers), self.admins)
+                log_admin("admin key used", admin=admin.id, **where)
                 try:
                     answer = await handler(request, admin)
                 except SpecbridgeError as error:
                     raise refusal_of(error) from None
             except Refused as refused:
+                if refused.code is ErrorCode.ADMIN_KEY_INVALID:
+                    log_admin("admin key refused", code=str(refused.code), status=refused.status, **where)
                 return error_json(refused.status, refused.code, refused.message)
             return JSONResponse(answer)
 

@@ -1,14 +1,17 @@
 """What every admin request passes first, the JSON API's and the page's alike: the Host check, the admin
-key, and how an approval or store error becomes an HTTP refusal."""
+key, and how an approval or store error becomes an HTTP refusal; and `log_admin`, the one way an admin
+action is recorded: a line of the gateway's log and, when `audit:` is set, of the audit log."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from .._audit import audit_event
 from .._errors import ErrorCode, SpecbridgeError
 from .._logging import log_event
 from ..access import find_client
@@ -95,10 +98,17 @@ def refusal_of(error: SpecbridgeError) -> Refused:
     return Refused(STATUS_OF.get(error.code, 400), error.code, error.message)
 
 
+def log_admin(event: str, **fields: Any) -> None:
+    """An admin action (a sign-in, an admin key used or refused, an answer), in the gateway's log and in
+    the audit log: names and outcomes only, never a key, an argument or a reason typed."""
+    log_event(event, **fields)
+    audit_event(event, **fields)
+
+
 def log_answer(approval: Approval, admin: str, answer: str, via: str) -> None:
-    """One JSON log line per answer: who (`by`), what (the approval, its API, tool and client, the
-    answer and the status it led to), when (the line's `ts`); never the arguments or bound values."""
-    log_event(
+    """One line per answer (`log_admin`): who (`by`), what (the approval, its API, tool and client, the
+    answer and the status it led to), when; never the arguments, bound values or the reason."""
+    log_admin(
         "approval answered",
         answer=answer,
         by=admin,

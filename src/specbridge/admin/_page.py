@@ -29,13 +29,12 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from .._errors import ErrorCode, SpecbridgeError
-from .._logging import log_event
 from ..config import AdminConfig
 from ..service import Desk
 from ..store import Approval, Status
 from ._facts import ToolLookup, no_lookup
 from ._form import read_form
-from ._guard import Refused, check_host, check_id, find_admin, log_answer, refusal_of
+from ._guard import Refused, check_host, check_id, find_admin, log_admin, log_answer, refusal_of
 from ._html import document, e, redirect, when
 from ._sessions import DEFAULT_SESSION_TTL, Session, Sessions
 from ._views import approval_view, banner, pending_view, recent_view, sign_in_view
@@ -176,14 +175,14 @@ class AdminPage:
                 raise Refused(403, ErrorCode.CSRF_INVALID, "the form is stale; load the sign-in page again")
             admin = find_admin(form.get("key") or None, self.admins)
         except Refused as refused:
-            log_event(
+            log_admin(
                 "admin sign-in refused", code=str(refused.code), via="admin-page", status=refused.status
             )
             if refused.status == 401:
                 return await self.sign_in_form(request, f"{refused.message} [{refused.code}]", 401)
             return self._error_page(refused, None)
         sid, _ = self.sessions.open(admin)
-        log_event("admin signed in", admin=admin.id, via="admin-page")
+        log_admin("admin signed in", admin=admin.id, via="admin-page")
         next_path = form.get("next", "")
         response = redirect(next_path if NEXT_PATH.fullmatch(next_path) else "/admin/")
         self._cookie(response, request, SESSION_COOKIE, sid, max_age=int(self.sessions.ttl))
@@ -197,7 +196,7 @@ class AdminPage:
         except Refused as refused:
             return self._error_page(refused, None)
         self.sessions.close(sid)
-        log_event("admin signed out", admin=session.admin, via="admin-page")
+        log_admin("admin signed out", admin=session.admin, via="admin-page")
         response = redirect("/admin/sign-in")
         response.delete_cookie(SESSION_COOKIE, path="/admin")
         return response

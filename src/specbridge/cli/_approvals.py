@@ -45,6 +45,22 @@ def _on_desk(config_path: str, work: Callable[[Any], Awaitable[T]]) -> T:
     return asyncio.run(run())
 
 
+def _answer(config_path: str, answer: str, by: str, work: Callable[[Any], Awaitable[Any]]) -> Any:
+    """`work(desk)` answers an approval, recorded as the admin API's and page's answers are (the audit
+    log, when the config has `audit:`; one that cannot be written stops the answer before it is given)."""
+    from .._audit import audit_to
+    from ..admin import log_answer
+    from ..config import load_config
+
+    audit_to(load_config(config_path).audit.path)
+    try:
+        answered = _on_desk(config_path, work)
+        log_answer(answered, by, answer, "cli")
+    finally:
+        audit_to(None)
+    return answered
+
+
 def _who() -> str:
     try:
         return f"cli:{getpass.getuser()}"
@@ -158,7 +174,8 @@ def show_command(approval_id: str, config_path: str, output: str) -> None:
 @friendly_errors
 def approve_command(approval_id: str, config_path: str, by: str | None) -> None:
     """Approve a pending call: the agent's waiting (or next identical) call sends it, once."""
-    answered = _on_desk(config_path, lambda desk: desk.approve(approval_id, by or _who()))
+    by = by or _who()
+    answered = _answer(config_path, "approve", by, lambda desk: desk.approve(approval_id, by))
     click.echo(f"approved {answered.id} ({answered.api}/{answered.tool}) as {answered.answered_by}")
 
 
@@ -170,5 +187,6 @@ def approve_command(approval_id: str, config_path: str, by: str | None) -> None:
 @friendly_errors
 def reject_command(approval_id: str, reason: str, config_path: str, by: str | None) -> None:
     """Reject a pending call with a reason; nothing is sent."""
-    answered = _on_desk(config_path, lambda desk: desk.reject(approval_id, by or _who(), reason))
+    by = by or _who()
+    answered = _answer(config_path, "reject", by, lambda desk: desk.reject(approval_id, by, reason))
     click.echo(f"rejected {answered.id} ({answered.api}/{answered.tool}) as {answered.answered_by}")

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import hashlib
 import logging
-import os
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
@@ -23,9 +21,9 @@ from typing import Any
 import anyio
 import httpx
 
+from .._audit import audit_to
 from .._deadline import DEFAULT_DEADLINE as DEFAULT_DEADLINE
 from .._errors import DocumentError, ErrorCode, SpecbridgeError
-from .._files import MAX_DOCUMENT_BYTES, read_bounded
 from .._logging import log_event
 from ..call import Caller, CallLimits, Lru, answer_tools, check_pool
 from ..config import ApiConfig, ClientConfig, Config, SearchIndexConfig, check_tool_names, load_config
@@ -35,46 +33,32 @@ from ..search import SearchIndex
 from ..service import ApprovalService, CallService
 from ..tools import ToolSet, convert, too_big_for_one_context
 from ..webhooks import has_webhooks, running_webhooks
+from ._changes import digest as _digest
+from ._changes import marker as _fingerprint
 from ._local import exposure_refusal
 from ._metrics import Metrics
+from ._rules import apply_rules
 from ._search import SearchMode, build_index, search_settings
 
 DEFAULT_POLL_INTERVAL = 1.0
 OUTPUT_VALIDATORS = 256  # compiled output schemas kept per API, the least recently used dropped
+LISTINGS = 256  # listings kept per API: one per client and set of token scopes seen lately
 Resolve = Callable[[str, int], Awaitable[list[str]]]
 ChangeListener = Callable[[str], Awaitable[None]]
 
 
-def _fingerprint(path: str | None) -> tuple[int, int, int] | None:
-    """A cheap change marker for a local file (mtime, size, inode); None for URLs and missing files."""
-    if path is None or path.startswith(("http://", "https://")):
-        return None
-    try:
-        stat = os.stat(path)
-    except OSError:
-        return None
-    return (stat.st_mtime_ns, stat.st_size, stat.st_ino)
-
-
-def _digest(path: str) -> str:
-    try:
-        return hashlib.sha256(read_bounded(path, MAX_DOCUMENT_BYTES)).hexdigest()
-    except OSError:
-        return ""
-
-
 @dataclass(frozen=True, slots=True)
 class ApiState:
-    """One API as it is served now; never changed, only replaced. The dicts are caches of what follows
-    from it: `listings` each client's `tools/list` entries, `validators` output-schema validators by
-    tool name. `search`: search mode (its index, its two tools and their calls), or None."""
+    """One API as it is served now; never changed, only replaced. Its caches hold what follows from
+    it: `listings` each caller's `tools/list` entries (by its `service.ToolRules`, `_listing`),
+    `validators` output-schema validators by tool name. `search`: search mode, or None."""
 
     api: ApiConfig
     toolset: ToolSet
     caller: Caller
     spec_digest: str
     search: SearchMode | None = None
-    listings: dict[str | None, tuple[list[Any], list[int]]] = field(default_factory=dict)
+    listings: Lru[Any, tuple[list[Any], list[int]]] = field(default_factory=lambda: Lru(LISTINGS))
     validators: Lru[str, Any] = field(default_factory=lambda: Lru(OUTPUT_VALIDATORS))  # by tool name
 
 
@@ -247,6 +231,10 @@ class Gateway:
             state = states[name] = await self._build(api)
             self.metrics.tools[name] = len(state.toolset.tools)
             log_event("api loaded", api=name, tools=len(state.toolset.tools), search=state.search is not None)
+        if (
+            refused := apply_rules(config, {name: state.toolset for name, state in states.items()})
+        ) is not None:
+            raise refused  # a rule naming no tool, an audit log that cannot be written
         await self.approvals.start(config)
         self.snapshot = Snapshot(config, MappingProxyType(states))
         _freeze_heap()
@@ -261,6 +249,7 @@ class Gateway:
         for caller in callers:
             await caller.aclose()
         await self.approvals.aclose()
+        audit_to(None)
 
     async def run_webhooks(self) -> None:
         """Deliver the store's outbox (routed by the config as reloaded) until cancelled; needs a store."""
@@ -376,8 +365,18 @@ class Gateway:
         if config.clients != old.config.clients:  # each client's listing depends on its bindings
             for name in states:
                 if name not in changed:
-                    states[name] = replace(states[name], listings={})
+                    states[name] = replace(states[name], listings=Lru(LISTINGS))
                     changed.append(name)
+        if (
+            refused := apply_rules(config, {name: state.toolset for name, state in states.items()})
+        ) is not None:
+            log_event("config reload refused; still serving the previous config", level=logging.ERROR,
+                code=str(refused.code), reason=refused.message)  # fmt: skip
+            self.metrics.reload("*config*", "failed")
+            for name in changed:  # the callers made for it are not used
+                if states[name].caller is not old.states[name].caller:
+                    await states[name].caller.aclose()
+            return []
         self.snapshot = Snapshot(config, MappingProxyType(states))
         restart = self.approvals.reload(config)
         if restart is not None:

@@ -44,11 +44,10 @@ from ..files import file_routes
 from ._gateway import Gateway
 from ._local import LOCAL_HOSTS, is_loopback
 from ._protected import protected_resource_endpoint, resource_of
-from ._server import CLIENT_SCOPE_KEY, SNAPSHOT_SCOPE_KEY, ApiServer
+from ._server import CLIENT_SCOPE_KEY, IDENTITY_SCOPE_KEY, SNAPSHOT_SCOPE_KEY, ApiServer
 from ._sessions import SESSION_HEADER, SessionTable
 
 SESSION_IDLE_TIMEOUT = 1800.0
-IDENTITY_SCOPE_KEY = "specbridge.identity"  # the `access.Identity` of a request let in on an OAuth API
 
 
 def origin_allowed(origin: str | None) -> bool:

@@ -7,7 +7,10 @@ arguments)` calls one of them.
 
 `SearchMode` is all of it for one API: its index, its listing (the two tools), their input schemas and
 their calls. The MCP server asks it whether a name is one of its tools and hands such a call over, with
-the way to make an ordinary call (`invoke`) for `call_tool` to use.
+the way to make an ordinary call (`invoke`) for `call_tool` to use, and the caller's `ToolRules`: a
+tool the caller may not use is never found, and its tags and the tool count in the listing are the
+caller's own. Calling such a tool through `call_tool` is refused by the call service, and answered here
+exactly as a name no tool has (`unknown`).
 """
 
 from __future__ import annotations
@@ -21,9 +24,10 @@ import mcp_types as types
 
 from .._errors import ArgumentError, ErrorCode
 from .._json import dumps
-from ..call import Caller, CallResult, Checker
+from ..call import Caller, CallResult, Checker, Lru
 from ..config import SearchIndexConfig
 from ..search import SearchAnswer, SearchIndex, SearchSettings
+from ..service import ToolRules
 from ..store import store_folder
 from ..tools import ToolSet
 from ._mcp import to_mcp_result, tool_entry
@@ -36,6 +40,7 @@ CALL_TOOL = "call_tool"
 DEFAULT_RESULTS = 5
 MAX_RESULTS = 20
 TAGS_IN_DESCRIPTION = 600  # characters of tag names the search tool's description may carry
+RULES_KEPT = 256  # callers' tool rules whose allowed positions are kept
 WEAK_NOTE = (
     "No tool matches these words well; these are only the nearest. Try other words, "
     "or browse one of the tags."
@@ -229,10 +234,34 @@ class SearchMode:
         self.caller = caller
         self.index = index
         self.metrics = metrics
+        self._positions: Lru[ToolRules, frozenset[int]] = Lru(RULES_KEPT)
 
-    def tools(self) -> list[dict[str, Any]]:
-        """The listing: `search_tools` and `call_tool`, the same for every client."""
-        return search_mode_tools(self.toolset.document.title, len(self.toolset.tools), self.index.tags)
+    def positions(self, rules: ToolRules) -> frozenset[int] | None:
+        """The index positions of the tools a caller with `rules` may use (None: every tool)."""
+        if rules.everything:
+            return None
+        found = self._positions.get(rules)
+        if found is None:
+            found = frozenset(i for i, tool in enumerate(self.index.tools) if rules.allows(tool))
+            self._positions.put(rules, found)
+        return found
+
+    def tools(self, rules: ToolRules) -> list[dict[str, Any]]:
+        """The listing: `search_tools` and `call_tool`, telling of the tools and tags this caller may use."""
+        only = self.positions(rules)
+        count = len(self.toolset.tools) if only is None else len(only)
+        return search_mode_tools(self.toolset.document.title, count, self.index.tags_of(only))
+
+    def unknown(self, inner: str) -> types.CallToolResult:
+        """`call_tool` of a name no tool has (or one the caller may not use: the same answer)."""
+        self.metrics.error(self.api, str(ErrorCode.TOOL_UNKNOWN))
+        return to_mcp_result(
+            CallResult(
+                f"no tool named {inner[:128]!r}; use {SEARCH_TOOL} to find one",
+                is_error=True,
+                code=ErrorCode.TOOL_UNKNOWN,
+            )
+        )
 
     def owns(self, name: str) -> bool:
         return name in (SEARCH_TOOL, CALL_TOOL)
@@ -248,39 +277,34 @@ class SearchMode:
         arguments: Mapping[str, Any],
         client_bindings: Mapping[str, Any] | None,
         invoke: Invoke,
+        rules: ToolRules,
     ) -> types.CallToolResult | types.InputRequiredResult:
         """A call of one of the two tools (`owns(name)`). `call_tool` of a known tool goes through
-        `invoke`, the ordinary call with every check, deadline and approval; of an unknown one it is an
-        error result (not -32602: the model can act on it by searching again)."""
+        `invoke`, the ordinary call with every check, deadline and approval (and the caller's tool
+        access: `invoke` answers a refused tool with `unknown`); of an unknown one it is an error
+        result (not -32602: the model can act on it by searching again)."""
         if name == SEARCH_TOOL:
-            return to_mcp_result(await self._search(arguments, client_bindings))
+            return to_mcp_result(await self._search(arguments, client_bindings, rules))
         unwrapped = unwrap_call(arguments)
         if isinstance(unwrapped, CallResult):
             return to_mcp_result(unwrapped)
         inner, inner_arguments = unwrapped
         if self.toolset.get(inner) is None:
-            self.metrics.error(self.api, str(ErrorCode.TOOL_UNKNOWN))
-            return to_mcp_result(
-                CallResult(
-                    f"no tool named {inner[:128]!r}; use {SEARCH_TOOL} to find one",
-                    is_error=True,
-                    code=ErrorCode.TOOL_UNKNOWN,
-                )
-            )
+            return self.unknown(inner)
         return await invoke(inner, inner_arguments)
 
     async def _search(
-        self, arguments: Mapping[str, Any], client_bindings: Mapping[str, Any] | None
+        self, arguments: Mapping[str, Any], client_bindings: Mapping[str, Any] | None, rules: ToolRules
     ) -> CallResult:
         parsed = search_arguments(arguments)
         if isinstance(parsed, CallResult):
             return parsed
         query, limit, tag = parsed
         self.metrics.call(self.api, SEARCH_TOOL)
-        index = self.index
+        index, only = self.index, self.positions(rules)
         if index.semantic:  # encoding the query takes milliseconds of CPU: not on the event loop
-            answer = await anyio.to_thread.run_sync(lambda: index.search(query, limit, tag))
+            answer = await anyio.to_thread.run_sync(lambda: index.search(query, limit, tag, only))
         else:
-            answer = index.search(query, limit, tag)
+            answer = index.search(query, limit, tag, only)
         entries = [tool_entry(self.caller, tool, client_bindings) for tool in answer.tools]
-        return found(entries, answer, index.tags)
+        return found(entries, answer, index.tags_of(only))

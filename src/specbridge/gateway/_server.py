@@ -6,7 +6,8 @@ becomes the MCP answer.
 
 Error mapping (PRODUCT §5, docs/gateway.md):
 
-    unknown tool                       JSON-RPC -32602  (data.code "tool-unknown")
+    unknown tool, or one the caller    JSON-RPC -32602  (data.code "tool-unknown"), the same for both:
+      may not use                      a tool a client may not use is not in its listing either
     a cursor we did not hand out       JSON-RPC -32602  (data.code "cursor-invalid")
     params not of the shape MCP says   JSON-RPC -32602  (data.code "params-invalid")
     bad arguments, API failures        result with isError: true, text "[<code>] <message>"
@@ -20,7 +21,7 @@ import base64
 import binascii
 import logging
 import weakref
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import anyio
@@ -36,23 +37,26 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
 from .._errors import ErrorCode
-from .._json import dumps
 from .._logging import log_event, monotonic
 from .._version import __version__
+from ..access import Identity
 from ..call import CallResult
 from ..config import ClientConfig
-from ..service import GET_CALL_RESULT, Asking, CallRequest, Deadline, Question, get_call_result_tool
+from ..service import GET_CALL_RESULT, Asking, CallRequest, Deadline, Question
 from ._elicit import ask_user, asking, input_required
 from ._gateway import ApiState, Gateway, Snapshot
-from ._mcp import to_mcp_result, tool_entry
+from ._listing import listing, offers_results, rules_of
+from ._mcp import to_mcp_result
 from ._params import about_params, invalid_params
 
 Answered = types.CallToolResult | types.InputRequiredResult
+Unknown = Callable[[str], Answered]  # what a call of a tool the caller cannot use gets
 PAGE_SIZE = 100
 PAGE_BYTES = 512 * 1024
 TIMEOUT = -32003
 CLIENT_SCOPE_KEY = "specbridge.client"
 SNAPSHOT_SCOPE_KEY = "specbridge.snapshot"
+IDENTITY_SCOPE_KEY = "specbridge.identity"  # the `access.Identity` of a request let in on an OAuth API
 
 
 class _GatewayServer(Server[Any]):
@@ -90,6 +94,13 @@ def view_of(ctx: ServerRequestContext[Any, Any], gateway: Gateway) -> tuple[Snap
 def client_of(ctx: ServerRequestContext[Any, Any], gateway: Gateway) -> ClientConfig | None:
     """The authenticated client of an HTTP request (set by the HTTP layer); stdio's `--client`."""
     return view_of(ctx, gateway)[1]
+
+
+def identity_of(ctx: ServerRequestContext[Any, Any]) -> Identity | None:
+    """Who a request on an API with `oauth:` was let in as (a token's scopes); None otherwise."""
+    scope = getattr(ctx.request, "scope", None)
+    found = scope.get(IDENTITY_SCOPE_KEY) if isinstance(scope, Mapping) else None
+    return found if isinstance(found, Identity) else None
 
 
 def _encode_cursor(offset: int) -> str:
@@ -185,30 +196,12 @@ class ApiServer:
 
     # -- tools/list --------------------------------------------------------------------------------
 
-    def _listing(self, state: ApiState, client: ClientConfig | None) -> tuple[list[types.Tool], list[int]]:
-        """This client's tools (its bindings removed from the schemas) and each one's size in bytes."""
-        key = client.id if client is not None else None
-        cached = state.listings.get(key)
-        if cached is not None:
-            return cached
-        bindings = client.bindings.get(self.api) if client is not None else None
-        entries = (
-            state.search.tools()
-            if state.search is not None
-            else [tool_entry(state.caller, tool, bindings) for tool in state.toolset.tools]
-        )
-        if _offers_results(state):
-            entries = [*entries, get_call_result_tool()]
-        tools = [types.Tool.model_validate(entry) for entry in entries]
-        sizes = [len(dumps(entry)) for entry in entries]
-        state.listings[key] = (tools, sizes)
-        return tools, sizes
-
     async def list_tools(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         snapshot, client = view_of(ctx, self.gateway)
-        tools, sizes = self._listing(snapshot.state(self.api), client)
+        state = snapshot.state(self.api)
+        tools, sizes = listing(state, client, rules_of(state, client, identity_of(ctx)))
         offset = _decode_cursor(params.cursor) if params is not None and params.cursor else 0
         if offset > len(tools):
             _decode_cursor("")
@@ -239,40 +232,37 @@ class ApiServer:
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult | types.InputRequiredResult:
         snapshot, client = view_of(ctx, self.gateway)
-        state = snapshot.state(self.api)
+        state, identity = snapshot.state(self.api), identity_of(ctx)
         name, arguments = params.name, params.arguments or {}
         client_id = client.id if client is not None else None
-        if name == GET_CALL_RESULT and _offers_results(state):
+        if name == GET_CALL_RESULT and offers_results(state):
             deadline = Deadline.after(self.gateway.deadline)
             return to_mcp_result(await self.gateway.calls.result(state.api, client_id, arguments, deadline))
-        ask = _Ask(ctx, params.input_responses)
-        if state.search is not None and state.search.owns(name):
+        call = _Call(ctx, params.input_responses, client, identity)
+        if (search := state.search) is not None and search.owns(name):
 
             def invoke(inner: str, inner_arguments: Mapping[str, Any]) -> Awaitable[Answered]:
-                return self._invoke(state, client, inner, inner_arguments, ask)
+                return self._invoke(state, call, inner, inner_arguments, search.unknown)
 
             bindings = client.bindings.get(self.api) if client is not None else None
-            return await state.search.call(name, arguments, bindings, invoke)
-        return await self._invoke(state, client, name, arguments, ask)
+            return await search.call(name, arguments, bindings, invoke, rules_of(state, client, identity))
+        return await self._invoke(state, call, name, arguments, self._unknown)
+
+    def _unknown(self, name: str) -> Answered:
+        """-32602 `tool-unknown`: no tool has this name, or the caller may not use the one that has."""
+        self.gateway.metrics.error(self.api, str(ErrorCode.TOOL_UNKNOWN))
+        log_event("tool unknown", api=self.api)
+        raise MCPError(
+            types.INVALID_PARAMS, f"unknown tool: {name[:128]!r}", data={"code": str(ErrorCode.TOOL_UNKNOWN)}
+        )
 
     async def _invoke(
-        self,
-        state: ApiState,
-        client: ClientConfig | None,
-        name: str,
-        arguments: Mapping[str, Any],
-        ask: _Ask,
+        self, state: ApiState, call: _Call, name: str, arguments: Mapping[str, Any], unknown: Unknown
     ) -> Answered:
-        tool = state.toolset.get(name)
+        tool, client = state.toolset.get(name), call.client
         client_id = client.id if client is not None else None
         if tool is None:
-            self.gateway.metrics.error(self.api, str(ErrorCode.TOOL_UNKNOWN))
-            log_event("tool unknown", api=self.api, client=client_id)
-            raise MCPError(
-                types.INVALID_PARAMS,
-                f"unknown tool: {name[:128]!r}",
-                data={"code": str(ErrorCode.TOOL_UNKNOWN)},
-            )
+            return unknown(name)
         metrics, service = self.gateway.metrics, self.gateway.calls
         metrics.call(self.api, tool.name)
         started = monotonic()
@@ -284,17 +274,18 @@ class ApiServer:
             client,
             arguments,
             Deadline(started + self.gateway.deadline),
-            ask.asking(**where),
+            call.asking(**where),
+            call.identity,
         )
         result: CallResult | None = None
         with anyio.move_on_after(self.gateway.deadline):
             try:
                 outcome = await service.call(request)
                 if isinstance(outcome, Question):
-                    if ask.round_trip:  # 2026-07-28: the client asks its user and calls again
+                    if call.round_trip:  # 2026-07-28: the client asks its user and calls again
                         log_event("tool call asks the client's user", **where)
                         return input_required(outcome)
-                    answer = await ask_user(ask.session, ask.request_id, outcome, service.until_answered)
+                    answer = await ask_user(call.session, call.request_id, outcome, service.until_answered)
                     outcome = await service.resume(outcome, answer)
                 result = outcome
             except Exception:
@@ -310,6 +301,8 @@ class ApiServer:
                 **where,
             )
             raise MCPError(TIMEOUT, "timeout", data={"code": str(ErrorCode.GATEWAY_TIMEOUT)})
+        if result.code is ErrorCode.TOOL_UNKNOWN:  # the caller's tool rules refused it (service: admit)
+            return unknown(name)
         if not result.is_error and tool.output_schema is not None:
             result = self._conform(state, tool.name, tool.output_schema, result)
         if result.is_error:
@@ -344,11 +337,20 @@ class ApiServer:
         )
 
 
-class _Ask:
-    """What the call service may ask of this tools/call's client: its session (to elicit during the call,
-    handshake era) or the answer a 2026-07-28 retry carries (the question then ends the call)."""
+class _Call:
+    """Who makes this tools/call (its client, the identity it was let in as), and what the call service
+    may ask of its client: its session (to elicit during the call, handshake era) or the answer a
+    2026-07-28 retry carries (the question then ends the call)."""
 
-    def __init__(self, ctx: ServerRequestContext[Any, Any], responses: types.InputResponses | None) -> None:
+    def __init__(
+        self,
+        ctx: ServerRequestContext[Any, Any],
+        responses: types.InputResponses | None,
+        client: ClientConfig | None,
+        identity: Identity | None,
+    ) -> None:
+        self.client = client
+        self.identity = identity
         self.session = ctx.session
         self.request_id = ctx.request_id
         self.responses = responses
@@ -356,11 +358,6 @@ class _Ask:
 
     def asking(self, **where: Any) -> Asking:
         return asking(self.session, self.responses, **where)
-
-
-def _offers_results(state: ApiState) -> bool:
-    """`get_call_result` is listed where long calls are on and the document has no tool of that name."""
-    return state.api.calls.long and state.toolset.get(GET_CALL_RESULT) is None
 
 
 class _AcceptAll:

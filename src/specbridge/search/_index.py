@@ -127,21 +127,38 @@ class SearchIndex:
     def semantic(self) -> bool:
         return self.vectors is not None
 
-    def _tagged(self, tag: str) -> tuple[str | None, list[int] | None]:
+    def tags_of(self, only: frozenset[int] | None) -> tuple[tuple[str, int], ...]:
+        """The API's tags with their tool counts, counting only the tools at positions `only` (None:
+        every tool); a tag with none of them is left out."""
+        if only is None:
+            return self.tags
+        counts: Counter[str] = Counter(tag for i in only for tag in self.texts[i].tags)
+        return tuple((tag, counts[tag]) for tag, _ in self.tags if counts[tag])
+
+    def _tagged(self, tag: str, only: frozenset[int] | None) -> tuple[str | None, list[int] | None]:
         wanted = tag.strip().casefold()
-        for name, _ in self.tags:
+        for name, _ in self.tags_of(only):
             if name.casefold() == wanted:
-                return name, [i for i, text in enumerate(self.texts) if name in text.tags]
+                return name, [
+                    i
+                    for i, text in enumerate(self.texts)
+                    if name in text.tags and (only is None or i in only)
+                ]
         return None, None
 
-    def search(self, query: str, limit: int = 5, tag: str | None = None) -> SearchAnswer:
-        """The best `limit` tools for `query` (ties in name order), narrowed to one tag if given."""
-        canonical, allowed = self._tagged(tag) if tag else (None, None)
+    def search(
+        self, query: str, limit: int = 5, tag: str | None = None, only: frozenset[int] | None = None
+    ) -> SearchAnswer:
+        """The best `limit` tools for `query` (ties in name order), narrowed to one tag if given, and to
+        the tools at positions `only` (those one caller may use) if given: the others are never found."""
+        canonical, allowed = self._tagged(tag, only) if tag else (None, None)
         unknown = tag if tag and canonical is None else None
+        if allowed is None and only is not None:
+            allowed = sorted(only)
         if not query.strip():
             pool = allowed if allowed is not None else list(range(len(self.tools)))
             browsed = tuple(self.tools[i] for i in pool[:limit])
-            return SearchAnswer(browsed, allowed is None, canonical, unknown)  # no words, no tag: weak
+            return SearchAnswer(browsed, canonical is None, canonical, unknown)  # no words, no tag: weak
         ranked, weak = self.rank(query, allowed)
         return SearchAnswer(tuple(self.tools[i] for i in ranked[:limit]), weak, canonical, unknown)
 
