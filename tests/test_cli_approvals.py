@@ -141,7 +141,7 @@ def test_an_audit_log_that_cannot_be_written_stops_the_answer_before_it_is_given
     )
     approval = pending(config_path)
     result = run("approvals", "approve", approval.id, "--config", str(config_path))
-    assert result.exit_code != 0 and result.output.startswith("error [audit-unwritable]: ")
+    assert result.exit_code == 3 and result.output.startswith("error [audit-unwritable]: ")
     assert on_store(config_path, lambda desk: desk.get(approval.id)).status is Status.PENDING
 
 

@@ -227,4 +227,5 @@ def _sole(group: BaseExceptionGroup[BaseException]) -> BaseException | None:
 CONFIG_CODES = frozenset(
     {code for code in ErrorCode if code.value.startswith("config-")}
     | {ErrorCode.SERVE_UNSAFE_BIND, ErrorCode.STORE_UNAVAILABLE, ErrorCode.EXTRA_MISSING}
+    | {ErrorCode.AUDIT_UNWRITABLE}
 )
