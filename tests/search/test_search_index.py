@@ -103,3 +103,25 @@ def test_an_api_without_tools_answers_with_nothing_rather_than_failing() -> None
     empty = convert(parse_document("openapi: 3.1.0\ninfo: {title: e, version: '1'}\npaths: {}\n"))
     index = SearchIndex.build(empty.tools, empty.document.data, settings=LEXICAL)
     assert index.search("anything").tools == ()
+
+
+def test_a_search_narrowed_to_one_callers_tools_never_finds_the_others() -> None:
+    index = shop_index()
+    only = frozenset(i for i, tool in enumerate(index.tools) if tool.name != "refundCharge")
+    assert "refundCharge" not in [tool.name for tool in index.search("refund a charge", 20, only=only).tools]
+    assert "refundCharge" not in [tool.name for tool in index.search("", 20, tag="billing", only=only).tools]
+    assert "refundCharge" not in [
+        tool.name for tool in index.search("zzqx", 20, only=only).tools
+    ]  # by spelling
+    assert [tool.name for tool in index.search("refund", 5, only=frozenset()).tools] == []
+
+
+def test_a_callers_tags_count_only_its_tools_and_leave_out_a_tag_with_none() -> None:
+    index = shop_index()
+    assert dict(index.tags) == {"Customers": 3, "Billing": 2}
+    tagged = frozenset(i for i, text in enumerate(index.texts) if "Billing" in text.tags)
+    every = frozenset(range(len(index.tools)))
+    assert dict(index.tags_of(every - {min(tagged)})) == {"Customers": 3, "Billing": 1}
+    assert dict(index.tags_of(every - tagged)) == {"Customers": 3}
+    assert index.tags_of(None) == index.tags
+    assert index.search("", 5, tag="billing", only=every - tagged).unknown_tag == "billing"

@@ -11,7 +11,8 @@ never lets twice its calls through across a boundary.
   (`rate_calls`, slot = count modulo `calls`). Every step reads or writes a row by its primary key,
   whatever the limit: one call costs the same under `10/hour` and `100000/day`. The counter row is
   the lock: SQLite takes its write lock up front (`BEGIN IMMEDIATE`), PostgreSQL locks the row it
-  upserts; a step with several limits takes them in key order. A changed limit starts its key afresh.
+  upserts (`_postgres_rates`: the same steps in a function of the schema, one statement); a step with
+  several limits takes them in key order. A changed limit starts its key afresh.
 - Redis (`_redis_rates`): a sorted set of call times per key, trimmed to the window, in one Lua script.
 
 Keys whose last call is older than their window are forgotten as other calls are counted (SQL: a few
@@ -77,13 +78,12 @@ def record(p: str) -> tuple[str, str]:
     )
 
 
-def sweep(p: str, *, skip_locked: bool) -> str:
-    """Forget a few keys whose calls are all older than their window (params: now, now); the
-    `expires_at` test is repeated outside the sub-select so a row another step just renewed stays."""
-    skip = " FOR UPDATE SKIP LOCKED" if skip_locked else ""
+def sweep(p: str) -> str:
+    """Forget a few keys whose calls are all older than their window (params: now, now): their
+    counters, whose keys it returns (their calls go next)."""
     return (
         "DELETE FROM rate_counters WHERE key IN (SELECT key FROM rate_counters WHERE expires_at <= "
-        f"{p} LIMIT {SWEEP}{skip}) AND expires_at <= {p} RETURNING key"
+        f"{p} LIMIT {SWEEP}) AND expires_at <= {p} RETURNING key"
     )
 
 

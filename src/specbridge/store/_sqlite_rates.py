@@ -16,7 +16,7 @@ _COUNTER = sql.counter(P)
 _RESTART = sql.restart(P)
 _OLDEST = sql.oldest(P)
 _RECORD = sql.record(P)
-_SWEEP = sql.sweep(P, skip_locked=False)
+_SWEEP = sql.sweep(P)
 
 
 def count(db: sqlite3.Connection, limits: Sequence[RateLimit], now: float) -> tuple[float, ...]:
