@@ -161,7 +161,9 @@ def make_workspace(folder: Path, shop: Shop) -> Workspace:
         ),
         encoding="utf-8",
     )
-    return Workspace(folder, shop)
+    workspace = Workspace(folder, shop)
+    workspace.new_approval()  # so `approvals list` has one to show
+    return workspace
 
 
 @dataclass(frozen=True)
