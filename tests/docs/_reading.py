@@ -140,12 +140,39 @@ def blocks(page: Path | None = None) -> Iterator[Block]:
         yield from _parse(each)[1]
 
 
+def paragraphs(page: Path) -> Iterator[tuple[list[tuple[int, str]], Section | None]]:
+    """The prose in pieces inline code cannot cross: a paragraph (or list item) of lines, or one row
+    of a table."""
+    piece: list[tuple[int, str]] = []
+    current: Section | None = None
+    for number, line, section in _parse(page)[2]:
+        starts_item = bool(re.match(r"\s*(?:[-*+]|\d+\.)\s", line))
+        if piece and (not line.strip() or line.startswith("|") or starts_item or section != current):
+            yield piece, current
+            piece = []
+        current = section
+        if line.startswith("|"):
+            yield [(number, line)], section
+        elif line.strip():
+            piece.append((number, line))
+    if piece:
+        yield piece, current
+
+
 def spans(page: Path | None = None) -> Iterator[Span]:
-    """Inline code of the prose (tables included), in page order."""
+    """Inline code of the prose (tables included), in page order; a span that goes on to the next
+    line is read whole, as markdown reads it."""
     for each in (page,) if page else PAGES:
-        for number, line, section in _parse(each)[2]:
-            for found in INLINE.finditer(line):
-                yield Span(each, number, found.group(2).strip(), line, section)
+        for piece, section in paragraphs(each):
+            text = " ".join(line.strip() for _, line in piece)
+            starts = [0]
+            for _, line in piece:
+                starts.append(starts[-1] + len(line.strip()) + 1)
+            for found in INLINE.finditer(text):
+                first = max(index for index, start in enumerate(starts[:-1]) if start <= found.start())
+                last = max(index for index, start in enumerate(starts[:-1]) if start <= found.end() - 1)
+                context = " ".join(line.strip() for _, line in piece[first : last + 1])
+                yield Span(each, piece[first][0], found.group(2).strip(), context, section)
 
 
 def cells(row: str) -> list[str]:
