@@ -22,6 +22,7 @@ from . import _checks, _cli, _reading, _run
 from ._workspace import NOT_RUN, Shop, make_workspace, normalised, running_shop, substitute
 
 USAGE = re.compile(r"\||…|\.\.\.")  # `a|b`, `SPEC...`: a usage line, not a command to run
+OPTIONAL = re.compile(r"\[(--?[A-Za-z][^\[\]]*)\]")  # `[--port 8765]`: run with it
 
 
 def is_usage(text: str) -> bool:
@@ -38,12 +39,10 @@ def runnable() -> list[list[_reading.Command]]:
     return list(by_block.values())
 
 
-def prepared(words: list[str], path: _cli.Path_) -> list[str]:
-    """The words to run: `[optional]` parts kept, globs expanded; an HTTP `serve` on a free port (its
+def prepared(text: str, path: _cli.Path_) -> list[str]:
+    """The words to run: `[--optional]` parts kept, globs expanded; an HTTP `serve` on a free port (its
     default 8765 may be taken by any other program of the machine)."""
-    words = _run.expand(
-        [word.strip("[]") if word.startswith("[") or word.endswith("]") else word for word in words]
-    )
+    words = _run.expand(_cli.words(OPTIONAL.sub(r"\1", text))[1:])
     if path == ("serve",) and "http" in words:
         if "--port" in words:
             words[words.index("--port") + 1] = "0"
@@ -67,9 +66,8 @@ def test_the_documented_commands_do_what_the_docs_say(
     problems = []
     for command in block:
         text = substitute(command.text, workspace)
-        read = _cli.read(text)
-        [path] = read.paths
-        args = prepared(_cli.words(text)[1:], path)
+        [path] = _cli.read(text).paths
+        args = prepared(text, path)
         ran = _run.Ran(command, path, args, workspace)
         check = _checks.CHECKS.get(path, _checks.check_exit)
         try:
