@@ -229,3 +229,40 @@ def test_the_walk_finds_keys_the_schema_has(path: str) -> None:
 @pytest.mark.parametrize("path", ["apis.<name>.base_ulr", "approvals.webhook.secrets", "limits.max_item"])
 def test_the_walk_refuses_keys_the_schema_lacks(path: str) -> None:
     assert _schema.walk_path(tuple(path.split("."))) is None
+
+
+def value_tables() -> Iterator[tuple[int, Path_, set[str]]]:
+    """(line, key path, the values listed) for every table of configuration.md whose first header
+    cell is a key in code (`| \\`type\\` | what is sent |`): a table of that key's values."""
+    header: list[str] = []
+    rows: list[str] = []
+    start = 0
+    for number, line, section in [*_reading.prose(CONFIGURATION), (0, "", None)]:
+        if line.startswith("|"):
+            if not header:
+                header, rows, start, base = _reading.cells(line), [], number, section
+            elif not set(_reading.cells(line)[0]) <= set("-: "):
+                rows.append(_reading.cells(line)[0])
+            continue
+        if header and re.fullmatch(r"`[a-z_]+`", header[0]):
+            path = (*(entries(section_paths()[base]) if base else ()), header[0].strip("`"))
+            yield start, path, {value.strip("`") for value in rows}
+        header = []
+
+
+def test_a_table_of_a_keys_values_lists_the_values_the_schema_takes() -> None:
+    wrong = []
+    for line, path, listed in value_tables():
+        walked = _schema.walk_path(path)
+        allowed = {
+            str(value).lower()
+            for node in (walked[1] if walked else [])
+            for shape in _schema.shapes(node)
+            for value in shape.get("enum", [])
+        }
+        if listed != allowed:
+            wrong.append(
+                f"docs/configuration.md:{line}: {'.'.join(path)}: lists {sorted(listed)}, takes {sorted(allowed)}"
+            )
+    assert not wrong, "\n".join(wrong)
+    assert [path for _, path, _ in value_tables()], "no table of values found: the reading is broken"
