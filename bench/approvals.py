@@ -1,6 +1,10 @@
 """What approvals cost through the real gateway, per store backend.
 
-    .venv/bin/python bench/approvals.py [--calls N] [--cycles M]
+    .venv/bin/python bench/approvals.py [--calls N] [--cycles M] [--before SRC]
+
+With `--before SRC` (the `src` folder of another checkout, e.g. `git archive 0de7628`), every gateway is
+started twice, from this checkout and from SRC, and both are measured in the same rounds (each call and
+each cycle alternating between them), so a before/after comparison shares the machine's noise.
 
 `specbridge serve --transport http` runs in its own process per configuration; one SDK client (handshake
 era) and a loopback upstream (a thread) run in this process.
@@ -66,10 +70,12 @@ def config_for(folder: Path, upstream: Upstream, store: str | None) -> Path:
 
 
 @contextmanager
-def gateway(config: Path) -> Iterator[str]:
+def gateway(config: Path, source: str | None = None) -> Iterator[str]:
+    """`specbridge serve` on `config`, from this checkout or (`source`) another's `src` folder."""
     command = [sys.executable, "-m", "specbridge", "serve", "--config", str(config), "--transport", "http"]
+    env = {**os.environ, **({"PYTHONPATH": source} if source else {})}
     process = subprocess.Popen(
-        [*command, "--port", "0"], stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, env={**os.environ}
+        [*command, "--port", "0"], stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, env=env
     )
     assert process.stderr is not None
     try:
@@ -120,53 +126,77 @@ async def without_approval(bases: dict[str, str], calls: int) -> dict[str, str]:
     return {name: percentiles(values) for name, values in samples.items()}
 
 
-async def approval_cycles(base: str, cycles: int) -> str:
-    cycle: list[float] = []
-    async with mcp_client(base) as client, httpx.AsyncClient(base_url=base) as admin:
+async def approval_cycles(bases: dict[str, str], cycles: int) -> dict[str, str]:
+    """`cycles` cycles on each gateway of `bases`, taking turns cycle by cycle."""
+    samples: dict[str, list[float]] = {name: [] for name in bases}
+    async with AsyncExitStack() as stack:
+        clients = {name: await stack.enter_async_context(mcp_client(base)) for name, base in bases.items()}
+        admins = {
+            name: await stack.enter_async_context(httpx.AsyncClient(base_url=base))
+            for name, base in bases.items()
+        }
         headers = {"Authorization": f"Bearer {ADMIN_KEY}"}
         for n in range(cycles):
-            order = {"shopId": "s1", "product": "p1", "quantity": n + 1}
-            started = time.perf_counter()
-            pending = await client.call_tool("createOrder", order)
-            text = pending.content[0].text  # type: ignore[union-attr]
-            found = re.search(r"approval ([A-Za-z0-9_-]{20,})", text)
-            assert found is not None, text
-            answer = await admin.post(f"/admin/approvals/{found.group(1)}/approve", headers=headers)
-            assert answer.status_code == 200, answer.text
-            done = await client.call_tool("createOrder", order)
-            cycle.append(time.perf_counter() - started)
-            assert done.structured_content == {"id": "o1"}, done
-    return percentiles(cycle)
+            for name, client in clients.items():
+                order = {"shopId": "s1", "product": "p1", "quantity": n + 1}
+                started = time.perf_counter()
+                pending = await client.call_tool("createOrder", order)
+                text = pending.content[0].text  # type: ignore[union-attr]
+                found = re.search(r"approval ([A-Za-z0-9_-]{20,})", text)
+                assert found is not None, text
+                answer = await admins[name].post(
+                    f"/admin/approvals/{found.group(1)}/approve", headers=headers
+                )
+                assert answer.status_code == 200, answer.text
+                done = await client.call_tool("createOrder", order)
+                samples[name].append(time.perf_counter() - started)
+                assert done.structured_content == {"id": "o1"}, done
+    return {name: percentiles(values) for name, values in samples.items()}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--calls", type=int, default=500)
     parser.add_argument("--cycles", type=int, default=100)
+    parser.add_argument("--before", help="also run every gateway from this src folder, alternating")
     options = parser.parse_args()
     namespace = f"bench_{secrets.token_hex(4)}"
+    # label -> (where specbridge comes from: None for this checkout, the store namespace)
+    sources = {"": (None, namespace)}
+    if options.before:
+        sources[" (before)"] = (options.before, namespace + "_b")
     with Upstream() as upstream, tempfile.TemporaryDirectory() as folder, ExitStack() as running:
         upstream.route("/products/p1", json_response({"id": "p1", "name": "Mug"}))
         upstream.route("/shops/s1/orders", json_response({"id": "o1"}, status=201))
-        stores: dict[str, str | None] = {
-            "no store": None,
-            "sqlite": f"sqlite:///{Path(folder) / 'state.db'}",
-            "postgresql": f"{POSTGRES}?namespace={namespace}",
-            "redis": f"{REDIS}?namespace={namespace}",
-        }
         bases: dict[str, str] = {}
-        for name, store in stores.items():
-            home = Path(folder) / name.replace(" ", "-")
-            home.mkdir()
-            bases[name] = running.enter_context(gateway(config_for(home, upstream, store)))
-        print(f"{options.calls} calls of getProduct (no approval) per gateway, round-robin over the four:")
+        for label, (source, space) in sources.items():
+            for name, store in stores_in(Path(folder), space):
+                home = Path(folder) / f"{name}{label}".replace(" ", "-")
+                home.mkdir()
+                bases[name + label] = running.enter_context(
+                    gateway(config_for(home, upstream, store), source)
+                )
+        print(f"{options.calls} calls of getProduct (no approval) per gateway, round-robin over all:")
         for name, figures in anyio.run(without_approval, bases, options.calls).items():
-            print(f"  {name:>10}  {figures}")
+            print(f"  {name:>21}  {figures}")
         print(f"{options.cycles} approval cycles (call → pending, admin approves, call → result):")
-        for name, base in bases.items():
-            if stores[name] is not None:
-                print(f"  {name:>10}  {anyio.run(approval_cycles, base, options.cycles)}")
-    drop(namespace)
+        for name, store in stores_in(Path(folder), namespace):
+            if store is not None:
+                pair = {name + label: bases[name + label] for label in sources}
+                for each, figures in anyio.run(approval_cycles, pair, options.cycles).items():
+                    print(f"  {each:>21}  {figures}")
+    for _, space in sources.values():
+        drop(space)
+
+
+def stores_in(folder: Path, namespace: str) -> list[tuple[str, str | None]]:
+    """The four configurations: no store, and each backend on a namespace (a file) of its own."""
+    return [
+        ("no store", None),
+        ("sqlite", f"sqlite:///{folder / f'{namespace}.db'}"),
+        ("postgresql", f"{POSTGRES}?namespace={namespace}"),
+        ("redis", f"{REDIS}?namespace={namespace}"),
+    ]
 
 
 def drop(namespace: str) -> None:

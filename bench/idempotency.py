@@ -2,11 +2,12 @@
 
     .venv/bin/python bench/idempotency.py [--calls N]
 
-The gateway's call path around the send (`CallService.call`: the key split off, the claim, the result
-stored) for `createProduct` of the example shop, with a send that answers at once, so the figures are
-the key's own cost and nothing of an upstream. Per backend, on a fresh namespace (SQLite: a temporary
-file; PostgreSQL 127.0.0.1:5432/test: a new schema; Redis 127.0.0.1:6379: a new key prefix; both
-dropped afterwards), one call at a time, median and p99 microseconds of:
+The gateway's call service (`CallService.call`: plan, check, request built, the key's claim, the send,
+the result stored) for `createProduct` of the example shop, through a `Caller` whose upstream is an
+httpx `MockTransport` answering at once, so the figures are the call service's own cost and nothing of
+a network. Per backend, on a fresh namespace (SQLite: a temporary file; PostgreSQL
+127.0.0.1:5432/test: a new schema; Redis 127.0.0.1:6379: a new key prefix; both dropped afterwards),
+one call at a time, median and p99 microseconds of:
 
 - no key: the same path without a key (no store step);
 - miss: a new key each call (claim, send, complete);
@@ -22,32 +23,36 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import httpx
 import psycopg
 import redis
 
-from specbridge.call import CallResult
+from specbridge.call import Caller, CallResult
 from specbridge.config import config_from_data
 from specbridge.document import load_document
-from specbridge.service._approving import ApprovalService
-from specbridge.service._long_calls import CallService
+from specbridge.files import Files
+from specbridge.service import ApprovalService, CallRequest, CallService, Deadline
 from specbridge.tools import convert
 
 ROOT = Path(__file__).resolve().parents[1]
 SHOP = ROOT / "src" / "specbridge" / "examples" / "shop.openapi.yaml"
 POSTGRES = "postgresql://postgres@127.0.0.1:5432/test"
 REDIS = "redis://127.0.0.1:6379/0"
-ARGUMENTS = {"name": "Mug", "price": 12.5}
-ANSWER = CallResult('{"id": "p-1"}', status=201, structured={"id": "p-1"})
+ARGUMENTS = {"name": "Mug", "price": {"amount": 1250, "currency": "EUR"}}
+ANSWER = {"id": "p-1", **ARGUMENTS}
 
 
-async def send(arguments: Mapping[str, Any], extra: Mapping[str, Any]) -> CallResult:
-    return ANSWER
+def upstream(request: httpx.Request) -> httpx.Response:
+    return httpx.Response(201, json=ANSWER)
+
+
+async def public(host: str, port: int) -> list[str]:
+    return ["93.184.215.14"]  # shop.example, as a public address would resolve
 
 
 def figures(samples: list[float]) -> tuple[float, float]:
@@ -62,30 +67,39 @@ async def bench(store_url: str, calls: int) -> dict[str, tuple[float, float]]:
         base_dir=ROOT,
     )
     api = config.apis["shop"]
-    tool = convert(load_document(str(SHOP))).get("createProduct")
+    toolset = convert(load_document(str(SHOP)))
+    tool = toolset.get("createProduct")
     assert tool is not None
+    caller = Caller(
+        api, toolset, transport=httpx.MockTransport(upstream), resolve=public, check_workers=False
+    )
     approvals = ApprovalService()
-    service = CallService(approvals, lambda: config, deadline=60.0)
+    files = Files(lambda: approvals.open(config), lambda: config.files, lambda: approvals.store is not None)
+    service = CallService(approvals, files, lambda: config, deadline=60.0)
+
+    async def call(arguments: dict[str, Any]) -> Any:
+        return await service.call(CallRequest(api, caller, tool, None, arguments, Deadline.after(60)))
+
     out: dict[str, tuple[float, float]] = {}
     try:
-        await service.call(
-            api, tool, None, {**ARGUMENTS, "idempotency_key": "warm"}, send, budget=50, send_timeout=15
-        )
+        await call({**ARGUMENTS, "idempotency_key": "warm"})
 
         async def timed(make: Any) -> list[float]:
             samples = []
             for n in range(calls):
                 arguments = make(n)
                 started = time.perf_counter()
-                result = await service.call(api, tool, None, arguments, send, budget=50, send_timeout=15)
+                result = await call(arguments)
                 samples.append(time.perf_counter() - started)
-                assert result is ANSWER or result.structured == ANSWER.structured, result
+                assert isinstance(result, CallResult) and result.structured == ANSWER, result
             return samples
 
         out["no key"] = figures(await timed(lambda n: dict(ARGUMENTS)))
         out["miss (new key)"] = figures(await timed(lambda n: {**ARGUMENTS, "idempotency_key": f"k-{n}"}))
         out["hit (stored)"] = figures(await timed(lambda n: {**ARGUMENTS, "idempotency_key": "k-0"}))
     finally:
+        await service.aclose()
+        await caller.aclose()
         await approvals.aclose()
     return out
 

@@ -6,7 +6,8 @@ Per backend, on a fresh namespace (SQLite: a temporary file; PostgreSQL 127.0.0.
 schema; Redis 127.0.0.1:6379: a new key prefix; both dropped afterwards):
 
 1. request + approve, one after another: approvals per second;
-2. the whole life of an approved call (request, approve, wait, execute-once, settle), one after another,
+2. the whole life of an approved call's record as the call service moves it (request, approve, the
+   call's attach and wait, the execute-once claim, the result kept and settled), one after another,
    and C at a time (distinct calls): approvals per second;
 3. claim + complete of an execute-once key: per second;
 4. one read (`get_approval`): median microseconds; for SQLite also the same SELECT made directly on the
@@ -25,14 +26,14 @@ import tempfile
 import time
 from contextlib import closing
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import psycopg
 import redis
 
-from specbridge.approvals import Approvals, ApprovalSettings
+from specbridge.approvals import Approvals
+from specbridge.config import ApprovalsConfig
 from specbridge.store import Store, open_store
 from specbridge.store._sqlite import SqliteStore
 
@@ -41,12 +42,8 @@ REDIS = "redis://127.0.0.1:6379/0"
 RESULT = {"content": [{"type": "text", "text": "refunded"}], "isError": False}
 
 
-async def send() -> Any:
-    return RESULT
-
-
 async def bench(store: Store, approvals_count: int, concurrency: int) -> dict[str, float]:
-    approvals = Approvals(store, ApprovalSettings(wait=5))
+    approvals = Approvals(store, ApprovalsConfig(wait=5))
     figures: dict[str, float] = {}
 
     started = time.perf_counter()
@@ -57,9 +54,14 @@ async def bench(store: Store, approvals_count: int, concurrency: int) -> dict[st
 
     async def whole_life(tag: str) -> None:
         arguments = {"orderId": tag}
-        record = await approvals.request("shop", "refundOrder", "agent-1", arguments, {})
+        record = await approvals.request("shop", "refundOrder", "agent-1", arguments, {}, fingerprint=tag)
         await approvals.approve(record.id, by="bench")
-        assert await approvals.call("shop", "refundOrder", "agent-1", arguments, {}, send) == RESULT
+        attached = await approvals.request("shop", "refundOrder", "agent-1", arguments, {}, fingerprint=tag)
+        approved = await approvals.wait(attached.id, 5)
+        claimed = await approvals.claim(approved)
+        assert claimed is not None
+        finished = await approvals.finish(claimed, RESULT)
+        assert finished is not None and finished.result == RESULT
 
     started = time.perf_counter()
     for n in range(approvals_count):

@@ -20,7 +20,7 @@ ALLOWED = {
     "call": {"document", "tools", "call", "config"},
     "search": {"document", "tools", "search"},
     "store": {"store"},
-    "approvals": {"store", "approvals"},
+    "approvals": {"config", "store", "approvals"},
     "access": {"config", "call", "access"},
     "files": {"tools", "call", "config", "store", "access", "files"},
     "webhooks": {"call", "config", "store", "approvals", "webhooks"},
@@ -137,3 +137,89 @@ def test_no_private_module_or_name_is_imported_from_another_package() -> None:
             if private:
                 offenders.append(f"{path.relative_to(PACKAGE)}: {'.'.join(module)} {private}")
     assert offenders == []
+
+
+def _runtime_nodes(tree: ast.AST) -> list[ast.AST]:
+    """Every node of a module except those under `if TYPE_CHECKING:` (imports that never run)."""
+    found, stack = [], [tree]
+    while stack:
+        node = stack.pop()
+        found.append(node)
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and ast.unparse(child.test) == "TYPE_CHECKING":
+                stack.extend(child.orelse)
+            else:
+                stack.append(child)
+    return found
+
+
+def _module_graph() -> dict[str, set[str]]:
+    """Which modules of the package each module imports when it runs, an import inside a function
+    included (it runs too, only later): `specbridge.gateway._server` -> {`specbridge.call`, …}."""
+    modules = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        edges: set[str] = set()
+        for node in _runtime_nodes(ast.parse(path.read_text(encoding="utf-8"))):
+            targets: list[str] = []
+            if isinstance(node, ast.ImportFrom):
+                base = package.split(".")[: len(package.split(".")) - node.level + 1] if node.level else []
+                target = ".".join([*base, *([node.module] if node.module else [])])
+                # `from . import _sql` imports the module `_sql`; `from ._sql import x` the module `_sql`
+                targets = [
+                    f"{target}.{alias.name}" if f"{target}.{alias.name}" in modules else target
+                    for alias in node.names
+                ]
+            elif isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            for target in targets:
+                while target and target not in modules:
+                    target = target.rpartition(".")[0]
+                if target and target != name:
+                    edges.add(target)
+        graph[name] = edges
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import cycles of `graph`: its strongly connected components of more than one module."""
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        order[node] = low[node] = len(order)
+        stack.append(node)
+        for target in sorted(graph.get(node, ())):
+            if target not in order:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in stack:
+                low[node] = min(low[node], order[target])
+        if low[node] == order[node]:
+            component = []
+            while not component or component[-1] != node:
+                component.append(stack.pop())
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in order:
+            visit(node)
+    return found
+
+
+def test_the_cycle_finder_finds_a_cycle_hidden_anywhere() -> None:
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_module_imports_a_module_that_imports_it_back() -> None:
+    """No import cycle between modules, inside a package or across packages, also not hidden by an
+    import inside a function."""
+    assert _cycles(_module_graph()) == []

@@ -33,38 +33,5 @@ if TYPE_CHECKING:
     from .tools import convert as convert
     from .tools import export as export
 
-_LAZY = {
-    "Config": ".config",
-    "load_config": ".config",
-    "ApiDocument": ".document",
-    "load_document": ".document",
-    "parse_document": ".document",
-    "ConvertOptions": ".tools",
-    "Tool": ".tools",
-    "ToolSet": ".tools",
-    "convert": ".tools",
-    "export": ".tools",
-}
 
-
-__getattr__, __dir__ = lazy_exports(__name__, _LAZY)
-
-
-__all__ = [
-    "ApiDocument",
-    "Config",
-    "ConfigError",
-    "ConvertOptions",
-    "DocumentError",
-    "ErrorCode",
-    "ExportError",
-    "SpecbridgeError",
-    "Tool",
-    "ToolSet",
-    "__version__",
-    "convert",
-    "export",
-    "load_config",
-    "load_document",
-    "parse_document",
-]
+__getattr__, __dir__ = lazy_exports(__name__)

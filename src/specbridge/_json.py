@@ -15,8 +15,11 @@ def dumps(value: Any, *, indent: bool = False) -> str:
         return json.dumps(value, indent=2 if indent else None, ensure_ascii=False)
 
 
-def dumps_bytes(value: Any, *, indent: bool = False) -> bytes:
+def dumps_bytes(value: Any, *, indent: bool = False, sort_keys: bool = False) -> bytes:
+    """`sort_keys`: every object's keys in order, so equal JSON gives equal bytes (a canonical form)."""
+    option = (orjson.OPT_INDENT_2 if indent else 0) | (orjson.OPT_SORT_KEYS if sort_keys else 0)
     try:
-        return orjson.dumps(value, option=orjson.OPT_INDENT_2 if indent else 0)
+        return orjson.dumps(value, option=option)
     except TypeError:
-        return json.dumps(value, indent=2 if indent else None, ensure_ascii=False).encode("utf-8")
+        text = json.dumps(value, indent=2 if indent else None, ensure_ascii=False, sort_keys=sort_keys)
+        return text.encode("utf-8")

@@ -14,7 +14,7 @@ import pytest
 
 from specbridge.admin import admin_app
 from specbridge.service import ApprovalGate
-from specbridge.store import Status, open_store
+from specbridge.store import Approval, Status, open_store
 from tests.admin._harness import (
     ADMIN_KEY,
     ARGS,
@@ -158,33 +158,30 @@ async def test_two_instances_approving_at_once_make_exactly_one_winner(
             assert sorted(answer.status_code for answer in answers) == [200, 409]
             loser = next(answer for answer in answers if answer.status_code == 409)
             assert error_code(loser) == "approval-answered"
-            sent = 0
-
-            async def send() -> object:
-                nonlocal sent
-                sent += 1
-                return {"text": "refunded", "is_error": False}
-
             approved = await one.gate.desk.get(approval.id)
             with anyio.fail_after(30):
-                await asyncio.gather(
-                    one.gate.desk.for_api("shop").execute(approved, send),
-                    two.gate.desk.for_api("shop").execute(approved, send),
+                claims = await asyncio.gather(
+                    one.gate.desk.for_api("shop").claim(approved),
+                    two.gate.desk.for_api("shop").claim(approved),
                 )
-            assert sent == 1
+            assert len([claimed for claimed in claims if claimed is not None]) == 1  # sent once
 
 
 async def test_an_approval_through_the_api_wakes_the_waiting_call_which_sends_once(sqlite_url: str) -> None:
-    from specbridge.call import CallResult
-
-    sent: list[str] = []
-
-    async def send() -> CallResult:
-        sent.append("refund")
-        return CallResult(text="refunded", status=200)
-
     async with admin_client(sqlite_url) as admin:
+        approvals = admin.gate.desk.for_api("shop")
         waiting = reads_pending(admin.store)
+
+        async def call() -> Approval | None:
+            """What a waiting call does (tests/service/test_approval.py): wait, claim, send, finish."""
+            approval = await approvals.wait((await admin.pending()).id, 60)
+            claimed = await approvals.claim(approval)
+            if claimed is not None:
+                sent.append("refund")
+                return await approvals.finish(claimed, {"text": "refunded", "is_error": False})
+            return None
+
+        sent: list[str] = []
 
         async def approve_via_http() -> None:
             await waiting.wait()  # the call read its approval as pending: it waits for the answer now
@@ -193,11 +190,8 @@ async def test_an_approval_through_the_api_wakes_the_waiting_call_which_sends_on
             assert answer.status_code == 200
 
         with anyio.fail_after(20):
-            result, _ = await asyncio.gather(
-                admin.gate.call("shop", "refundOrder", "bot", ARGS, BOUND, send, budget=60),
-                approve_via_http(),
-            )
-        assert (result.text, result.is_error, sent) == ("refunded", False, ["refund"])
+            result, _ = await asyncio.gather(call(), approve_via_http())
+        assert result is not None and (result.result["text"], sent) == ("refunded", ["refund"])
         (done,) = (
             await admin.client.get("/admin/approvals", params={"status": "done"}, headers=auth())
         ).json()["approvals"]

@@ -1,5 +1,5 @@
-"""Approvals end to end: `requires_approval` tools through the gateway over Streamable HTTP with the SDK
-client, a real upstream on loopback, a person answering through the admin API, on SQLite, PostgreSQL and
+"""Approvals end to end: `requires_approval` tools through the gateway's Streamable HTTP app (in process)
+with the SDK client, a real upstream on loopback, a person answering through the admin API, on SQLite, PostgreSQL and
 Redis stores."""
 
 from __future__ import annotations
@@ -9,11 +9,12 @@ from pathlib import Path
 
 import anyio
 import httpx
+import httpx2
 import mcp_types as types
 import pytest
 
 from specbridge.access import key_sha256, new_key
-from tests.gateway._harness import http_client, running_gateway, write_config
+from tests.gateway._harness import IN_PROCESS, http_client, in_process_gateway, write_config
 from tests.store._backends import namespaces, store_url
 from tests.support.upstream import Upstream, json_response
 
@@ -21,6 +22,7 @@ __all__ = ["namespaces", "store_url"]
 
 ADMIN_KEY = new_key(admin=True)
 ORDER = {"shopId": "s1", "product": "p1", "quantity": 2}
+MCP = f"{IN_PROCESS}/mcp"  # the in-process gateway's endpoint (the socket is not the point here)
 
 
 @pytest.fixture(autouse=True)
@@ -51,16 +53,23 @@ def approval_id(result: types.CallToolResult) -> str:
     return found.group(1)
 
 
-async def admin(base: str, method: str, path: str, body: object = None) -> httpx.Response:
-    async with httpx.AsyncClient(base_url=base) as client:
-        return await client.request(method, path, json=body, headers={"Authorization": f"Bearer {ADMIN_KEY}"})
+async def admin(
+    base: str | httpx2.ASGITransport, method: str, path: str, body: object = None
+) -> httpx.Response | httpx2.Response:
+    """An admin API request to a gateway: at its base URL, or through an in-process gateway's app."""
+    headers = {"Authorization": f"Bearer {ADMIN_KEY}"}
+    if isinstance(base, str):
+        async with httpx.AsyncClient(base_url=base) as client:
+            return await client.request(method, path, json=body, headers=headers)
+    async with httpx2.AsyncClient(transport=base, base_url=IN_PROCESS) as local:
+        return await local.request(method, path, json=body, headers=headers)
 
 
 async def test_a_call_waits_for_a_person_sends_nothing_and_after_approval_is_sent_once(
     tmp_path: Path, upstream: Upstream, store_url: str
 ) -> None:
     config = approval_config(tmp_path, upstream, store_url)
-    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+    async with in_process_gateway(config) as (base, _), http_client(MCP, transport=base) as client:
         pending = await client.call_tool("createOrder", ORDER)
         assert pending.is_error is True
         assert text(pending).startswith("[approval-pending]")
@@ -86,7 +95,7 @@ async def test_a_rejection_reaches_the_agent_with_its_reason_and_nothing_is_sent
     tmp_path: Path, upstream: Upstream, store_url: str
 ) -> None:
     config = approval_config(tmp_path, upstream, store_url)
-    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+    async with in_process_gateway(config) as (base, _), http_client(MCP, transport=base) as client:
         pending = await client.call_tool("createOrder", ORDER)
         refused = await admin(
             base, "POST", f"/admin/approvals/{approval_id(pending)}/reject", {"reason": "two is too many"}
@@ -104,7 +113,7 @@ async def test_a_waiting_call_gets_the_real_result_when_a_person_approves_in_tim
 ) -> None:
     config = approval_config(tmp_path, upstream, f"sqlite:///{tmp_path / 'state.db'}", wait=20)
     results: list[types.CallToolResult] = []
-    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+    async with in_process_gateway(config) as (base, _), http_client(MCP, transport=base) as client:
 
         async def call() -> None:
             results.append(await client.call_tool("createOrder", ORDER))
@@ -128,7 +137,7 @@ async def test_bad_arguments_are_refused_before_any_approval_is_asked_for(
     tmp_path: Path, upstream: Upstream
 ) -> None:
     config = approval_config(tmp_path, upstream, f"sqlite:///{tmp_path / 'state.db'}")
-    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+    async with in_process_gateway(config) as (base, _), http_client(MCP, transport=base) as client:
         result = await client.call_tool("createOrder", {"shopId": "s1", "product": "p1", "quantity": 0})
         listed = (await admin(base, "GET", "/admin/approvals?status=all")).json()["approvals"]
     assert text(result).startswith("[arguments-invalid]")
@@ -138,7 +147,7 @@ async def test_bad_arguments_are_refused_before_any_approval_is_asked_for(
 
 async def test_tools_without_approval_never_open_the_store(tmp_path: Path, upstream: Upstream) -> None:
     config = write_config(tmp_path, upstream)
-    async with running_gateway(config) as (base, gateway), http_client(f"{base}/mcp") as client:
+    async with in_process_gateway(config) as (base, gateway), http_client(MCP, transport=base) as client:
         result = await client.call_tool("getProduct", {"id": "p1"})
         assert gateway.approvals.store is None
     assert result.is_error is False

@@ -217,7 +217,7 @@ async def test_an_internal_fault_is_internal_error_and_says_nothing_more(config:
         async def broken(*args: object, **kwargs: object) -> CallResult:
             raise RuntimeError("token=hunter2 at /srv/secret.py line 3")
 
-        gateway.state("shop").caller.call = broken  # type: ignore[method-assign]
+        gateway.state("shop").caller.send = broken  # type: ignore[method-assign]
         with pytest.raises(MCPError) as caught:
             await client.call_tool("listNotes", {})
     assert caught.value.code == -32603
@@ -235,7 +235,7 @@ async def test_an_internal_fault_in_a_tool_call_is_logged_and_counted_once_with_
         async def broken(*args: object, **kwargs: object) -> CallResult:
             raise RuntimeError("a fault inside the gateway")
 
-        gateway.state("shop").caller.call = broken  # type: ignore[method-assign]
+        gateway.state("shop").caller.send = broken  # type: ignore[method-assign]
         with caplog.at_level(logging.ERROR, logger="specbridge.gateway"), pytest.raises(MCPError):
             await client.call_tool("listNotes", {})
         counted = gateway.metrics.errors["shop", "gateway-internal"]

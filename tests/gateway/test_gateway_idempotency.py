@@ -1,5 +1,6 @@
-"""Idempotency keys end to end: the SDK client over Streamable HTTP, a real upstream on loopback, and the
-store on SQLite, PostgreSQL and Redis."""
+"""Idempotency keys end to end: the SDK client over Streamable HTTP (the gateway's app in process; two
+gateway processes for the last test), a real upstream on loopback, and the store on SQLite, PostgreSQL
+and Redis."""
 
 from __future__ import annotations
 
@@ -17,10 +18,11 @@ import pytest
 from standardwebhooks import Webhook
 
 from specbridge.access import key_sha256, new_key
-from specbridge.service._idempotency import derived_key, fingerprint, store_key
-from specbridge.service._long_calls import call_key
+from specbridge.document import parse_document
+from specbridge.service import call_key, derived_key, fingerprint, store_key
 from specbridge.store import open_store
-from tests.gateway._harness import SPEC, http_client, running_gateway, write_config
+from specbridge.tools import convert
+from tests.gateway._harness import IN_PROCESS, SPEC, http_client, in_process_gateway, write_config
 from tests.gateway._process import gateway_processes
 from tests.store._backends import namespaces, store_url
 from tests.support.upstream import Gate, RecordedRequest, Reply, Upstream, json_response, text_response
@@ -28,6 +30,7 @@ from tests.support.upstream import Gate, RecordedRequest, Reply, Upstream, json_
 __all__ = ["namespaces", "store_url"]
 
 ORDER = {"shopId": "s1", "product": "p1", "quantity": 2}
+MCP = f"{IN_PROCESS}/mcp"  # the in-process gateway's endpoint (the socket is not the point here)
 KEY_SPEC = (
     SPEC
     + """\
@@ -101,7 +104,7 @@ async def test_a_repeated_key_with_the_same_arguments_gets_the_stored_result_and
     tmp_path: Path, upstream: Upstream, store_url: str
 ) -> None:
     config = config_with(tmp_path, upstream, store_url)
-    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+    async with in_process_gateway(config) as (asgi, _), http_client(MCP, transport=asgi) as client:
         first = await client.call_tool("createOrder", {**ORDER, "idempotency_key": "order-1"})
         upstream.route("/shops/s1/orders", json_response({"id": "o2"}, status=201))
         again = await client.call_tool("createOrder", {**ORDER, "idempotency_key": "order-1"})
@@ -116,7 +119,7 @@ async def test_a_key_reused_with_other_arguments_is_refused_and_nothing_is_sent(
     tmp_path: Path, upstream: Upstream, store_url: str
 ) -> None:
     config = config_with(tmp_path, upstream, store_url)
-    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+    async with in_process_gateway(config) as (asgi, _), http_client(MCP, transport=asgi) as client:
         await client.call_tool("createOrder", {**ORDER, "idempotency_key": "k"})
         reused = await client.call_tool("createOrder", {**ORDER, "quantity": 3, "idempotency_key": "k"})
     assert reused.is_error is True
@@ -147,7 +150,7 @@ async def test_twenty_concurrent_calls_with_one_key_make_exactly_one_upstream_re
     gate = Gate()
     upstream.route("/shops/s1/orders", gate.reply({"id": "o-once"}))
     config = config_with(tmp_path, upstream, store_url)
-    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+    async with in_process_gateway(config) as (asgi, _), http_client(MCP, transport=asgi) as client:
         results = await calls_at_once(gate, "same", client, count=20)
     assert [result.structured_content for result in results] == [{"id": "o-once"}] * 20
     assert len(orders(upstream)) == 1
@@ -160,10 +163,10 @@ async def test_two_gateways_sharing_a_store_send_one_key_once_even_called_at_the
     upstream.route("/shops/s1/orders", gate.reply({"id": "o-shared"}))
     config = config_with(tmp_path, upstream, store_url)
     async with (
-        running_gateway(config) as (one, _),
-        running_gateway(config) as (two, _),
-        http_client(f"{one}/mcp") as first,
-        http_client(f"{two}/mcp") as second,
+        in_process_gateway(config) as (one, _),
+        in_process_gateway(config) as (two, _),
+        http_client(MCP, transport=one) as first,
+        http_client(MCP, transport=two) as second,
     ):
         results = await calls_at_once(gate, "shared", first, second)
         later = await second.call_tool("createOrder", {**ORDER, "idempotency_key": "shared"})
@@ -182,14 +185,14 @@ async def test_the_documents_idempotency_header_gets_a_key_derived_from_client_t
         f"  b: {{key_sha256: {key_sha256(key_b)}, apis: [shop]}}\n"
     )
     config = config_with(tmp_path, upstream, f"sqlite:///{tmp_path / 'state.db'}", clients=clients)
-    async with running_gateway(config) as (base, _):
-        async with http_client(f"{base}/mcp", key=key_a) as client:
+    async with in_process_gateway(config) as (asgi, _):
+        async with http_client(MCP, key=key_a, transport=asgi) as client:
             listed = {tool.name: tool for tool in (await client.list_tools()).tools}
             schema = listed["createPayment"].input_schema
             await client.call_tool("createPayment", {"amount": 5, "idempotency_key": "pay-1"})
             # the agent's own value for the API's field is replaced, never sent
             await client.call_tool("createPayment", {"amount": 6, "Idempotency-Key": "mine"})
-        async with http_client(f"{base}/mcp", key=key_b) as client:
+        async with http_client(MCP, key=key_b, transport=asgi) as client:
             await client.call_tool("createPayment", {"amount": 5, "idempotency_key": "pay-1"})
     assert "idempotency_key" in schema["properties"]
     assert "Idempotency-Key" not in schema["properties"]
@@ -206,7 +209,7 @@ async def test_a_body_idempotency_field_is_filled_with_the_derived_key_and_the_k
     tmp_path: Path, upstream: Upstream
 ) -> None:
     config = config_with(tmp_path, upstream, f"sqlite:///{tmp_path / 'state.db'}")
-    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+    async with in_process_gateway(config) as (asgi, _), http_client(MCP, transport=asgi) as client:
         listed = {tool.name: tool for tool in (await client.list_tools()).tools}
         missing = await client.call_tool("createCheckout", {"amount": 5})
         done = await client.call_tool("createCheckout", {"amount": 5, "idempotency_key": "c-1"})
@@ -224,7 +227,7 @@ async def test_a_key_field_inside_a_body_taken_whole_is_hidden_replaced_and_fill
     tmp_path: Path, upstream: Upstream
 ) -> None:
     config = config_with(tmp_path, upstream, f"sqlite:///{tmp_path / 'state.db'}")
-    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+    async with in_process_gateway(config) as (asgi, _), http_client(MCP, transport=asgi) as client:
         listed = {tool.name: tool for tool in (await client.list_tools()).tools}
         body = {"amount": 5, "idempotency_key": "agent-made"}  # the agent's own value: its key, not sent
         done = await client.call_tool("createRefund", {"body": body})
@@ -242,7 +245,7 @@ async def test_an_api_error_is_stored_but_a_refusal_of_the_gateway_is_forgotten(
 ) -> None:
     upstream.route("/payments", json_response({"error": "card declined"}, status=402))
     config = config_with(tmp_path, upstream, f"sqlite:///{tmp_path / 'state.db'}")
-    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+    async with in_process_gateway(config) as (asgi, _), http_client(MCP, transport=asgi) as client:
         declined = await client.call_tool("createPayment", {"amount": 5, "idempotency_key": "p"})
         upstream.route("/payments", json_response({"id": "pay2"}))
         still = await client.call_tool("createPayment", {"amount": 5, "idempotency_key": "p"})
@@ -259,7 +262,7 @@ async def test_a_malformed_key_is_an_argument_error_and_nothing_is_sent(
     tmp_path: Path, upstream: Upstream, key: object
 ) -> None:
     config = config_with(tmp_path, upstream, f"sqlite:///{tmp_path / 'state.db'}")
-    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+    async with in_process_gateway(config) as (asgi, _), http_client(MCP, transport=asgi) as client:
         result = await client.call_tool("createOrder", {**ORDER, "idempotency_key": key})
     assert text(result).startswith("[arguments-invalid]") and "idempotency_key" in text(result)
     assert upstream.requests == []
@@ -270,12 +273,12 @@ async def test_only_tools_that_are_not_idempotent_take_a_key_unless_the_config_s
 ) -> None:
     store = f"sqlite:///{tmp_path / 'state.db'}"
     auto = config_with(tmp_path, upstream, store)
-    async with running_gateway(auto) as (base, _), http_client(f"{base}/mcp") as client:
+    async with in_process_gateway(auto) as (asgi, _), http_client(MCP, transport=asgi) as client:
         schemas = {tool.name: tool.input_schema for tool in (await client.list_tools()).tools}
     assert "idempotency_key" in schemas["createOrder"]["properties"]
     assert "idempotency_key" not in schemas["getProduct"].get("properties", {})
     none = config_with(tmp_path, upstream, store, top="idempotency: {tools: none}\n")
-    async with running_gateway(none) as (base, _), http_client(f"{base}/mcp") as client:
+    async with in_process_gateway(none) as (asgi, _), http_client(MCP, transport=asgi) as client:
         schemas = {tool.name: tool.input_schema for tool in (await client.list_tools()).tools}
         passed_on = await client.call_tool("createOrder", {**ORDER, "idempotency_key": "k"})
     assert "idempotency_key" not in schemas["createOrder"]["properties"]
@@ -285,14 +288,15 @@ async def test_only_tools_that_are_not_idempotent_take_a_key_unless_the_config_s
 async def test_a_key_whose_owner_died_mid_call_is_outcome_unknown_and_never_sent_again(
     tmp_path: Path, upstream: Upstream, store_url: str
 ) -> None:
-    arguments = dict(ORDER)
+    scope = ("shop", "", "createOrder")
+    tool = convert(parse_document(KEY_SPEC)).get("createOrder")
+    assert tool is not None
+    call = fingerprint(scope, ORDER, {}, tool, upstream.url)  # the service's fingerprint of this call
     async with open_store(store_url) as store:  # a gateway that claimed the key and died
         then = time.time() - 600
-        await store.claim(
-            store_key(("shop", "", "createOrder"), "lost"), "dead", fingerprint(arguments), 1, 86400, then
-        )
+        await store.claim(store_key(scope, "lost"), "dead", call, 1, 86400, then)
     config = config_with(tmp_path, upstream, store_url)
-    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+    async with in_process_gateway(config) as (asgi, _), http_client(MCP, transport=asgi) as client:
         result = await client.call_tool("createOrder", {**ORDER, "idempotency_key": "lost"})
     assert text(result).startswith("[idempotency-outcome-unknown]")
     assert upstream.requests == []
@@ -323,7 +327,7 @@ async def test_a_long_call_answers_pending_goes_on_and_its_result_comes_from_cal
     gate = Gate()
     upstream.route("/shops/s1/orders", gate.reply({"id": "o-slow"}))
     config = config_with(tmp_path, upstream, store_url, top=LONG)
-    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+    async with in_process_gateway(config) as (asgi, _), http_client(MCP, transport=asgi) as client:
         names = [tool.name for tool in (await client.list_tools()).tools]
         pending = await client.call_tool("createOrder", ORDER)
         identifier = call_id(pending)
@@ -344,7 +348,7 @@ async def test_a_long_call_with_an_idempotency_key_is_sent_once_and_its_key_retu
     upstream.route("/shops/s1/orders", gate.reply({"id": "o-key"}))
     config = config_with(tmp_path, upstream, f"sqlite:///{tmp_path / 'state.db'}", top=LONG)
     keyed = {**ORDER, "idempotency_key": "slow-1"}
-    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+    async with in_process_gateway(config) as (asgi, _), http_client(MCP, transport=asgi) as client:
         call_id(await client.call_tool("createOrder", keyed))
         gate.open.set()
         done = await until_done(client, "createOrder", keyed)
@@ -358,11 +362,11 @@ async def test_get_call_result_is_listed_only_with_long_calls_and_knows_only_its
 ) -> None:
     store = f"sqlite:///{tmp_path / 'state.db'}"
     plain = config_with(tmp_path, upstream, store)
-    async with running_gateway(plain) as (base, _), http_client(f"{base}/mcp") as client:
+    async with in_process_gateway(plain) as (asgi, _), http_client(MCP, transport=asgi) as client:
         names = [tool.name for tool in (await client.list_tools()).tools]
     assert "get_call_result" not in names
     config = config_with(tmp_path, upstream, store, top=LONG)
-    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+    async with in_process_gateway(config) as (asgi, _), http_client(MCP, transport=asgi) as client:
         unknown = await client.call_tool("get_call_result", {"call_id": "no-such-call"})
         malformed = await client.call_tool("get_call_result", {"call_id": 5})
     assert text(unknown).startswith("[call-not-found]")
@@ -375,7 +379,7 @@ async def test_a_long_call_whose_gateway_died_is_outcome_unknown_through_get_cal
     async with open_store(store_url) as store:  # the gateway running it claimed it, then died
         await store.claim(call_key("shop", "", "lost-call"), "dead", "x", 1, 86400, time.time() - 600)
     config = config_with(tmp_path, upstream, store_url, top=LONG)
-    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp") as client:
+    async with in_process_gateway(config) as (asgi, _), http_client(MCP, transport=asgi) as client:
         result = await client.call_tool("get_call_result", {"call_id": "lost-call"})
     assert text(result).startswith("[call-outcome-unknown]")
     assert upstream.requests == []
@@ -405,7 +409,10 @@ async def test_a_long_call_that_answered_pending_is_announced_to_its_clients_web
         config = config_with(
             tmp_path, upstream, f"sqlite:///{tmp_path / 'state.db'}", top=LONG, clients=clients
         )
-        async with running_gateway(config) as (base, _), http_client(f"{base}/mcp", key=key) as client:
+        async with (
+            in_process_gateway(config) as (asgi, _),
+            http_client(MCP, key=key, transport=asgi) as client,
+        ):
             identifier = call_id(await client.call_tool("createOrder", ORDER))
             gate.open.set()
             # the sender looks at the outbox every second; bounded

@@ -12,36 +12,38 @@ import os
 import signal
 import sys
 import time
-from typing import Any
 
 import anyio
-import pytest
 
 from specbridge import ErrorCode
-from specbridge.approvals import ApprovalError, Approvals, ApprovalSettings
+from specbridge.approvals import Approvals
+from specbridge.config import ApprovalsConfig
+from specbridge.service._approval import outcome
 from specbridge.store import ClaimState, Status, open_store
 
 LEASE = 60.0
 
 DOOMED = """
 import asyncio, sys, time
-from specbridge.approvals import Approvals, ApprovalSettings
+from specbridge.approvals import Approvals
+from specbridge.config import ApprovalsConfig
 from specbridge.store import open_store
 
 async def main(url):
     async with open_store(url) as store:
-        approvals = Approvals(store, ApprovalSettings(wait=0), lease=60.0, owner="doomed")
-        waiting = await approvals.request("shop", "refundOrder", "agent-1", {"orderId": "o-1"}, {})
-        chosen = await approvals.request("shop", "refundOrder", "agent-1", {"orderId": "o-2"}, {})
-        await approvals.approve(chosen.id, by="alice")
+        approvals = Approvals(store, ApprovalsConfig(wait=0), lease=60.0, owner="doomed")
+        waiting = await approvals.request(
+            "shop", "refundOrder", "agent-1", {"orderId": "o-1"}, {}, fingerprint="call-o-1"
+        )
+        chosen = await approvals.request(
+            "shop", "refundOrder", "agent-1", {"orderId": "o-2"}, {}, fingerprint="call-o-2"
+        )
+        chosen = await approvals.approve(chosen.id, by="alice")
         claim = await store.claim("idempotency-1", "doomed", "args", 60.0, 3600.0, time.time())
         assert claim.won
-
-        async def send():
-            print(waiting.id, chosen.id, flush=True)  # "the request is on the wire": now kill me
-            await asyncio.Event().wait()
-
-        await approvals.execute(chosen, send)
+        assert await approvals.claim(chosen) is not None
+        print(waiting.id, chosen.id, flush=True)  # "the request is on the wire": now kill me
+        await asyncio.Event().wait()
 
 asyncio.run(main(sys.argv[1]))
 """
@@ -63,30 +65,22 @@ async def test_a_killed_process_leaves_pending_approvals_and_never_gets_its_call
     assert process.returncode == -signal.SIGKILL
     waiting_id, chosen_id = line.split()
 
-    sent = 0
-
-    async def send() -> Any:
-        nonlocal sent
-        sent += 1
-        return {"resent": True}
-
     later = time.time() + LEASE + 1
     async with open_store(store_url) as store:
-        restarted = Approvals(store, ApprovalSettings(wait=0))
+        restarted = Approvals(store, ApprovalsConfig(wait=0))
         assert [a.id for a in await restarted.list(Status.PENDING)] == [waiting_id]
-        assert (await restarted.get(chosen_id)).status is Status.EXECUTING  # within its lease: hands off
-        with pytest.raises(ApprovalError) as caught:
-            await restarted.call("shop", "refundOrder", "agent-1", {"orderId": "o-2"}, {}, send)
-        assert caught.value.code is ErrorCode.APPROVAL_PENDING
+        again = await restarted.request(
+            "shop", "refundOrder", "agent-1", {"orderId": "o-2"}, {}, fingerprint="call-o-2"
+        )
+        assert (again.id, again.status) == (chosen_id, Status.EXECUTING)  # within its lease: hands off
+        assert await restarted.claim(again) is None
+        assert (await outcome(restarted, again)).code is ErrorCode.APPROVAL_PENDING
 
-        after_lease = Approvals(store, ApprovalSettings(wait=0), clock=lambda: later)
-        assert (
-            await after_lease.execute(await after_lease.get(chosen_id), send)
-        ).status is Status.OUTCOME_UNKNOWN
-        with pytest.raises(ApprovalError) as caught:
-            await after_lease.call("shop", "refundOrder", "agent-1", {"orderId": "o-2"}, {}, send)
-        assert caught.value.code is ErrorCode.APPROVAL_OUTCOME_UNKNOWN
-        assert sent == 0
+        after_lease = Approvals(store, ApprovalsConfig(wait=0), clock=lambda: later)
+        lost = await after_lease.get(chosen_id)
+        assert lost.status is Status.OUTCOME_UNKNOWN
+        assert await after_lease.claim(lost) is None  # never sent again
+        assert (await outcome(after_lease, lost)).code is ErrorCode.APPROVAL_OUTCOME_UNKNOWN
 
         claim = await store.claim("idempotency-1", "restarted", "args", LEASE, 3600.0, later)
         assert (claim.won, claim.owner, claim.state) == (False, "doomed", ClaimState.UNKNOWN)

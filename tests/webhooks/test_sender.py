@@ -19,8 +19,8 @@ import pytest
 from standardwebhooks import Webhook
 from standardwebhooks.webhooks import WebhookVerificationError
 
-from specbridge.approvals import Approvals, ApprovalSettings
-from specbridge.config import EgressConfig, Secret, WebhookConfig, config_from_data
+from specbridge.approvals import Approvals
+from specbridge.config import ApprovalsConfig, EgressConfig, Secret, WebhookConfig, config_from_data
 from specbridge.store import Store, open_store
 from specbridge.webhooks._sender import Backoff, WebhookSender, approval_route, secret_key, signature
 from tests.support.upstream import RecordedRequest, Reply, Upstream, redirect, text_response
@@ -70,9 +70,9 @@ def sender(store: Store, clock: Clock, webhook: dict[str, Any], **options: Any) 
 
 async def announce_two(store: Store, clock: Clock) -> str:
     """A new approval and its rejection, both announced in the outbox; the approval's id."""
-    approvals = Approvals(store, ApprovalSettings(wait=0), clock=clock, announce=True)
+    approvals = Approvals(store, ApprovalsConfig(wait=0), clock=clock, announce=True)
     approval = await approvals.request(
-        "shop", "refundOrder", "bot", {"orderId": "o-1"}, {"body.currency": "EUR"}
+        "shop", "refundOrder", "bot", {"orderId": "o-1"}, {"body.currency": "EUR"}, fingerprint="call-o-1"
     )
     clock.now += 1
     await approvals.reject(approval.id, "alice", "ask the customer first")
@@ -81,9 +81,9 @@ async def announce_two(store: Store, clock: Clock) -> str:
 
 async def request_two(store: Store, clock: Clock) -> None:
     """Two new approvals (two calls), each announced: two deliveries that do not wait on each other."""
-    approvals = Approvals(store, ApprovalSettings(wait=0), clock=clock, announce=True)
+    approvals = Approvals(store, ApprovalsConfig(wait=0), clock=clock, announce=True)
     for order in ("o-1", "o-2"):
-        await approvals.request("shop", "refundOrder", "bot", {"orderId": order}, {})
+        await approvals.request("shop", "refundOrder", "bot", {"orderId": order}, {}, fingerprint=order)
 
 
 def verified(secret: str | bytes, request: RecordedRequest) -> Any:
@@ -164,8 +164,8 @@ async def test_a_failing_receiver_gets_the_delivery_again_with_backoff_until_it_
         return text_response("ok") if up["ok"] else text_response("down", status=503)
 
     receiver.route("/flaky", flaky)
-    approvals = Approvals(store, ApprovalSettings(wait=0), clock=clock, announce=True)
-    await approvals.request("shop", "refundOrder", "bot", {"orderId": "o-1"}, {})
+    approvals = Approvals(store, ApprovalsConfig(wait=0), clock=clock, announce=True)
+    await approvals.request("shop", "refundOrder", "bot", {"orderId": "o-1"}, {}, fingerprint="o-1")
     webhooks = sender(store, clock, hook(receiver, path="/flaky"), backoff=Backoff(base=2, cap=60))
     try:
         expected_delays = [2.0, 4.0, 8.0]
@@ -348,8 +348,8 @@ async def test_one_calls_events_wait_for_each_other_and_other_calls_do_not_wait(
         "/flaky", lambda request: text_response("ok" if up["ok"] else "down", status=200 if up["ok"] else 503)
     )
     first = await announce_two(store, clock)  # requested, then answered: one stream
-    approvals = Approvals(store, ApprovalSettings(wait=0), clock=clock, announce=True)
-    other = await approvals.request("shop", "refundOrder", "bot", {"orderId": "o-2"}, {})
+    approvals = Approvals(store, ApprovalsConfig(wait=0), clock=clock, announce=True)
+    other = await approvals.request("shop", "refundOrder", "bot", {"orderId": "o-2"}, {}, fingerprint="o-2")
     webhooks = sender(store, clock, hook(receiver, path="/flaky"))
     try:
         assert await webhooks.run_once() == 2  # the first of each call; the answer waits for its request
@@ -386,11 +386,13 @@ async def test_a_clients_event_goes_to_its_own_webhook_only_while_it_subscribes(
 
     subscribed = config(["approval.requested"])
     approvals = Approvals(
-        store, ApprovalSettings(wait=0), clock=clock, announce=announcer(subscribed, subscribed.approvals)
+        store, ApprovalsConfig(wait=0), clock=clock, announce=announcer(subscribed, subscribed.approvals)
     )
-    await approvals.request("shop", "refundOrder", "bot", {"orderId": "o-1"}, {"body.currency": "EUR"})
+    await approvals.request(
+        "shop", "refundOrder", "bot", {"orderId": "o-1"}, {"body.currency": "EUR"}, fingerprint="o-1"
+    )
     clock.now += 1
-    await approvals.request("shop", "refundOrder", "bot", {"orderId": "o-2"}, {})
+    await approvals.request("shop", "refundOrder", "bot", {"orderId": "o-2"}, {}, fingerprint="o-2")
     webhooks = WebhookSender(store, approval_route(subscribed), clock=clock)
     try:
         (first, _) = await store.lease_due(clock.now, 0)  # handed out again at once (a zero lease)

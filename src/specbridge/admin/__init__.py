@@ -22,28 +22,5 @@ if TYPE_CHECKING:
     from ._routes import admin_app as admin_app
     from ._routes import admin_routes as admin_routes
 
-_LAZY = {
-    "ToolFacts": "._facts",
-    "ToolLookup": "._facts",
-    "LOOPBACK_HOSTS": "._guard",
-    "AdminPage": "._page",
-    "hidden_in": "._reveal",
-    "hidden_note": "._reveal",
-    "json_text": "._reveal",
-    "reveal": "._reveal",
-    "admin_app": "._routes",
-    "admin_routes": "._routes",
-}
-__getattr__, __dir__ = lazy_exports(__name__, _LAZY)
-__all__ = [
-    "LOOPBACK_HOSTS",
-    "AdminPage",
-    "ToolFacts",
-    "ToolLookup",
-    "admin_app",
-    "admin_routes",
-    "hidden_in",
-    "hidden_note",
-    "json_text",
-    "reveal",
-]
+
+__getattr__, __dir__ = lazy_exports(__name__)

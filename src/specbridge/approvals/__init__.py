@@ -7,10 +7,8 @@ from ._approvals import OPERATORS as OPERATORS
 from ._approvals import Announcer as Announcer
 from ._approvals import ApprovalError as ApprovalError
 from ._approvals import Approvals as Approvals
-from ._approvals import ApprovalSettings as ApprovalSettings
 from ._approvals import approval_event as approval_event
 from ._approvals import client_receiver as client_receiver
-from ._approvals import fingerprint as fingerprint
 from ._view import approval_json as approval_json
 from ._view import client_approval_json as client_approval_json
 
@@ -18,11 +16,9 @@ __all__ = [
     "OPERATORS",
     "Announcer",
     "ApprovalError",
-    "ApprovalSettings",
     "Approvals",
     "approval_event",
     "approval_json",
     "client_approval_json",
     "client_receiver",
-    "fingerprint",
 ]

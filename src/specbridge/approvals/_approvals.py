@@ -1,31 +1,30 @@
 """Human approval of risky calls (PRODUCT §5.1), on the store and nothing else: no MCP, no HTTP.
 
-One call's life, as `Approvals.call` runs it for the gateway:
+The record's life, as the gateway's call service (service/) moves it, one store step at a time:
 
     request ──► pending ──approve──► approved ──claim──► executing ──► done ──► the result (once)
                    │                                          │
                    ├──reject──► rejected ──► the reason (once) └──► outcome unknown (once): the sender
                    └──expire──► expired                             failed, or died and its lease passed
 
-"The same call" is the same API, tool, client, arguments and bound values (`fingerprint`). While an
-approval for it is open, calling again attaches to it: still pending → `approval-pending` again; done →
-the stored result; rejected → the reason; outcome unknown → that. Handing such an outcome to an agent
-*settles* the approval, and the next identical call asks a person again (a redraft is a new approval).
-An expired approval is settled when it expires: the next call makes a new one.
+"The same call" has the same fingerprint (the call service's one fingerprint of a call: API, tool,
+client, arguments, bound values and the tool's operation). While an approval for it is open, calling
+again attaches to it (`request`). Handing its outcome to an agent *settles* it (`settle`, or `finish`
+for the call that sent it), and the next identical call asks a person again (a redraft is a new
+approval). An expired approval is settled when it expires: the next call makes a new one.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import json
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import Any, Literal
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from typing import Any
 
 from .._errors import CallError, ErrorCode
+from ..config import ApprovalsConfig
 from ..store import Announcement, Approval, Condition, Status, Store
 from ._view import approval_json
 from ._view import iso as _iso
@@ -40,38 +39,12 @@ OPERATORS = "approvals"  # the outbox receiver of the operators' webhook (`appro
 Announcer = Callable[[str, Approval, float], Sequence[Announcement]]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ApprovalSettings:
-    """`approvals:` in the config. `wait`: seconds a call waits for an answer (inside the call deadline);
-    `expire`: seconds a pending approval stays answerable; `by`: who answers (`client` where the MCP
-    client can ask its user, else the operator)."""
-
-    wait: float = 50.0
-    expire: float = 86400.0
-    by: Literal["operator", "client"] = "operator"
-
-    def __post_init__(self) -> None:
-        if not self.wait >= 0:
-            raise ValueError("approvals.wait must be 0 or more seconds")
-        if not self.expire > 0:
-            raise ValueError("approvals.expire must be more than 0 seconds")
-        if self.by not in ("operator", "client"):
-            raise ValueError("approvals.by must be operator or client")
-
-
 class ApprovalError(CallError):
     """An approval that does not (yet) allow the call or the answer; `approval` is the record, if any."""
 
     def __init__(self, message: str, *, code: ErrorCode, approval: Approval | None = None) -> None:
         super().__init__(message, code=code)
         self.approval = approval
-
-
-def fingerprint(
-    api: str, tool: str, client: str, arguments: Mapping[str, Json], bound: Mapping[str, Json]
-) -> str:
-    canonical = json.dumps([api, tool, client, arguments, bound], sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
 class Approvals:
@@ -81,7 +54,7 @@ class Approvals:
     def __init__(
         self,
         store: Store,
-        settings: ApprovalSettings | None = None,
+        settings: ApprovalsConfig | None = None,
         *,
         clock: Callable[[], float] = time.time,
         lease: float = 120.0,
@@ -89,7 +62,7 @@ class Approvals:
         announce: bool | Announcer = False,
     ) -> None:
         self.store = store
-        self.settings = settings or ApprovalSettings()
+        self.settings = settings or ApprovalsConfig()  # the config's own object: read here, nowhere else
         self.clock = clock
         self.lease = lease
         self.owner = owner or secrets.token_hex(8)
@@ -167,18 +140,27 @@ class Approvals:
     # What a call does
 
     async def request(
-        self, api: str, tool: str, client: str, arguments: Mapping[str, Json], bound: Mapping[str, Json]
+        self,
+        api: str,
+        tool: str,
+        client: str,
+        arguments: Mapping[str, Json],
+        bound: Mapping[str, Json],
+        *,
+        fingerprint: str | None = None,
     ) -> Approval:
-        """The open approval for this call, or a new pending one (never a duplicate)."""
+        """The open approval for the call `fingerprint` names (the call service's fingerprint of it), or
+        a new pending one (never a duplicate); without a fingerprint, a record nothing attaches to."""
         now = self.clock()
+        approval_id = secrets.token_hex(16)  # hex: an id a person types never starts with "-"
         record = Approval(
-            id=secrets.token_hex(16),  # hex: an id a person types never starts with "-"
+            id=approval_id,
             api=api,
             tool=tool,
             client=client,
             arguments=dict(arguments),
             bound=dict(bound),
-            fingerprint=fingerprint(api, tool, client, arguments, bound),
+            fingerprint=fingerprint or f"record:{approval_id}",
             status=Status.PENDING,
             created_at=now,
             expires_at=now + self.settings.expire,
@@ -213,67 +195,40 @@ class Approvals:
         changed, self._changed = self._changed, asyncio.Event()
         changed.set()
 
-    async def execute(self, approval: Approval, send: Callable[[], Awaitable[Json]]) -> Approval:
-        """Send an approved call exactly once: the caller that claims it runs `send` and stores what it
-        returns; any other caller gets the record as it stands (executing, done, outcome unknown).
-        `send` returns the JSON to keep for every outcome it knows (error results too); if it raises
-        or is cancelled, the outcome is unknown and the call is never sent again."""
-        now = self.clock()
-        claimed = await self.store.update_approval(
+    async def claim(self, approval: Approval) -> Approval | None:
+        """Take an approved call for sending: of every caller (on every instance), one gets the record,
+        now executing under this owner until its lease passes; the others get None."""
+        return await self.store.update_approval(
             approval.id,
             Condition(statuses=frozenset({Status.APPROVED})),
-            {"status": Status.EXECUTING, "owner": self.owner, "lease_until": now + self.lease},
+            {"status": Status.EXECUTING, "owner": self.owner, "lease_until": self.clock() + self.lease},
         )
-        if claimed is None:
-            return await self.get(approval.id)
-        # A result that comes after the lease passed (read as unknown meanwhile) is still the truth.
+
+    async def finish(self, approval: Approval, result: Json) -> Approval | None:
+        """The result of the call this owner claimed, kept and handed to its agent at once (settled).
+        A result that comes after the lease passed (read as unknown meanwhile) is still the truth."""
+        now = self.clock()
         mine = Condition(statuses=frozenset({Status.EXECUTING, Status.OUTCOME_UNKNOWN}), owner=self.owner)
+        done = {"status": Status.DONE, "result": result, "finished_at": now, "settled_at": now}
         try:
-            result = await send()
-        except BaseException:
-            unknown = {"status": Status.OUTCOME_UNKNOWN, "finished_at": self.clock()}
-            await asyncio.shield(
-                self.store.update_approval(approval.id, replace(mine, statuses=EXECUTING), unknown)
-            )
+            return await self.store.update_approval(approval.id, mine, done)
+        finally:
             self._wake()
-            raise
-        done = {"status": Status.DONE, "result": result, "finished_at": self.clock()}
-        finished = await asyncio.shield(self.store.update_approval(approval.id, mine, done))
-        self._wake()
-        return finished or await self.get(approval.id)
+
+    async def abandon(self, approval: Approval) -> None:
+        """The claimed call may have been sent, and its result is lost: outcome unknown, never sent again."""
+        mine = Condition(statuses=EXECUTING, owner=self.owner)
+        try:
+            await self.store.update_approval(
+                approval.id, mine, {"status": Status.OUTCOME_UNKNOWN, "finished_at": self.clock()}
+            )
+        finally:
+            self._wake()
 
     async def settle(self, approval: Approval) -> None:
         """The outcome was handed to an agent: the next identical call is a new request."""
         when = Condition(statuses=TERMINAL, unsettled=True)
         await self.store.update_approval(approval.id, when, {"settled_at": self.clock()})
-
-    async def call(
-        self,
-        api: str,
-        tool: str,
-        client: str,
-        arguments: Mapping[str, Json],
-        bound: Mapping[str, Json],
-        send: Callable[[], Awaitable[Json]],
-        *,
-        wait: float | None = None,
-    ) -> Json:
-        """The whole flow for one tool call whose arguments were already checked: the stored (or fresh)
-        result of `send`, or an `ApprovalError` (pending, rejected, expired, outcome unknown)."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + (self.settings.wait if wait is None else wait)
-        approval = await self.request(api, tool, client, arguments, bound)
-        while True:
-            approval = await self.wait(approval.id, max(0.0, deadline - loop.time()))
-            if approval.status is Status.APPROVED:
-                approval = await self.execute(approval, send)
-                continue
-            if approval.status in (Status.PENDING, Status.EXECUTING):
-                raise _pending(approval)
-            await self.settle(approval)
-            if approval.status is Status.DONE:
-                return approval.result
-            raise _final(approval)
 
 
 def client_receiver(client_id: str) -> str:
@@ -293,40 +248,3 @@ def approval_event(
     the stream of this approval for that receiver (its events go out one at a time, in order)."""
     payload = {"type": topic, "timestamp": _iso(now), "data": data(approval)}
     return Announcement(topic, payload, now, receiver=receiver, stream=f"{receiver}|approval:{approval.id}")
-
-
-def _pending(approval: Approval) -> ApprovalError:
-    if approval.status is Status.EXECUTING:
-        what = "was approved and is being sent; call the tool again with the same arguments for its result"
-    else:
-        what = (
-            "awaits a person's approval; nothing was sent. Call the tool again with the same arguments "
-            "later to get the answer (it will not be asked twice)"
-        )
-    return ApprovalError(
-        f"this call {what} (approval {approval.id})", code=ErrorCode.APPROVAL_PENDING, approval=approval
-    )
-
-
-def _final(approval: Approval) -> ApprovalError:
-    if approval.status is Status.REJECTED:
-        return ApprovalError(
-            f"a person rejected this call: {approval.reason}. Nothing was sent; redraft the call if the "
-            f"reason allows (each new call asks a person again) (approval {approval.id})",
-            code=ErrorCode.APPROVAL_REJECTED,
-            approval=approval,
-        )
-    if approval.status is Status.EXPIRED:
-        return ApprovalError(
-            f"nobody answered this call's approval in time; nothing was sent. Calling again asks again "
-            f"(approval {approval.id})",
-            code=ErrorCode.APPROVAL_EXPIRED,
-            approval=approval,
-        )
-    return ApprovalError(
-        "this approved call was sent, but its outcome was not recorded (the gateway stopped during the "
-        "call); it will not be sent again. Check the API's state before asking again "
-        f"(approval {approval.id})",
-        code=ErrorCode.APPROVAL_OUTCOME_UNKNOWN,
-        approval=approval,
-    )

@@ -20,7 +20,9 @@ if TYPE_CHECKING:
     from ._build import BuiltRequest as BuiltRequest
     from ._build import build_request as build_request
     from ._caller import Caller as Caller
+    from ._caller import Outgoing as Outgoing
     from ._check import Checker as Checker
+    from ._credential import Credential as Credential
     from ._egress import EgressPolicy as EgressPolicy
     from ._egress import check_base_url as check_base_url
     from ._fields import answer_tools as answer_tools
@@ -31,64 +33,15 @@ if TYPE_CHECKING:
     from ._media import is_media_type as is_media_type
     from ._media import safe_filename as safe_filename
     from ._offload import check_pool as check_pool
+    from ._plan import CallPlan as CallPlan
     from ._readiness import Unready as Unready
     from ._readiness import readiness as readiness
     from ._result import BinaryContent as BinaryContent
     from ._result import CallResult as CallResult
     from ._result import ImageContent as ImageContent
+    from ._select import Selection as Selection
     from ._tokens import estimate_tokens as estimate_tokens
     from ._transport import EgressTransport as EgressTransport
 
-_LAZY = {
-    "Attachment": "._body",
-    "BuiltRequest": "._build",
-    "build_request": "._build",
-    "Caller": "._caller",
-    "Checker": "._check",
-    "EgressPolicy": "._egress",
-    "check_base_url": "._egress",
-    "answer_tools": "._fields",
-    "estimate_tokens": "._tokens",
-    "DEFAULT_LIMITS": "._limits",
-    "CallLimits": "._limits",
-    "Lru": "._lru",
-    "browser_media_type": "._media",
-    "is_media_type": "._media",
-    "safe_filename": "._media",
-    "check_pool": "._offload",
-    "Unready": "._readiness",
-    "readiness": "._readiness",
-    "BinaryContent": "._result",
-    "CallResult": "._result",
-    "ImageContent": "._result",
-    "EgressTransport": "._transport",
-}
 
-
-__getattr__, __dir__ = lazy_exports(__name__, _LAZY)
-
-
-__all__ = [
-    "DEFAULT_LIMITS",
-    "Attachment",
-    "BinaryContent",
-    "BuiltRequest",
-    "CallLimits",
-    "CallResult",
-    "Caller",
-    "Checker",
-    "EgressPolicy",
-    "EgressTransport",
-    "ImageContent",
-    "Lru",
-    "Unready",
-    "answer_tools",
-    "browser_media_type",
-    "build_request",
-    "check_base_url",
-    "check_pool",
-    "estimate_tokens",
-    "is_media_type",
-    "readiness",
-    "safe_filename",
-]
+__getattr__, __dir__ = lazy_exports(__name__)

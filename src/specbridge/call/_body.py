@@ -54,7 +54,9 @@ def encode_body(
         value = arguments.get("body")
         if "body" in attachments:
             _, attachment_type, data = attachments["body"]
-            return data, _concrete(body.content_type, attachment_type)
+            # A type that cannot be a header is never sent as one (the gateway refused it already).
+            kind = attachment_type if is_media_type(attachment_type) else "application/octet-stream"
+            return data, _concrete(body.content_type, kind)
         if _is_json(declared):
             return dumps_bytes(value), _concrete(body.content_type, "application/json")
         if declared == "application/x-www-form-urlencoded" and isinstance(value, dict):

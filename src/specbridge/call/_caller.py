@@ -1,10 +1,13 @@
-"""`Caller`: one API's tools, callable. Check → bind → build → egress → send once → render."""
+"""`Caller`: one API's tools, callable. Check → bind → build → egress → send once → render: each a step the
+gateway's call service runs in its own place (`check`, `bind`, `credential`, `build`, `send`), and `call`
+runs them one after another (the `call` command, a library user)."""
 
 from __future__ import annotations
 
 import functools
 import logging
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import anyio
@@ -15,11 +18,12 @@ from .._errors import ArgumentError, CallError, ConfigError, ErrorCode, RequestR
 from .._network import base_url_host
 from ..config import ApiConfig
 from ..tools import Tool, ToolSet
-from ._bindings import apply_bindings
+from ._answers import AnswerPolicy
+from ._bindings import apply_bindings, plan_bindings
 from ._body import Attachment
-from ._build import build_request
+from ._build import BuiltRequest, build_request
 from ._checked import checked
-from ._credential import credential_for
+from ._credential import Credential, credential_for
 from ._egress import EgressPolicy
 from ._fields import split_fields
 from ._limits import DEFAULT_LIMITS, CallLimits
@@ -27,12 +31,27 @@ from ._offload import check_pool
 from ._plan import CallPlan, Plans
 from ._render import Redactor, render
 from ._result import CallResult
+from ._select import Selection
 from ._send import send
 from ._transport import EgressTransport
 
 log = logging.getLogger("specbridge.call")
 Json = Any
 INLINE_BYTES = 4096  # arguments up to this size (as JSON) are checked on the event loop itself
+
+
+@dataclass(frozen=True, slots=True)
+class Outgoing:
+    """One request ready to send (`Caller.build`): the request, what its answer is cleaned of, its
+    upstream timeout, the configured values a redirect may not carry away, and how its answer is
+    handed over (the budget, the call's `fields`)."""
+
+    tool: str
+    request: BuiltRequest
+    redactor: Redactor
+    timeout: float
+    bound: tuple[str, ...]
+    answers: AnswerPolicy
 
 
 class Caller:
@@ -71,7 +90,7 @@ class Caller:
         api.tools[name].bindings and client bindings) removed."""
         return self._plans.plan(tool, client_bindings, keep=False).input_schema()
 
-    # -- the call ----------------------------------------------------------------------------------
+    # -- the call, step by step (the gateway's call service runs them apart; `call` runs them all) -----
 
     async def call(
         self,
@@ -89,7 +108,6 @@ class Caller:
         tool = self.toolset.get(tool_name)
         if tool is None:
             raise CallError(f"no tool named {tool_name[:128]!r}", code=ErrorCode.TOOL_UNKNOWN)
-        redactor = Redactor()
         try:
             plan = self._plans.plan(tool, client_bindings)
             if plan.requires_approval and not approved:
@@ -98,42 +116,26 @@ class Caller:
                     "Ask the user to run it themselves or to approve it.",
                     code=ErrorCode.APPROVAL_REQUIRED,
                 )
-            selection, arguments = split_fields(arguments) if plan.answers.select else (None, arguments)
-            prepared = await self._prepare_off_loop(plan, arguments)
-            if self.base_url is None:
-                raise CallError(
-                    "this API has no base_url configured and its document names no public server; "
-                    "nothing was sent",
-                    code=ErrorCode.BASE_URL_MISSING,
-                )
-            credential = credential_for(self.api.auth, secret_id)
-            if credential is not None:
-                redactor = Redactor.for_credential(credential)
-            built = build_request(
-                tool,
-                prepared,
-                base_url=self.base_url,
-                credential=credential,
-                extras=plan.bindings.extras,
-                attachments=attachments,
-            )
-            answer = await send(
-                built,
-                self._transport,
-                timeout=plan.timeout,
-                redirects=self.api.egress.redirects,
-                configured=(*plan.bound, *redactor.variants),
-            )
-            result = render(answer, redactor, plan.answers.for_call(selection))
+            selection, arguments = self.split_fields(plan, arguments)
+            checked = await self.check(plan, arguments)
+            outgoing = self.build(plan, checked, self.credential(secret_id), attachments, selection=selection)
         except CallError as error:
-            log.info("call %s refused or failed: %s", tool.name, error.code)
-            return CallResult(redactor.text(error.message), is_error=True, code=error.code)
-        log.info("call %s answered %s", tool.name, result.status)
-        return result
+            log.info("call %s refused: %s", tool.name, error.code)
+            return CallResult(error.message, is_error=True, code=error.code)
+        return await self.send(outgoing)
 
-    async def _prepare_off_loop(self, plan: CallPlan, arguments: Mapping[str, Any]) -> dict[str, Json]:
-        """`_prepare`, in a worker process when the arguments are large, so a big call does not hold up
-        the calls of others on the event loop (call/_offload.py); a caller's deadline (cancellation)
+    def split_fields(
+        self, plan: CallPlan, arguments: Mapping[str, Any]
+    ) -> tuple[Selection | None, Mapping[str, Any]]:
+        """The call's `fields` selection, where the tool takes one, and the arguments without it (raises
+        ArgumentError for a bad one): the gateway's argument, never checked against the document's
+        schema nor sent."""
+        return split_fields(arguments) if plan.answers.select else (None, arguments)
+
+    async def check(self, plan: CallPlan, arguments: Mapping[str, Any]) -> dict[str, Json]:
+        """The arguments checked against the plan's schema, its bindings applied (raises CallError;
+        nothing is sent). Large arguments are checked in a worker process, so a big call does not hold
+        up the calls of others on the event loop (call/_offload.py); a caller's deadline (cancellation)
         kills the worker. Arguments that cannot be pickled, or all with `check_workers=False`, go to a
         thread."""
         if not isinstance(arguments, Mapping) or _small(arguments):
@@ -147,15 +149,80 @@ class Caller:
             abandon_on_cancel=True,  # the thread ends by itself: the limits bound its work
         )
 
+    def bind(self, tool: Tool, arguments: Mapping[str, Json], values: Mapping[str, Json]) -> dict[str, Json]:
+        """Checked arguments with more bound values put in (targets the plan already leaves out of the
+        schema, such as the derived idempotency key of the document's own key field)."""
+        return apply_bindings(arguments, plan_bindings(tool, values)) if values else dict(arguments)
+
+    def credential(self, secret_id: str | None) -> Credential | None:
+        """The API's credential for this call (the client's own secret by id); raises CallError for an
+        unknown id or an unreadable secret."""
+        return credential_for(self.api.auth, secret_id)
+
+    def build(
+        self,
+        plan: CallPlan,
+        arguments: Mapping[str, Json],
+        credential: Credential | None,
+        attachments: Mapping[str, Attachment] | None = None,
+        *,
+        selection: Selection | None = None,
+        also_bound: tuple[str, ...] = (),
+    ) -> Outgoing:
+        """The one request of this call, ready to send (raises CallError: nothing can be sent)."""
+        if self.base_url is None:
+            raise CallError(
+                "this API has no base_url configured and its document names no public server; "
+                "nothing was sent",
+                code=ErrorCode.BASE_URL_MISSING,
+            )
+        redactor = Redactor.for_credential(credential) if credential is not None else Redactor()
+        try:
+            built = build_request(
+                plan.tool,
+                arguments,
+                base_url=self.base_url,
+                credential=credential,
+                extras=plan.bindings.extras,
+                attachments=attachments,
+            )
+        except CallError as error:
+            error.message = redactor.text(error.message)
+            raise
+        return Outgoing(
+            plan.tool.name,
+            built,
+            redactor,
+            plan.timeout,
+            (*plan.bound, *also_bound),
+            plan.answers.for_call(selection),
+        )
+
+    async def send(self, outgoing: Outgoing) -> CallResult:
+        """Send once and render the answer; every failure is an error result (never raises CallError)."""
+        redactor = outgoing.redactor
+        try:
+            answer = await send(
+                outgoing.request,
+                self._transport,
+                timeout=outgoing.timeout,
+                redirects=self.api.egress.redirects,
+                configured=(*outgoing.bound, *redactor.variants),
+            )
+            result = render(answer, redactor, outgoing.answers)
+        except CallError as error:
+            log.info("call %s failed: %s", outgoing.tool, error.code)
+            return CallResult(redactor.text(error.message), is_error=True, code=error.code)
+        log.info("call %s answered %s", outgoing.tool, result.status)
+        return result
+
     def prepare(
         self, tool: Tool, arguments: Mapping[str, Any], *, client_bindings: Mapping[str, Any] | None = None
     ) -> dict[str, Json]:
         """The checked arguments with bindings applied, `fields` taken out where the tool takes it (raises
         ArgumentError; nothing is sent)."""
         plan = self._plans.plan(tool, client_bindings)
-        if plan.answers.select:
-            arguments = split_fields(arguments)[1]
-        return self._prepare(plan, arguments)
+        return self._prepare(plan, self.split_fields(plan, arguments)[1])
 
     def _prepare(self, plan: CallPlan, arguments: Mapping[str, Any]) -> dict[str, Json]:
         if not isinstance(arguments, Mapping):

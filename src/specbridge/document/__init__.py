@@ -33,54 +33,5 @@ if TYPE_CHECKING:
     from ._refs import UnresolvedRef as UnresolvedRef
     from .pointer import pointer_of as pointer_of
 
-_LAZY = {
-    "FetchRules": "._fetch",
-    "is_url": "._fetch",
-    "from_data": "._load",
-    "load_document": "._load",
-    "parse_document": "._load",
-    "Locator": "._locate",
-    "locate": "._locate",
-    "ApiDocument": "._model",
-    "MediaType": "._model",
-    "Note": "._model",
-    "Operation": "._model",
-    "Parameter": "._model",
-    "RequestBody": "._model",
-    "Response": "._model",
-    "Schema": "._model",
-    "SecurityScheme": "._model",
-    "parse_text": "._parse",
-    "Resolver": "._refs",
-    "Target": "._refs",
-    "UnresolvedRef": "._refs",
-    "pointer_of": ".pointer",
-}
 
-
-__getattr__, __dir__ = lazy_exports(__name__, _LAZY)
-
-
-__all__ = [
-    "ApiDocument",
-    "FetchRules",
-    "Locator",
-    "MediaType",
-    "Note",
-    "Operation",
-    "Parameter",
-    "RequestBody",
-    "Resolver",
-    "Response",
-    "Schema",
-    "SecurityScheme",
-    "Target",
-    "UnresolvedRef",
-    "from_data",
-    "is_url",
-    "load_document",
-    "locate",
-    "parse_document",
-    "parse_text",
-    "pointer_of",
-]
+__getattr__, __dir__ = lazy_exports(__name__)

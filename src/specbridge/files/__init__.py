@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_exports
 from ._fields import FILE_REF as FILE_REF
 from ._fields import file_fields as file_fields
+from ._fields import file_references as file_references
 from ._fields import with_file_fields as with_file_fields
 from ._files import ANONYMOUS as ANONYMOUS
 from ._files import FileNotFound as FileNotFound
@@ -19,5 +20,4 @@ from ._folder import new_file_id as new_file_id
 if TYPE_CHECKING:  # the HTTP routes load Starlette: only the HTTP transport needs them
     from ._routes import file_routes as file_routes
 
-_LAZY = {"file_routes": "._routes"}
-__getattr__, __dir__ = lazy_exports(__name__, _LAZY)
+__getattr__, __dir__ = lazy_exports(__name__)

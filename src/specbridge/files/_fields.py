@@ -137,3 +137,15 @@ def from_attachments(tool: Tool, arguments: Mapping[str, Json]) -> Mapping[str, 
 
 def is_file_ref(value: Json) -> bool:
     return isinstance(value, dict) and isinstance(value.get("file_id"), str)
+
+
+def file_references(
+    tool: Tool, arguments: Mapping[str, Json]
+) -> tuple[Mapping[str, Json], dict[str, Mapping[str, Json]]]:
+    """The arguments with each file reference taken out (an empty text stands in, so a required field
+    is still given and the document's schema still checks them), and the references by field."""
+    arguments = from_attachments(tool, arguments)
+    refs = {name: arguments[name] for name in file_fields(tool) if is_file_ref(arguments.get(name))}
+    if not refs:
+        return arguments, {}
+    return {**arguments, **dict.fromkeys(refs, "")}, refs

@@ -34,7 +34,7 @@ from ..store import Store, StoredFile, StoreError
 from ..tools import Tool
 from ._fields import FILE_REF as FILE_REF
 from ._fields import file_fields as file_fields
-from ._fields import from_attachments, is_file_ref
+from ._fields import file_references
 from ._fields import with_file_fields as with_file_fields
 from ._folder import FILE_ID, FileFolder, new_file_id
 
@@ -192,11 +192,12 @@ class Files:
     ) -> tuple[Mapping[str, Json], dict[str, Attachment]]:
         """The arguments with each file reference taken out (an empty text stands in, so a required
         field is still given) and the bytes it names, as the call layer's attachments."""
-        arguments = from_attachments(tool, arguments)
-        refs = {name: arguments[name] for name in file_fields(tool) if is_file_ref(arguments.get(name))}
-        if not refs:
-            return arguments, {}
-        resolved = dict(arguments)
+        arguments, refs = file_references(tool, arguments)
+        return arguments, await self.read(owner, refs)
+
+    async def read(self, owner: str, refs: Mapping[str, Mapping[str, Json]]) -> dict[str, Attachment]:
+        """The bytes each reference names (`file_references`), as the call layer's attachments; raises
+        FileNotFound for an unknown, expired or someone else's file."""
         attachments: dict[str, Attachment] = {}
         for name, ref in refs.items():
             found = await self.get(owner, str(ref["file_id"]))
@@ -221,8 +222,7 @@ class Files:
                 content_type or (record.content_type if is_media_type(record.content_type) else OCTET_STREAM),
                 data,
             )
-            resolved[name] = ""
-        return resolved, attachments
+        return attachments
 
     async def keep_answer(self, owner: str, result: CallResult) -> CallResult:
         """A binary answer kept as a file of `owner`, its id in the text; the answer as it was when it

@@ -31,42 +31,5 @@ if TYPE_CHECKING:
     from ._server import ApiServer as ApiServer
     from ._stdio import serve_stdio as serve_stdio
 
-_LAZY = {
-    "DEFAULT_DEADLINE": "._gateway",
-    "ApiState": "._gateway",
-    "Gateway": "._gateway",
-    "base_url": "._http",
-    "bind": "._http",
-    "endpoint_urls": "._http",
-    "event_loop_options": "._http",
-    "http_app": "._http",
-    "serve_http": "._http",
-    "exposure_refusal": "._local",
-    "is_loopback": "._local",
-    "to_mcp_result": "._mcp",
-    "Metrics": "._metrics",
-    "PAGE_SIZE": "._server",
-    "ApiServer": "._server",
-    "serve_stdio": "._stdio",
-}
 
-__all__ = [
-    "DEFAULT_DEADLINE",
-    "PAGE_SIZE",
-    "ApiServer",
-    "ApiState",
-    "Gateway",
-    "Metrics",
-    "base_url",
-    "bind",
-    "endpoint_urls",
-    "event_loop_options",
-    "exposure_refusal",
-    "http_app",
-    "is_loopback",
-    "serve_http",
-    "serve_stdio",
-    "to_mcp_result",
-]
-
-__getattr__, __dir__ = lazy_exports(__name__, _LAZY)
+__getattr__, __dir__ = lazy_exports(__name__)

@@ -152,8 +152,8 @@ class Gateway:
             lambda: self.config.files,
             lambda: self.approvals.store is not None,
         )
-        # idempotency keys, long calls
-        self.calls = CallService(self.approvals, lambda: self.config, deadline=deadline)
+        # the life of each call of a document tool (service/): plan, check, approvals, keys, long calls
+        self.calls = CallService(self.approvals, self.files, lambda: self.config, deadline=deadline)
         self._listeners: list[ChangeListener] = []
         self._config_marker = _fingerprint(config_path)
         self._config_digest = _digest(config_path) if config_path else ""

@@ -29,7 +29,7 @@ from ..tools import ToolSet
 from ._mcp import to_mcp_result, tool_entry
 from ._metrics import Metrics
 
-Invoke = Callable[[str, Mapping[str, Any]], Awaitable[types.CallToolResult]]
+Invoke = Callable[[str, Mapping[str, Any]], Awaitable[types.CallToolResult | types.InputRequiredResult]]
 
 SEARCH_TOOL = "search_tools"
 CALL_TOOL = "call_tool"
@@ -248,7 +248,7 @@ class SearchMode:
         arguments: Mapping[str, Any],
         client_bindings: Mapping[str, Any] | None,
         invoke: Invoke,
-    ) -> types.CallToolResult:
+    ) -> types.CallToolResult | types.InputRequiredResult:
         """A call of one of the two tools (`owns(name)`). `call_tool` of a known tool goes through
         `invoke`, the ordinary call with every check, deadline and approval; of an unknown one it is an
         error result (not -32602: the model can act on it by searching again)."""

@@ -1,6 +1,8 @@
 """One MCP server (the official SDK's low-level `Server`) per API: tools/list, tools/call, list_changed.
-It adapts MCP requests and results and maps errors; how a document tool's call runs (idempotency, long
-calls, approvals) is `_calling.CallPolicy`'s.
+It adapts MCP requests and results and maps errors; the life of a document tool's call (plan, check,
+files, approvals, idempotency, long calls, the send) is the call service's (service/): a tools/call
+becomes a `CallRequest`, and its `CallResult` (or the `Question` for the client's user, `_elicit`)
+becomes the MCP answer.
 
 Error mapping (PRODUCT §5, docs/gateway.md):
 
@@ -33,19 +35,19 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
-from .._errors import CallError, ErrorCode
+from .._errors import ErrorCode
 from .._json import dumps
 from .._logging import log_event, monotonic
 from .._version import __version__
 from ..call import CallResult
 from ..config import ClientConfig
-from ..service import GET_CALL_RESULT, get_call_result_tool
-from ._calling import CallPolicy
-from ._elicit import Asking, InputNeeded, asking
+from ..service import GET_CALL_RESULT, Asking, CallRequest, Deadline, Question, get_call_result_tool
+from ._elicit import ask_user, asking, input_required
 from ._gateway import ApiState, Gateway, Snapshot
 from ._mcp import to_mcp_result, tool_entry
 from ._params import about_params, invalid_params
 
+Answered = types.CallToolResult | types.InputRequiredResult
 PAGE_SIZE = 100
 PAGE_BYTES = 512 * 1024
 TIMEOUT = -32003
@@ -116,7 +118,6 @@ class ApiServer:
     def __init__(self, gateway: Gateway, api: str) -> None:
         self.gateway = gateway
         self.api = api
-        self.policy = CallPolicy(gateway, api)  # how a document tool's call runs (gateway/_calling.py)
         self.bus = InMemorySubscriptionBus()
         self._legacy_connections: weakref.WeakSet[Connection] = weakref.WeakSet()
         self.server = _GatewayServer(
@@ -237,35 +238,31 @@ class ApiServer:
     async def call_tool(
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult | types.InputRequiredResult:
-        # approvals.by: client asks the client's user through this request (gateway/_elicit.py)
-        asking.set(Asking(ctx.session, ctx.request_id, params.input_responses))
-        try:
-            return await self._tool_call(ctx, params)
-        except InputNeeded as needed:
-            return needed.result
-
-    async def _tool_call(
-        self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
         snapshot, client = view_of(ctx, self.gateway)
         state = snapshot.state(self.api)
         name, arguments = params.name, params.arguments or {}
+        client_id = client.id if client is not None else None
         if name == GET_CALL_RESULT and _offers_results(state):
-            wait = min(state.api.calls.wait, self.gateway.deadline - 1)
-            client_id = client.id if client is not None else None
-            return to_mcp_result(await self.gateway.calls.result(self.api, client_id, arguments, wait=wait))
+            deadline = Deadline.after(self.gateway.deadline)
+            return to_mcp_result(await self.gateway.calls.result(state.api, client_id, arguments, deadline))
+        ask = _Ask(ctx, params.input_responses)
         if state.search is not None and state.search.owns(name):
 
-            def invoke(inner: str, inner_arguments: Mapping[str, Any]) -> Awaitable[types.CallToolResult]:
-                return self._invoke(state, client, inner, inner_arguments)
+            def invoke(inner: str, inner_arguments: Mapping[str, Any]) -> Awaitable[Answered]:
+                return self._invoke(state, client, inner, inner_arguments, ask)
 
             bindings = client.bindings.get(self.api) if client is not None else None
             return await state.search.call(name, arguments, bindings, invoke)
-        return await self._invoke(state, client, name, arguments)
+        return await self._invoke(state, client, name, arguments, ask)
 
     async def _invoke(
-        self, state: ApiState, client: ClientConfig | None, name: str, arguments: Mapping[str, Any]
-    ) -> types.CallToolResult:
+        self,
+        state: ApiState,
+        client: ClientConfig | None,
+        name: str,
+        arguments: Mapping[str, Any],
+        ask: _Ask,
+    ) -> Answered:
         tool = state.toolset.get(name)
         client_id = client.id if client is not None else None
         if tool is None:
@@ -276,24 +273,30 @@ class ApiServer:
                 f"unknown tool: {name[:128]!r}",
                 data={"code": str(ErrorCode.TOOL_UNKNOWN)},
             )
-        metrics = self.gateway.metrics
+        metrics, service = self.gateway.metrics, self.gateway.calls
         metrics.call(self.api, tool.name)
         started = monotonic()
+        where: dict[str, Any] = {"api": self.api, "tool": tool.name, "client": client_id}
+        request = CallRequest(
+            state.api,
+            state.caller,
+            tool,
+            client,
+            arguments,
+            Deadline(started + self.gateway.deadline),
+            ask.asking(**where),
+        )
         result: CallResult | None = None
         with anyio.move_on_after(self.gateway.deadline):
             try:
-                result = await self.policy.call(
-                    state, tool, client, arguments, started + self.gateway.deadline
-                )
-            except CallError as error:
-                if error.code == ErrorCode.TOOL_UNKNOWN:
-                    metrics.error(self.api, str(error.code))
-                    raise MCPError(
-                        types.INVALID_PARAMS, error.message, data={"code": str(ErrorCode.TOOL_UNKNOWN)}
-                    ) from None
-                result = CallResult(text=error.message, is_error=True, code=error.code)
-            except InputNeeded:
-                raise
+                outcome = await service.call(request)
+                if isinstance(outcome, Question):
+                    if ask.round_trip:  # 2026-07-28: the client asks its user and calls again
+                        log_event("tool call asks the client's user", **where)
+                        return input_required(outcome)
+                    answer = await ask_user(ask.session, ask.request_id, outcome, service.until_answered)
+                    outcome = await service.resume(outcome, answer)
+                result = outcome
             except Exception:
                 raise self._internal("tools/call", tool=tool.name, client=client_id) from None
         elapsed = monotonic() - started
@@ -303,10 +306,8 @@ class ApiServer:
             log_event(
                 "tool call timed out",
                 level=logging.WARNING,
-                api=self.api,
-                tool=tool.name,
-                client=client_id,
                 deadline=self.gateway.deadline,
+                **where,
             )
             raise MCPError(TIMEOUT, "timeout", data={"code": str(ErrorCode.GATEWAY_TIMEOUT)})
         if not result.is_error and tool.output_schema is not None:
@@ -315,12 +316,10 @@ class ApiServer:
             metrics.error(self.api, str(result.code or ErrorCode.GATEWAY_INTERNAL))
         log_event(
             "tool called",
-            api=self.api,
-            tool=tool.name,
-            client=client_id,
             status=result.status,
             error=str(result.code) if result.is_error else None,
             ms=round(elapsed * 1000, 1),
+            **where,
         )
         return to_mcp_result(result)
 
@@ -343,6 +342,20 @@ class ApiServer:
             code=ErrorCode.RESPONSE_UNEXPECTED,
             status=result.status,
         )
+
+
+class _Ask:
+    """What the call service may ask of this tools/call's client: its session (to elicit during the call,
+    handshake era) or the answer a 2026-07-28 retry carries (the question then ends the call)."""
+
+    def __init__(self, ctx: ServerRequestContext[Any, Any], responses: types.InputResponses | None) -> None:
+        self.session = ctx.session
+        self.request_id = ctx.request_id
+        self.responses = responses
+        self.round_trip = ctx.session.protocol_version in MODERN_PROTOCOL_VERSIONS
+
+    def asking(self, **where: Any) -> Asking:
+        return asking(self.session, self.responses, **where)
 
 
 def _offers_results(state: ApiState) -> bool:

@@ -1,21 +1,18 @@
-"""The config's `approvals:` on the store: one `Approvals` per API (its own wait, expiry and webhook),
-the `Desk` people answer at (admin API, web page, command line), and `ApprovalGate.call`, the
-approval flow around one tool call that the MCP server runs for a `requires_approval` tool.
+"""The config's `approvals:` on the store: one `Approvals` per API (its own `ApprovalsConfig`: wait,
+expiry, who answers, webhook), the `Desk` people answer at (admin API, web page, command line), and the
+`ApprovalService` that opens the gateway's store when the config needs it.
 
     store = open_store(config.store)            # then `async with store:`
     gate = ApprovalGate(store, config)
-    result = await gate.call(api, tool, client_id, arguments, bound, send, budget=deadline_left,
-                             send_timeout=caller.timeout(tool))
+    approvals = gate.desk.for_api("orders")     # what a call's approval step (`_approval`) works with
     desk = gate.desk                            # for admin_app(...) and the command line
 """
 
 from __future__ import annotations
 
-import base64
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
 
 import anyio
 
@@ -25,55 +22,17 @@ from ..approvals import (
     Announcer,
     ApprovalError,
     Approvals,
-    ApprovalSettings,
     approval_event,
     client_approval_json,
     client_receiver,
 )
-from ..call import CallResult, ImageContent
 from ..config import ApprovalsConfig, Config
 from ..store import Announcement, Approval, Status, Store, open_store
-
-Json = Any
-# What an approved call keeps of the call deadline for itself, on top of its upstream timeout: an
-# approval that arrives late must not leave the send to be cut off (which would make it outcome unknown).
-SEND_MARGIN = 1.0
-
-
-def approval_settings(config: ApprovalsConfig) -> ApprovalSettings:
-    return ApprovalSettings(wait=config.wait, expire=config.expire, by=config.by)
 
 
 def config_store(config: Config) -> Store:
     """The store `store:` names (not started). The reader made a relative SQLite path absolute."""
     return open_store(config.store)
-
-
-def result_json(result: CallResult) -> Json:
-    """A call's result as the store keeps it (an image as base64)."""
-    image = result.image
-    return {
-        "text": result.text,
-        "is_error": result.is_error,
-        "code": None if result.code is None else str(result.code),
-        "status": result.status,
-        "structured": result.structured,
-        "image": None
-        if image is None
-        else {"data": base64.b64encode(image.data).decode("ascii"), "mime_type": image.mime_type},
-    }
-
-
-def result_from_json(data: Json) -> CallResult:
-    image = data.get("image")
-    return CallResult(
-        text=data["text"],
-        is_error=bool(data.get("is_error")),
-        code=None if data.get("code") is None else ErrorCode(data["code"]),
-        status=data.get("status"),
-        structured=data.get("structured"),
-        image=None if image is None else ImageContent(base64.b64decode(image["data"]), image["mime_type"]),
-    )
 
 
 def announcer(config: Config, settings: ApprovalsConfig) -> Announcer:
@@ -139,7 +98,7 @@ class ApprovalGate:
         def made(settings: ApprovalsConfig) -> Approvals:
             return Approvals(
                 store,
-                approval_settings(settings),
+                settings,
                 clock=clock,
                 lease=lease,
                 owner=owner,
@@ -149,36 +108,6 @@ class ApprovalGate:
         self.store = store
         self.approvals = {name: made(config.approvals_for(name)) for name in config.apis}
         self.desk = Desk(self.approvals, made(config.approvals))
-
-    async def call(
-        self,
-        api: str,
-        tool: str,
-        client: str | None,
-        arguments: Mapping[str, Json],
-        bound: Mapping[str, Json],
-        send: Callable[[], Awaitable[CallResult]],
-        *,
-        budget: float | None = None,
-        send_timeout: float = 0.0,
-    ) -> CallResult:
-        """The approval flow for one call whose arguments were checked: the (stored or fresh) result of
-        `send`, or an error result (`approval-pending` with the id, `-rejected` with the reason,
-        `-expired`, `-outcome-unknown`). `budget`: seconds left of the call's deadline; the wait for a
-        person ends early enough for `send` (`send_timeout` seconds) to finish inside it."""
-        approvals = self.desk.for_api(api)
-        wait = approvals.settings.wait
-        if budget is not None:
-            wait = max(0.0, min(wait, budget - send_timeout - SEND_MARGIN))
-
-        async def sent() -> Json:
-            return result_json(await send())
-
-        try:
-            data = await approvals.call(api, tool, client or "", arguments, bound, sent, wait=wait)
-        except ApprovalError as error:
-            return CallResult(text=error.message, is_error=True, code=error.code)
-        return result_from_json(data)
 
 
 def store_needed(config: Config) -> bool:
@@ -210,6 +139,8 @@ class ApprovalService:
     async def open(self, config: Config) -> Store:
         """The store, opened now if the gateway started without it: the first idempotency key sent to a
         gateway that needed no store so far (so a config that never uses one never creates it)."""
+        if self.store is not None:  # the usual case: no lock to take
+            return self.store
         async with self._opening:
             if self.store is None:
                 store = config_store(config)
@@ -242,6 +173,10 @@ class ApprovalService:
                 code=ErrorCode.STORE_UNAVAILABLE,
             )
         return self.gate
+
+    def approvals_for(self, api: str) -> Approvals:
+        """The approvals of `api` on the open store (its own settings, its webhook)."""
+        return self.current().desk.for_api(api)
 
     async def aclose(self) -> None:
         store, self.store, self.gate = self.store, None, None

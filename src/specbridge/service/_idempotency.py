@@ -1,14 +1,15 @@
 """Idempotency keys (PRODUCT §5.1): the gateway's own `idempotency_key` argument, deduplicated on the
-store's atomic claim, so a retried call is sent at most once. No MCP here: `ApiServer._call` hooks it in.
+store's atomic claim, so a retried call is sent at most once. No MCP here; the call service runs it:
 
     plan = key_plan(api, tool)                       # None: this tool takes no key
     schema = with_key_argument(schema, plan)         # what the agent sees
-    key, rest = split_key(arguments, plan)           # the agent's key out of the arguments
-    binding = plan.binding(client, api, tool, key)   # the derived key for the API's own field, if any
-    result = await Idempotency(store, ttl=…).run(scope, key, rest, send, budget=…)
+    keyed(api, tool, scope, arguments, bindings)     # step 1: the agent's key apart, its derived key
+    await look_up(store, scope, key, fingerprint, now)          # step 4: a stored result, or why not
+    await claim_key(store, scope, key, owner, fingerprint, ...) # step 6: the claim's name: this call sends
+    await record(store, name, owner, result, data, now)         # step 8
 
 What the store keeps per key (`idem:` + SHA-256 of api, client, tool and key): a claim whose
-fingerprint is the arguments' hash. Same key and arguments: the stored result. Other arguments:
+fingerprint is the call's (`_fingerprint`). Same key and call: the stored result. Another call:
 `idempotency-key-reused`. Held by another caller: wait for it (the call deadline bounds the wait).
 Owner died: `idempotency-outcome-unknown`, never sent again.
 """
@@ -17,22 +18,19 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import secrets
-import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import anyio
 
 from .._errors import ErrorCode
-from .._json import dumps_bytes
 from ..call import CallResult
 from ..config import ApiConfig
-from ..store import ClaimState, Store
+from ..store import Claim, ClaimState, Store
 from ..tools import Tool
-from ._approving import result_from_json, result_json
 from ._key_fit import fit_key
+from ._results import result_from_json
 
 Json = Any
 KEY_ARGUMENT = "idempotency_key"
@@ -167,22 +165,42 @@ def split_key(
     return key, rest
 
 
+@dataclass(frozen=True, slots=True)
+class Keyed:
+    """One call's arguments with its key apart (`keyed`): `binding` is the derived key for the
+    document's own key field, and `bindings` what the call's plan is made for (the client's bindings,
+    and that field left to the gateway, as the listing serves it: one plan for every key)."""
+
+    key: str | None
+    arguments: Mapping[str, Json]
+    binding: Mapping[str, str]
+    bindings: Mapping[str, Json] | None
+
+
+def keyed(
+    api: ApiConfig,
+    tool: Tool,
+    scope: tuple[str, str, str],
+    arguments: Mapping[str, Json],
+    bindings: Mapping[str, Json] | None,
+) -> Keyed | CallResult:
+    """The agent's key out of `arguments` (an error result for a malformed one), with what follows
+    from it for the call's plan."""
+    plan = key_plan(api, tool)
+    if plan is None:
+        return Keyed(None, arguments, {}, bindings)
+    split = split_key(arguments, plan)
+    if isinstance(split, CallResult):
+        return split
+    key, rest = split
+    binding = plan.binding(scope, key) if key is not None else {}
+    return Keyed(key, rest, binding, served_bindings(plan, bindings) if binding else bindings)
+
+
 def _invalid(problem: str) -> CallResult:
     return CallResult(
         f"invalid arguments: {KEY_ARGUMENT}: {problem}", is_error=True, code=ErrorCode.ARGUMENTS_INVALID
     )
-
-
-def fingerprint(arguments: Mapping[str, Json]) -> str:
-    return hashlib.sha256(dumps_bytes(_canonical(arguments))).hexdigest()
-
-
-def _canonical(value: Json) -> Json:
-    if isinstance(value, Mapping):
-        return {str(key): _canonical(value[key]) for key in sorted(value, key=str)}
-    if isinstance(value, list | tuple):
-        return [_canonical(item) for item in value]
-    return value
 
 
 def store_key(scope: tuple[str, str, str], key: str) -> str:
@@ -199,91 +217,78 @@ def outcome(result: CallResult) -> str:
     return "answered" if not result.is_error else "refused"
 
 
-class Idempotency:
-    """Runs a call at most once per (api, client, tool, key) within `ttl` seconds, on the store.
-    `lease`: how long the owner has to store the result before the key reads as outcome unknown (keep
-    it above the upstream timeout)."""
+def _known(claim: Claim, wanted: str) -> CallResult | None:
+    """What a claim someone else holds or finished means for the call `wanted`; None: still running."""
+    if claim.fingerprint != wanted:
+        return CallResult(
+            f"the {KEY_ARGUMENT} was used before with other arguments; nothing was sent. Use a new key for "
+            "a new action, or repeat the first call's arguments exactly to get its result.",
+            is_error=True,
+            code=ErrorCode.IDEMPOTENCY_KEY_REUSED,
+        )
+    if claim.state is ClaimState.DONE:
+        return result_from_json(claim.result)
+    if claim.state is ClaimState.UNKNOWN:
+        return CallResult(
+            f"a call with this {KEY_ARGUMENT} was sent, but its outcome was never recorded (the gateway "
+            "stopped or the API did not answer); it is not sent again. Check with the API whether it took "
+            "effect before using a new key.",
+            is_error=True,
+            code=ErrorCode.IDEMPOTENCY_OUTCOME_UNKNOWN,
+        )
+    return None
 
-    def __init__(
-        self,
-        store: Store,
-        *,
-        clock: Callable[[], float] = time.time,
-        owner: str | None = None,
-        lease: float = 120.0,
-    ) -> None:
-        self.store = store
-        self.clock = clock
-        self.owner = owner or secrets.token_hex(8)
-        self.lease = lease
 
-    async def run(
-        self,
-        scope: tuple[str, str, str],
-        key: str,
-        arguments: Mapping[str, Json],
-        send: Callable[[], Awaitable[CallResult]],
-        *,
-        ttl: float,
-        budget: float,
-        lease: float | None = None,
-        first: Callable[[CallResult], Awaitable[None]] | None = None,
-    ) -> CallResult:
-        """`send`'s result (sent once), the stored one, or an error result. `budget`: seconds this call
-        may wait for another caller's result. `first`: given a fresh result before the key stores it (a
-        long call stores its own result and `call.completed` first)."""
-        name, wanted = store_key(scope, key), fingerprint(arguments)
-        pause, give_up = 0.02, anyio.current_time() + max(0.0, budget)
-        while True:
-            claim = await self.store.claim(name, self.owner, wanted, lease or self.lease, ttl, self.clock())
-            if claim.fingerprint != wanted:
-                return CallResult(
-                    f"the {KEY_ARGUMENT} was used before with other arguments; nothing was sent. Use a new "
-                    "key for a new action, or repeat the first call's arguments exactly to get its result.",
-                    is_error=True,
-                    code=ErrorCode.IDEMPOTENCY_KEY_REUSED,
-                )
-            if claim.won:
-                return await self._send(name, send, first)
-            if claim.state is ClaimState.DONE:
-                return result_from_json(claim.result)
-            if claim.state is ClaimState.UNKNOWN:
-                return CallResult(
-                    f"a call with this {KEY_ARGUMENT} was sent, but its outcome was never recorded (the "
-                    "gateway stopped or the API did not answer); it is not sent again. Check with the API "
-                    "whether it took effect before using a new key.",
-                    is_error=True,
-                    code=ErrorCode.IDEMPOTENCY_OUTCOME_UNKNOWN,
-                )
-            left = give_up - anyio.current_time()
-            if left <= 0:
-                return CallResult(
-                    f"a call with this {KEY_ARGUMENT} is still running; call again with the same key and "
-                    "arguments to get its result (it is not sent twice).",
-                    is_error=True,
-                    code=ErrorCode.CALL_PENDING,
-                )
-            await anyio.sleep(min(pause, left))  # another instance's result is seen by polling
-            pause = min(pause * 2, 0.5)
+async def look_up(
+    store: Store, scope: tuple[str, str, str], key: str, wanted: str, now: float
+) -> CallResult | None:
+    """Step 4, for a call that would otherwise wait for a person or run long first: the key's stored
+    result, or why it cannot be used; None when it is free or still held (the claim decides then)."""
+    claim = await store.get_claim(store_key(scope, key), now)
+    return None if claim is None else _known(claim, wanted)
 
-    async def _send(
-        self,
-        name: str,
-        send: Callable[[], Awaitable[CallResult]],
-        first: Callable[[CallResult], Awaitable[None]] | None = None,
-    ) -> CallResult:
-        try:
-            result = await send()
-        except BaseException:  # cancelled (the call deadline) or failed mid-send: maybe sent
-            with anyio.CancelScope(shield=True):
-                await self.store.abandon(name, self.owner, sent=True)
-            raise
-        with anyio.CancelScope(shield=True):  # a result that arrived is kept, whatever happens now
-            if first is not None:
-                await first(result)
-            kind = outcome(result)
-            if kind == "answered":
-                await self.store.complete(name, self.owner, result_json(result), self.clock())
-            else:
-                await self.store.abandon(name, self.owner, sent=kind == "unknown")
-        return result
+
+async def claim_key(
+    store: Store,
+    scope: tuple[str, str, str],
+    key: str,
+    owner: str,
+    wanted: str,
+    *,
+    lease: float,
+    ttl: float,
+    budget: float,
+    clock: Callable[[], float],
+) -> str | CallResult:
+    """Step 6: the claim's name when this call took the key (it sends, then `record`s); else what it
+    gets instead: the stored result, the running call's once there (waited for up to `budget` seconds,
+    polling, so another instance's result is seen too), or why not."""
+    name = store_key(scope, key)
+    pause, give_up = 0.02, anyio.current_time() + max(0.0, budget)
+    while True:
+        claim = await store.claim(name, owner, wanted, lease, ttl, clock())
+        if claim.won:
+            return name
+        known = _known(claim, wanted)
+        if known is not None:
+            return known
+        left = give_up - anyio.current_time()
+        if left <= 0:
+            return CallResult(
+                f"a call with this {KEY_ARGUMENT} is still running; call again with the same key and "
+                "arguments to get its result (it is not sent twice).",
+                is_error=True,
+                code=ErrorCode.CALL_PENDING,
+            )
+        await anyio.sleep(min(pause, left))
+        pause = min(pause * 2, 0.5)
+
+
+async def record(store: Store, name: str, owner: str, result: CallResult, data: Json, now: float) -> None:
+    """Step 8: the result kept under the key (`data`, its stored form), or the key given up: never to
+    be sent again when the request may have had an effect, free again when nothing was sent."""
+    kind = outcome(result)
+    if kind == "answered":
+        await store.complete(name, owner, data, now)
+    else:
+        await store.abandon(name, owner, sent=kind == "unknown")

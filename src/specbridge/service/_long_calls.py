@@ -1,22 +1,25 @@
-"""One tool call around the store: its idempotency key (`_idempotency`) and, where `calls.long` is on,
-a call that outlives `calls.wait` going on in the background (PRODUCT §5.1). No MCP here.
+"""Long calls (`calls.long`, PRODUCT §5.1): a call still running when `calls.wait` ends goes on in the
+background, and the agent gets `call-pending` with the call id. No MCP here.
 
-A long call runs as a task of the gateway process; its result is kept through the store's claim
-(`call:` + SHA-256 of api, client and call id) and in memory for the callers waiting here. The agent
-gets `call-pending` with the call id, and then the result from calling the same tool with the same
-arguments again (on this instance: the running call is found by its arguments' hash) or from
-`get_call_result` with the id (on any instance sharing the store). Send-once holds: the background task
-is the only sender, bounded by the upstream timeout.
+A long call runs as a task of the gateway process: the call service hands `LongCalls.start` the steps
+after the approval (claim, send, store), and they run in the background; nothing before them runs
+there, so nothing that sends nothing (a file, a person) can end as "outcome unknown". Its result is
+kept through the store's claim (`call:` + SHA-256 of api, client and call id, taken when it starts) and
+in memory for the callers waiting here. The agent gets the result by calling the same tool with the
+same arguments again (on this instance: the running call is found by the call's fingerprint) or from
+`get_call_result` with the id (on any instance sharing the store). Send-once holds: the background
+task is the only sender, bounded by the upstream timeout.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import logging
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -27,11 +30,9 @@ from .._errors import ErrorCode
 from .._logging import log_event
 from ..approvals import client_receiver
 from ..call import CallResult
-from ..config import ApiConfig, Config
+from ..config import Config
 from ..store import Announcement, ClaimState, Store, StoreError
-from ..tools import Tool
-from ._approving import ApprovalService, result_from_json, result_json
-from ._idempotency import Idempotency, fingerprint, key_plan, split_key
+from ._results import result_from_json, store_unavailable
 
 Json = Any
 GET_CALL_RESULT = "get_call_result"
@@ -49,12 +50,7 @@ GET_CALL_RESULT_SCHEMA: dict[str, Json] = {
     "required": ["call_id"],
     "additionalProperties": False,
 }
-MARGIN = 1.0  # what a wait leaves of the call deadline for answering
-KEPT = 10_000  # finished long calls remembered in memory (by arguments) for the same call again
-LEASE_MARGIN = 10.0  # what a claim's lease adds to the longest the send can take
-Send = Callable[[Mapping[str, Json], Mapping[str, Json]], Awaitable[CallResult]]
-Keep = Callable[[CallResult], Awaitable[None]]  # stores a long call's fresh result (and its event)
-Run = Callable[[Keep | None], Awaitable[CallResult]]
+KEPT = 10_000  # finished long calls remembered in memory (by fingerprint) for the same call again
 
 
 def get_call_result_tool() -> dict[str, Json]:
@@ -92,155 +88,105 @@ def _pending(call_id: str) -> CallResult:
     )
 
 
+UNKNOWN = CallResult(
+    "the call ended without a result; it is not sent again",
+    is_error=True,
+    code=ErrorCode.CALL_OUTCOME_UNKNOWN,
+)
+
+
 @dataclass(slots=True)
-class _Running:
+class Running:
+    """One long call of this process: its claim in the store, and its result once stored."""
+
     id: str
     scope: tuple[str, str, str]
-    same: str  # the arguments' hash: the same call again finds it
+    same: str  # the call's fingerprint: the same call again finds it
+    store: Store
+    name: str  # its claim in the store
+    owner: str
+    clock: Callable[[], float]
+    hook: Callable[[Running, Json, float], Announcement | None]
     done: anyio.Event = field(default_factory=anyio.Event)
     result: CallResult | None = None
     told_pending: bool = False  # the agent got `call-pending`: the result is announced (call.completed)
 
+    async def keep(self, result: CallResult, data: Json) -> None:
+        """Step 8 of a long call: the result and, if the agent was told the call is pending,
+        `call.completed`, in one store step; from here on a wait gets the result, so `told_pending` is
+        settled."""
+        self.result = result
+        now = self.clock()
+        announce = self.hook(self, data, now) if self.told_pending else None
+        try:
+            await self.store.complete(self.name, self.owner, data, now, announce)
+        finally:
+            self.done.set()
 
-class CallService:
-    """The store-backed parts of one call: idempotency keys and long calls, on the gateway's store."""
+    async def abandon(self) -> None:
+        """The call may have been sent and its result is lost: outcome unknown, never sent again."""
+        if self.result is None:
+            self.result = UNKNOWN
+        try:
+            await self.store.abandon(self.name, self.owner, sent=True)
+        finally:
+            self.done.set()
+
+
+class LongCalls:
+    """The long calls of one gateway process: started, found again by fingerprint, awaited."""
 
     def __init__(
-        self,
-        approvals: ApprovalService,
-        config: Callable[[], Config],
-        *,
-        deadline: float,
-        clock: Callable[[], float] = time.time,
+        self, config: Callable[[], Config], owner: str, *, clock: Callable[[], float] = time.time
     ) -> None:
-        self._approvals = approvals
         self._config = config
-        self.deadline = deadline
+        self.owner = owner
         self.clock = clock
-        self.owner = secrets.token_hex(8)
-        self._running: dict[str, _Running] = {}  # by call id
-        self._by_arguments: dict[tuple[tuple[str, str, str], str], str] = {}  # (scope, hash) -> call id
+        self._running: dict[str, Running] = {}  # by call id
+        self._by_call: dict[tuple[tuple[str, str, str], str], str] = {}  # (scope, fingerprint) -> call id
         self._tasks: set[asyncio.Task[None]] = set()
 
-    async def _store(self) -> Store | CallResult:
-        try:
-            return await self._approvals.open(self._config())
-        except StoreError as error:
-            log_event("store unavailable", level=logging.ERROR, code=str(error.code), reason=error.message)
-            return CallResult(
-                "idempotency keys and long calls need the store, which cannot be reached now; nothing "
-                "was sent. Try again later.",
-                is_error=True,
-                code=ErrorCode.STORE_UNAVAILABLE,
-            )
+    def find(self, scope: tuple[str, str, str], same: str) -> Running | None:
+        """The running (or finished, not yet handed out) long call of this very call, on this instance."""
+        call_id = self._by_call.get((scope, same))
+        return self._running.get(call_id) if call_id is not None else None
 
-    async def call(
-        self,
-        api: ApiConfig,
-        tool: Tool,
-        client: str | None,
-        arguments: Mapping[str, Json],
-        send: Send,
-        *,
-        budget: float,
-        send_timeout: float,
-    ) -> CallResult:
-        """`send(arguments, extra_bindings)` once, as the config's idempotency and long calls say."""
-        scope = (api.name, client or "", tool.name)
-        plan = key_plan(api, tool)
-        key: str | None = None
-        rest: Mapping[str, Json] = arguments
-        if plan is not None:
-            split = split_key(arguments, plan)
-            if isinstance(split, CallResult):
-                return split
-            key, rest = split
-        if key is None and not api.calls.long:
-            return await send(rest, {})
-        store = await self._store()
-        if isinstance(store, CallResult):
-            return store
-        lease = self.deadline + send_timeout + LEASE_MARGIN
-        extra = plan.binding(scope, key) if plan is not None and key is not None else {}
-
-        def plain(keep: Keep | None = None) -> Awaitable[CallResult]:
-            return send(rest, extra)
-
-        run: Run = plain
-        if key is not None:
-            idempotency = Idempotency(store, clock=self.clock, owner=self.owner, lease=lease)
-            ttl, the_key = api.idempotency.ttl, key
-            wait_for_other = budget - MARGIN if not api.calls.long else send_timeout + MARGIN
-
-            def run(keep: Keep | None = None) -> Awaitable[CallResult]:
-                # A long call's result and event are stored before the key's: a kill between the two
-                # leaves the key outcome unknown (never re-sent), not a result without its event.
-                return idempotency.run(
-                    scope, the_key, rest, plain, ttl=ttl, budget=wait_for_other, first=keep
-                )
-
-        if not api.calls.long:
-            return await run(None)
-        wait = max(0.0, min(api.calls.wait, budget - MARGIN))
-        return await self._long(
-            store, scope, arguments, run, wait=wait, keep=api.idempotency.ttl, lease=lease
-        )
-
-    # -- long calls --------------------------------------------------------------------------------
-
-    async def _long(
+    async def start(
         self,
         store: Store,
         scope: tuple[str, str, str],
-        arguments: Mapping[str, Json],
-        run: Run,
+        same: str,
+        work: Callable[[Running], Awaitable[CallResult]],
         *,
-        wait: float,
-        keep: float,
         lease: float,
+        keep: float,
+        wait: float,
     ) -> CallResult:
-        same = fingerprint(arguments)
-        call_id = self._by_arguments.get((scope, same))
-        running = self._running.get(call_id) if call_id is not None else None
-        if running is None:
-            self._prune()
-            running = _Running(secrets.token_hex(16), scope, same)
-            name = call_key(scope[0], scope[1], running.id)
-            await store.claim(name, self.owner, same, lease, keep, self.clock())  # a fresh id: always won
-            self._running[running.id] = running
-            self._by_arguments[(scope, same)] = running.id
-            task = asyncio.get_running_loop().create_task(self._background(store, name, running, run))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
-        return await self._await(running, wait)
-
-    async def _background(self, store: Store, name: str, running: _Running, run: Run) -> None:
-        stored = False
-
-        async def keep(result: CallResult) -> None:
-            """The result and, if the agent was told the call is pending, `call.completed`, in one store
-            step; from here on a wait gets the result, so `told_pending` is settled."""
-            nonlocal stored
-            stored, running.result = True, result
-            with anyio.CancelScope(shield=True):
-                now = self.clock()
-                announce = self._completed(running, result, now) if running.told_pending else None
-                await store.complete(name, self.owner, result_json(result), now, announce)
-
+        """Claim a fresh call id (always won), run `work` (claim, send, store) in the background, and
+        wait up to `wait` seconds for its result; `call-pending` with the id after that."""
+        self._prune()
+        call_id = secrets.token_hex(16)
+        name = call_key(scope[0], scope[1], call_id)
+        running = Running(call_id, scope, same, store, name, self.owner, self.clock, self._completed)
         try:
-            result = await run(keep)
-            if not stored:  # no fresh result reached `keep` (a key's stored one, say)
-                await keep(result)
-        except BaseException as error:  # cancelled at shutdown, or a fault: it may have been sent
-            if not stored:
+            await store.claim(running.name, self.owner, same, lease, keep, self.clock())
+        except StoreError as error:
+            return store_unavailable(error)
+        self._running[running.id] = running
+        self._by_call[(scope, same)] = running.id
+        task = asyncio.get_running_loop().create_task(self._background(running, work))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return await self.wait(running, wait)
+
+    async def _background(self, running: Running, work: Callable[[Running], Awaitable[CallResult]]) -> None:
+        try:
+            await work(running)
+        except BaseException as error:  # cancelled at shutdown, or a fault past the claim: maybe sent
+            if not running.done.is_set():
                 with anyio.CancelScope(shield=True):
-                    await store.abandon(name, self.owner, sent=True)
-                running.result = CallResult(
-                    "the call ended without a result; it is not sent again",
-                    is_error=True,
-                    code=ErrorCode.CALL_OUTCOME_UNKNOWN,
-                )
-            running.done.set()
+                    with contextlib.suppress(StoreError):
+                        await running.abandon()
             if not isinstance(error, Exception):
                 raise
             log_event(
@@ -249,10 +195,8 @@ class CallService:
                 exc_info=True,
                 tool=running.scope[2],
             )
-            return
-        running.done.set()
 
-    def _completed(self, running: _Running, result: CallResult, now: float) -> Announcement | None:
+    def _completed(self, running: Running, data: Json, now: float) -> Announcement | None:
         """`call.completed` for the client's webhook, when it asked for it: the agent was told the call
         is pending, and this tells its owner it is done (the result as the agent gets it). Written in
         the store step that stores the result, so a gateway killed in between loses neither."""
@@ -261,18 +205,14 @@ class CallService:
         hook = client.webhook if client is not None else None
         if hook is None or CALL_COMPLETED not in hook.events:
             return None
-        data = {
-            "call_id": running.id,
-            "api": api,
-            "tool": tool,
-            "client": client_id,
-            "result": result_json(result),
-        }
+        event = {"call_id": running.id, "api": api, "tool": tool, "client": client_id, "result": data}
         receiver = client_receiver(client_id)
-        payload = {"type": CALL_COMPLETED, "timestamp": iso(now), "data": data}
+        payload = {"type": CALL_COMPLETED, "timestamp": iso(now), "data": event}
         return Announcement(CALL_COMPLETED, payload, now, receiver, f"{receiver}|call:{running.id}")
 
-    async def _await(self, running: _Running, wait: float) -> CallResult:
+    async def wait(self, running: Running, wait: float) -> CallResult:
+        """The call's result once there (it is then handed out: the same call again is a new one), or
+        `call-pending` after `wait` seconds."""
         with anyio.move_on_after(wait):
             await running.done.wait()
         if running.result is None:
@@ -288,31 +228,20 @@ class CallService:
         for call_id in finished[: max(0, len(finished) - KEPT)]:
             self._handed(self._running[call_id])
 
-    def _handed(self, running: _Running) -> None:
-        """The result reached an agent: the same arguments now make a new call."""
+    def _handed(self, running: Running) -> None:
         key = (running.scope, running.same)
-        if self._by_arguments.get(key) == running.id:
-            del self._by_arguments[key]
+        if self._by_call.get(key) == running.id:
+            del self._by_call[key]
         self._running.pop(running.id, None)
 
     async def result(
-        self, api: str, client: str | None, arguments: Mapping[str, Json], *, wait: float
+        self, store: Store, api: str, client: str | None, call_id: str, *, wait: float
     ) -> CallResult:
-        """`get_call_result`: the result of the caller's own long call, by id, from this instance or the
-        store (another client's id is not found)."""
-        call_id = arguments.get("call_id")
-        if not isinstance(call_id, str) or not 0 < len(call_id) <= 64:
-            return CallResult(
-                "invalid arguments: call_id: must be the call id a call-pending result gave",
-                is_error=True,
-                code=ErrorCode.ARGUMENTS_INVALID,
-            )
+        """`get_call_result`: the caller's own long call by id, from this instance or the store
+        (another client's id is not found)."""
         running = self._running.get(call_id)
         if running is not None and running.scope[:2] == (api, client or ""):
-            return await self._await(running, wait)
-        store = await self._store()
-        if isinstance(store, CallResult):
-            return store
+            return await self.wait(running, wait)
         name = call_key(api, client or "", call_id)
         pause, give_up = 0.02, anyio.current_time() + wait
         while True:

@@ -1,0 +1,152 @@
+"""Step 5 of a call whose plan `requires_approval`: the approval as a value (PRODUCT §5.1).
+
+    approve(ready, approvals, answer, asked=…, until=…) ->
+        Approved      a person said yes: the call goes on to the claim (step 6)
+        Question      approvals.by: client: ask the client's user (the adapter asks; `resume` goes on)
+        CallResult    pending (awaits a person; nothing was sent), rejected, expired, or an outcome
+                      another call of the same approval already had (done, outcome unknown)
+
+The record is stored (or attached to: the same call, by its fingerprint) before anyone is asked, so an
+operator, the client's user through another try, and other instances all answer the same approval.
+Nothing here sends or claims anything: whatever happens here, the call was not sent.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from .._errors import ErrorCode
+from .._logging import log_event, monotonic
+from ..approvals import ApprovalError, Approvals
+from ..call import CallResult
+from ..store import Approval, Status
+from ._asking import question
+from ._request import Answer, Question, Ready
+from ._results import result_from_json
+from ._waits import MARGIN, SEND_MARGIN
+
+TOO_LARGE = (
+    " Its values are too many or too long to show the client's user, so an operator answers it instead "
+    "of the user."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Approved:
+    """A person approved this very call: it may be claimed and sent once."""
+
+    approval: Approval
+    approvals: Approvals
+
+
+async def approve(
+    ready: Ready, approvals: Approvals, answer: Answer | None, *, asked: bool, until: float | None
+) -> Approved | Question | CallResult:
+    """The approval of `ready`'s call, as it stands once a person answered or the wait ended. `answer`:
+    the client's user's answer (a 2026-07-28 retry's, or the elicitation's); `asked`: the user was
+    asked during this call already; `until`: when the wait ends (monotonic; None: from the settings)."""
+    request = ready.request
+    settings = approvals.settings
+    client = request.client_id
+    approval = await approvals.request(
+        request.api.name,
+        request.tool.name,
+        client or "",
+        ready.planned.arguments,
+        ready.bound,
+        fingerprint=ready.fingerprint,
+    )
+    if until is None:
+        # What is left after the wait must hold the send, unless it goes on in the background.
+        keep = MARGIN if request.api.calls.long else ready.planned.plan.timeout + SEND_MARGIN
+        until = monotonic() + request.deadline.wait(settings.wait, keep=keep)
+    by_user = settings.by == "client" and request.asking.can_ask
+    too_large = False
+    if approval.status is Status.PENDING and by_user and answer is not None:
+        approval = await _answer(approvals, approval, client, answer)
+    elif approval.status is Status.PENDING and by_user and not asked:
+        text = question(request.api.name, request.tool.name, ready.planned.arguments, ready.bound)
+        if text is not None:
+            return Question(text, approval.id, until, ready)
+        too_large = True
+        log_event(
+            "approval too large to show the client's user; an operator answers it",
+            level=logging.WARNING,
+            api=request.api.name,
+            tool=request.tool.name,
+            client=client,
+            approval=approval.id,
+        )
+    if approval.status in (Status.PENDING, Status.EXECUTING):  # a person's answer; another's send
+        approval = await approvals.wait(approval.id, max(0.0, until - monotonic()))
+    if approval.status is Status.APPROVED:
+        return Approved(approval, approvals)
+    return await outcome(approvals, approval, note=TOO_LARGE if too_large else "")
+
+
+async def outcome(approvals: Approvals, approval: Approval, *, note: str = "") -> CallResult:
+    """What an agent gets for an approval that does not (or no longer) let its call be sent by it:
+    still pending or being sent by another call, or a final outcome, which settles the approval (the
+    next identical call asks again)."""
+    if approval.status in (Status.PENDING, Status.EXECUTING, Status.APPROVED):
+        if approval.status is Status.PENDING:
+            what = (
+                "awaits a person's approval; nothing was sent. Call the tool again with the same arguments "
+                "later to get the answer (it will not be asked twice)"
+            )
+        else:
+            what = (
+                "was approved and is being sent; call the tool again with the same arguments for its result"
+            )
+        return CallResult(
+            f"this call {what} (approval {approval.id}).{note}",
+            is_error=True,
+            code=ErrorCode.APPROVAL_PENDING,
+        )
+    await approvals.settle(approval)
+    if approval.status is Status.DONE:
+        return result_from_json(approval.result)
+    if approval.status is Status.REJECTED:
+        return CallResult(
+            f"a person rejected this call: {approval.reason}. Nothing was sent; redraft the call if the "
+            f"reason allows (each new call asks a person again) (approval {approval.id})",
+            is_error=True,
+            code=ErrorCode.APPROVAL_REJECTED,
+        )
+    if approval.status is Status.EXPIRED:
+        return CallResult(
+            f"nobody answered this call's approval in time; nothing was sent. Calling again asks again "
+            f"(approval {approval.id})",
+            is_error=True,
+            code=ErrorCode.APPROVAL_EXPIRED,
+        )
+    return CallResult(
+        "this approved call was sent, but its outcome was not recorded (the gateway stopped during the "
+        "call); it will not be sent again. Check the API's state before asking again "
+        f"(approval {approval.id})",
+        is_error=True,
+        code=ErrorCode.APPROVAL_OUTCOME_UNKNOWN,
+    )
+
+
+async def _answer(approvals: Approvals, approval: Approval, client: str | None, answer: Answer) -> Approval:
+    """The client's user's answer, recorded as theirs (`client:<id>`); an answer given meanwhile (by an
+    operator, or through another try) stands."""
+    by = f"client:{client or 'anonymous'}"
+    try:
+        if answer == "accept":
+            answered = await approvals.approve(approval.id, by)
+        else:
+            what = "declined" if answer == "decline" else "dismissed without answering"
+            answered = await approvals.reject(approval.id, by, f"the client's user {what} the call")
+    except ApprovalError as error:
+        return error.approval or await approvals.get(approval.id)
+    log_event(
+        "approval answered by the client's user",
+        api=approval.api,
+        tool=approval.tool,
+        client=client,
+        action=answer,
+    )
+    return answered

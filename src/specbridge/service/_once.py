@@ -1,0 +1,172 @@
+"""Steps 6-8 of a call: claim, send, store. The claim is the only step after which a call's outcome can
+be unknown; everything before it (plan, check, files, secrets, a person's answer) ends in a result that
+says nothing was sent, and so does a request that cannot be built after it.
+
+    held, known = await claim(...)    # 6: the key, the approval's execution (a long call's own claim
+                                      #    was taken when it started); `known`: an outcome this call
+                                      #    gets without sending (the key's stored result, another call's)
+    result = await send(...)          # 7: only when nothing is known: built, sent once, through call/
+                                      #    (`held.sent` from the moment it goes to the network)
+    await store(held, result, ...)    # 8: one serialisation, kept where it is held: the approval, the
+                                      #    long call (with `call.completed`), then the key
+
+A fault or cancellation between 6 and 8 leaves every held claim outcome unknown (`abandon`), never to be
+sent again.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+
+from .._errors import CallError
+from .._logging import log_event
+from ..approvals import Approvals
+from ..call import CallResult
+from ..files import Files
+from ..store import Approval, Store, StoreError
+from ._approval import Approved, outcome
+from ._idempotency import claim_key, record
+from ._long_calls import Running
+from ._request import Ready
+from ._results import store_unavailable
+
+Json = Any
+
+
+def result_json(result: CallResult) -> Json:
+    """A call's result as the store keeps it (an image as base64): made once per call, in step 8, for
+    every claim it completes."""
+    image = result.image
+    return {
+        "text": result.text,
+        "is_error": result.is_error,
+        "code": None if result.code is None else str(result.code),
+        "status": result.status,
+        "structured": result.structured,
+        "image": None
+        if image is None
+        else {"data": base64.b64encode(image.data).decode("ascii"), "mime_type": image.mime_type},
+    }
+
+
+@dataclass(slots=True)
+class Held:
+    """What this call holds after step 6: its claims in the store, each to be completed in step 8."""
+
+    store: Store | None = None
+    owner: str = ""
+    key: str | None = None  # the idempotency claim's name
+    approval: Approval | None = None  # the approval's execution
+    approvals: Approvals | None = None
+    long: Running | None = None  # the long call this is the background of
+    sent: bool = False  # the request went to the network (from here on it may have had an effect)
+
+
+async def claim(
+    ready: Ready,
+    held: Held,
+    approved: Approved | None,
+    *,
+    lease: float,
+    budget: float,
+    clock: Callable[[], float],
+) -> CallResult | None:
+    """Step 6: None when this call may send (and `held` says what it holds); else the outcome it gets
+    instead, without sending: the key's stored result or why the key cannot be used, or the outcome of
+    another call that is sending the same approval (each waited for up to `budget` seconds)."""
+    planned = ready.planned
+    try:
+        if planned.key is not None and held.store is not None:
+            taken = await claim_key(
+                held.store,
+                ready.request.scope,
+                planned.key,
+                held.owner,
+                ready.fingerprint,
+                lease=lease,
+                ttl=ready.request.api.idempotency.ttl,
+                budget=budget,
+                clock=clock,
+            )
+            if isinstance(taken, CallResult):
+                return taken
+            held.key = taken
+        if approved is not None:
+            mine = await approved.approvals.claim(approved.approval)
+            if mine is None:  # another call (on any instance) is sending it: its outcome is this one's
+                other = await approved.approvals.wait(approved.approval.id, budget)
+                return await outcome(approved.approvals, other)
+            held.approval, held.approvals = mine, approved.approvals
+    except StoreError as error:
+        if held.key is not None and held.store is not None:  # nothing was sent: the key is free again
+            with contextlib.suppress(StoreError):
+                await held.store.abandon(held.key, held.owner, sent=False)
+            held.key = None
+        return store_unavailable(error)
+    return None
+
+
+async def send(ready: Ready, held: Held, files: Files) -> CallResult:
+    """Step 7: the one request built and sent once (call/), and a binary answer kept as a file of the
+    caller. A request that cannot be built (a header value that cannot be a header, say) is refused
+    naming the field: nothing is sent, and the claims held are given back as such in step 8."""
+    caller, planned = ready.request.caller, ready.planned
+    try:
+        outgoing = caller.build(
+            planned.plan,
+            ready.arguments,
+            ready.credential,
+            ready.attachments,
+            selection=ready.selection,
+            also_bound=tuple(planned.key_binding.values()),
+        )
+    except CallError as error:
+        return CallResult(error.message, is_error=True, code=error.code)
+    held.sent = True
+    return await files.keep_answer(ready.request.owner, await caller.send(outgoing))
+
+
+async def store(held: Held, result: CallResult, *, clock: Callable[[], float]) -> CallResult:
+    """Step 8: the outcome kept once, serialised once, wherever this call holds a claim: the approval,
+    then the long call's result with its `call.completed` event (one store step), then the key. A
+    store that fails here gives `store-unavailable`, saying whether the request was sent."""
+    if held.approval is None and held.long is None and held.key is None:
+        return result
+    data = result_json(result)
+    try:
+        with anyio.CancelScope(shield=True):  # a result that arrived is kept, whatever happens now
+            if held.approval is not None and held.approvals is not None:
+                await held.approvals.finish(held.approval, data)
+            if held.long is not None:
+                await held.long.keep(result, data)
+            if held.key is not None and held.store is not None:
+                await record(held.store, held.key, held.owner, result, data, clock())
+    except StoreError as error:
+        failed = store_unavailable(error, sent=result if held.sent else None)
+        if held.long is not None:  # who asks for the long call later gets this, too
+            held.long.result = failed
+            held.long.done.set()
+        return failed
+    return result
+
+
+async def abandon(held: Held) -> None:
+    """A fault or cancellation after the claim: every held claim becomes outcome unknown, or, when the
+    request never went to the network, the key is free again."""
+    with anyio.CancelScope(shield=True):
+        try:
+            if held.approval is not None and held.approvals is not None:
+                await held.approvals.abandon(held.approval)
+            if held.long is not None:
+                await held.long.abandon()
+            if held.key is not None and held.store is not None:
+                await held.store.abandon(held.key, held.owner, sent=held.sent)
+        except StoreError as error:
+            log_event("claims not given up: the store failed", level=logging.ERROR, code=str(error.code))

@@ -1,0 +1,214 @@
+"""The call service: the life of one call of a document tool as one straight line of steps, each a
+function that returns a value (the next step's input, or the call's result), with no MCP (PRODUCT §4,
+§5.1). The adapter (gateway/) hands in a `CallRequest` and gets a `CallResult`, or a `Question` for the
+client's user, which it asks and hands back (`resume`).
+
+    1 plan      _planning.plan      what the config decides, looked up once; the idempotency key apart
+      admit     _access.admit       per-client tool access and rate limits (PRODUCT §5.2) plug in here
+    2 check     _resolving.check    the arguments, once (large ones in the check worker)
+    3 resolve   _resolving.resolve  files, bindings, the caller's secret
+    4 look up   CallService.look_up the call's fingerprint: the same long call running here, a key's result
+    5 approve   _approval.approve   a person's answer as a value: approved, pending, rejected, a question
+    6 claim     _once.claim         the key, the approval's execution: only after it can an outcome be unknown
+    7 send      _once.send          the one request built (refused naming a field it cannot send), sent once
+    8 store     _once.store         the result serialised once: approval, long call (+ call.completed), key
+      audit     _access.audit       the audit line (PRODUCT §5.2) plugs in here
+
+Long calls run 6-8 in the background (`_long_calls`); nothing before 6 runs there. A call with no key,
+no approval and no long call never touches the store.
+"""
+
+from __future__ import annotations
+
+import math
+import secrets
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from .._errors import ErrorCode
+from .._logging import monotonic
+from ..approvals import ApprovalError
+from ..call import CallResult
+from ..config import ApiConfig, Config
+from ..files import Files
+from ..store import Store, StoreError
+from ._access import admit, audit
+from ._approval import Approved, approve
+from ._approving import ApprovalService
+from ._idempotency import look_up
+from ._long_calls import LongCalls, Running
+from ._once import Held, abandon, claim, send, store
+from ._planning import plan
+from ._request import Answer, CallRequest, Question, Ready
+from ._resolving import check, resolve
+from ._results import store_unavailable
+from ._waits import MARGIN, Deadline
+
+Json = Any
+LEASE_MARGIN = 10.0  # what a claim's lease adds to the longest the send can take
+
+
+class CallService:
+    """Runs the calls of one gateway: the steps above, the store they need, the long calls running."""
+
+    def __init__(
+        self,
+        approvals: ApprovalService,
+        files: Files,
+        config: Callable[[], Config],
+        *,
+        deadline: float,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        """`deadline`: the gateway's limit on one call (a claim's lease outlasts it)."""
+        self._approvals = approvals
+        self.files = files
+        self._config = config
+        self.deadline = deadline
+        self.clock = clock
+        self.owner = secrets.token_hex(8)
+        self.long = LongCalls(config, self.owner, clock=clock)
+
+    async def call(self, request: CallRequest) -> CallResult | Question:
+        """One call, from its plan to its stored result (or the question its client's user is asked)."""
+        outcome: CallResult | Question
+        planned = plan(request)
+        if isinstance(planned, CallResult):
+            outcome = planned
+        elif (refused := admit(planned)) is not None:
+            outcome = refused
+        elif isinstance(checked := await check(planned), CallResult):
+            outcome = checked
+        elif isinstance(ready := await resolve(planned, checked, self.files), CallResult):
+            outcome = ready
+        else:
+            outcome = await self._on_the_store(ready, request.asking.answer, asked=False, until=None)
+        audit(request, outcome)
+        return outcome
+
+    async def resume(self, question: Question, answer: Answer | None) -> CallResult:
+        """The call a `Question` stopped, once its user answered (`answer`), or did not in time (None)."""
+        outcome = await self._on_the_store(question.ready, answer, asked=True, until=question.until)
+        assert not isinstance(outcome, Question)  # a user asked once is never asked again in one call
+        audit(question.ready.request, outcome)
+        return outcome
+
+    async def until_answered(self, question: Question) -> None:
+        """Returns once the question's approval is answered by anyone (or its wait ends)."""
+        approvals = self._approvals.approvals_for(question.ready.request.api.name)
+        await approvals.wait(question.approval, max(0.0, question.until - monotonic()))
+
+    async def _on_the_store(
+        self, ready: Ready, answer: Answer | None, *, asked: bool, until: float | None
+    ) -> CallResult | Question:
+        """Steps 4-8: what happens around the store, for a call that is ready to be sent."""
+        request, approval = ready.request, ready.planned.plan.requires_approval
+        long = request.api.calls.long
+        if ready.planned.key is None and not approval and not long:  # nothing to claim or to keep
+            return await send(ready, Held(), self.files)
+        opened = await self._store()
+        if isinstance(opened, CallResult):
+            return opened
+        found = await self.look_up(ready, opened)
+        if found is not None:
+            return found
+        approved = None
+        if approval:
+            decision = await self._approve(ready, answer, asked=asked, until=until)
+            if not isinstance(decision, Approved):
+                return decision
+            approved = decision
+        held = Held(opened, self.owner)
+        if not long:
+            return await self._once(ready, held, approved, budget=request.deadline.wait(math.inf))
+
+        async def background(running: Running) -> CallResult:
+            held.long = running
+            return await self._once(ready, held, approved, budget=ready.planned.plan.timeout + MARGIN)
+
+        return await self.long.start(
+            opened,
+            request.scope,
+            ready.fingerprint,
+            background,
+            lease=self._lease(ready),
+            keep=request.api.idempotency.ttl,
+            wait=request.deadline.wait(request.api.calls.wait),
+        )
+
+    async def look_up(self, ready: Ready, opened: Store) -> CallResult | None:
+        """Step 4: by the call's fingerprint, the same long call running on this instance (its result),
+        and, for a key whose call would wait for a person or run long first, the key's stored result
+        or why it is spent. A key alone is looked up by its claim (step 6): one store step, not two."""
+        request, long = ready.request, ready.request.api.calls.long
+        running = self.long.find(request.scope, ready.fingerprint) if long else None
+        if running is not None:
+            return await self.long.wait(running, request.deadline.wait(request.api.calls.wait))
+        key = ready.planned.key
+        if key is None or not (ready.planned.plan.requires_approval or long):
+            return None
+        try:
+            return await look_up(opened, request.scope, key, ready.fingerprint, self.clock())
+        except StoreError as error:
+            return store_unavailable(error)
+
+    async def _approve(
+        self, ready: Ready, answer: Answer | None, *, asked: bool, until: float | None
+    ) -> Approved | Question | CallResult:
+        """Step 5, on this API's approvals."""
+        try:
+            approvals = self._approvals.approvals_for(ready.request.api.name)
+            return await approve(ready, approvals, answer, asked=asked, until=until)
+        except StoreError as error:
+            return store_unavailable(error)
+        except ApprovalError as error:
+            return CallResult(error.message, is_error=True, code=error.code)
+
+    async def _once(
+        self, ready: Ready, held: Held, approved: Approved | None, *, budget: float
+    ) -> CallResult:
+        """Steps 6-8: claim, send once, store."""
+        known = await claim(ready, held, approved, lease=self._lease(ready), budget=budget, clock=self.clock)
+        if known is not None:
+            return await store(held, known, clock=self.clock)
+        try:
+            result = await send(ready, held, self.files)
+        except BaseException:  # cancelled (the call deadline), or a fault mid-send: it may have been sent
+            await abandon(held)
+            raise
+        return await store(held, result, clock=self.clock)
+
+    def _lease(self, ready: Ready) -> float:
+        """How long a claim of this call is its owner's before it reads as outcome unknown."""
+        return self.deadline + ready.planned.plan.timeout + LEASE_MARGIN
+
+    async def _store(self) -> Store | CallResult:
+        try:
+            return await self._approvals.open(self._config())
+        except StoreError as error:
+            return store_unavailable(error)
+
+    async def result(
+        self, api: ApiConfig, client: str | None, arguments: Mapping[str, Json], deadline: Deadline
+    ) -> CallResult:
+        """`get_call_result`: the result of the caller's own long call, by its id."""
+        call_id = arguments.get("call_id")
+        if not isinstance(call_id, str) or not 0 < len(call_id) <= 64:
+            return CallResult(
+                "invalid arguments: call_id: must be the call id a call-pending result gave",
+                is_error=True,
+                code=ErrorCode.ARGUMENTS_INVALID,
+            )
+        opened = await self._store()
+        if isinstance(opened, CallResult):
+            return opened
+        wait = deadline.wait(api.calls.wait)
+        try:
+            return await self.long.result(opened, api.name, client, call_id, wait=wait)
+        except StoreError as error:
+            return store_unavailable(error)
+
+    async def aclose(self) -> None:
+        """Stop the background calls (each becomes outcome unknown in the store)."""
+        await self.long.aclose()
