@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+import httpx2
 import mcp_types as types
 import pytest
 from mcp.shared.exceptions import MCPError
@@ -21,6 +22,7 @@ from tests.support.upstream import Upstream, json_response
 ERAS = ["legacy", "2026-07-28"]
 READER, BUYER = "sbk_key-of-the-reader", "sbk_key-of-the-buyer"
 RESOURCE = f"{IN_PROCESS}/shop/mcp"
+ORDER_ARGS = {"shopId": "s1", "product": "p", "quantity": 1}
 CLIENTS = f"""\
 clients:
   reader:
@@ -144,16 +146,37 @@ async def test_a_tokens_scopes_decide_its_listing_and_its_calls(tmp_path: Path, 
     assert kept == 4  # one listing per client and scopes: one token's listing is never another's
 
 
+async def test_in_search_mode_a_token_finds_only_what_its_scopes_give(
+    tmp_path: Path, upstream: Upstream
+) -> None:
+    issuer = Issuer(upstream.url)
+    config = oauth_config(tmp_path, upstream, issuer)
+    config.write_text(config.read_text(encoding="utf-8").replace("    oauth:", "    search: on\n    oauth:"))
+    reading = issuer.mint(aud=RESOURCE, client_id="someone", scope="shop:read")
+    ordering = issuer.mint(aud=RESOURCE, client_id="someone", scope="shop:order")
+    found: dict[str, set[str]] = {}
+    async with in_process_gateway(config) as (asgi, _):
+        for name, token in (("reading", reading), ("ordering", ordering)):
+            async with http_client(RESOURCE, key=token, transport=asgi) as client:
+                answer = await client.call_tool("search_tools", {"query": "place an order", "limit": 20})
+                assert answer.structured_content is not None
+                found[name] = {tool["name"] for tool in answer.structured_content["tools"]}
+                if name == "reading":
+                    denied = await client.call_tool(
+                        "call_tool", {"name": "createOrder", "arguments": ORDER_ARGS}
+                    )
+    assert found == {"reading": {"getProduct", "listNotes", "getLogo"}, "ordering": {"createOrder"}}
+    assert denied.is_error and "[tool-unknown]" in text(denied)
+    assert upstream.requests == [request for request in upstream.requests if request.path == "/jwks"]
+
+
 async def test_the_metadata_tells_clients_the_scopes_that_give_tools(
     tmp_path: Path, upstream: Upstream
 ) -> None:
     config = oauth_config(tmp_path, upstream, Issuer(upstream.url))
-    async with in_process_gateway(config) as (asgi, _):
-        import httpx2
-
-        async with httpx2.AsyncClient(transport=asgi) as plain:
-            metadata = (await plain.get(f"{IN_PROCESS}/.well-known/oauth-protected-resource/shop/mcp")).json()
-            challenge = (await plain.post(RESOURCE, json={})).headers["www-authenticate"]
+    async with in_process_gateway(config) as (asgi, _), httpx2.AsyncClient(transport=asgi) as plain:
+        metadata = (await plain.get(f"{IN_PROCESS}/.well-known/oauth-protected-resource/shop/mcp")).json()
+        challenge = (await plain.post(RESOURCE, json={})).headers["www-authenticate"]
     assert metadata["scopes_supported"] == ["shop:read", "shop:order"]
     assert 'scope="shop:read shop:order"' in challenge
 
