@@ -86,6 +86,9 @@ def test_whatever_the_bounds_a_fitted_key_satisfies_the_field(high: int, pattern
     if pattern:
         schema["pattern"] = pattern
     key = fit_key(DERIVED, schema)
+    if pattern == "^(ab|cd)+$" and high < 2:  # no string of one character matches: nothing can fit
+        assert key is None
+        return
     assert key is not None and accepted(key, schema)
 
 
