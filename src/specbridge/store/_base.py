@@ -188,3 +188,19 @@ class Store(ABC):
     async def live_files(self, file_ids: Collection[str], now: float) -> set[str]:
         """Those of `file_ids` that name a file not yet expired, whoever owns it: for the files folder's
         sweep (`files.folder`), which removes bytes no record names any more."""
+
+    # Sealed values (grants/: OAuth tokens toward the APIs, connect links, authorization states). The
+    # caller seals them (AES-GCM under `store_key`); the store keeps bytes it cannot read.
+
+    @abstractmethod
+    async def put_sealed(self, key: str, data: bytes, expires_at: float, now: float) -> None:
+        """Keep `data` under `key` until `expires_at`, replacing what was there (and forgetting values
+        past their expiry, where the backend does not forget them by itself)."""
+
+    @abstractmethod
+    async def get_sealed(self, key: str, now: float) -> bytes | None:
+        """The bytes under `key`, or None (nothing there, or expired)."""
+
+    @abstractmethod
+    async def take_sealed(self, key: str, now: float) -> bytes | None:
+        """The bytes under `key`, removed in the same step: of many takers at once, one gets them."""

@@ -26,7 +26,7 @@ from redis.exceptions import RedisError
 
 from . import _redis_lua as lua
 from . import _sql
-from ._base import Store, StoreError
+from ._base import StoreError
 from ._bounded import DEFAULT_TIMEOUT
 from ._model import Announcement, Approval, Claim, Condition, Delivery, Json, Status, StoredFile
 from ._records import (
@@ -43,6 +43,7 @@ from ._records import (
     file_values,
 )
 from ._redis_pool import IDLE, BoundedPool, bounded_pool, closing_idle
+from ._redis_sealed import RedisSealed
 
 # Redis needs no migration steps; the key guards against an older specbridge. 2: files (`f:ID`);
 # 3: outbox receivers and streams (`s:STREAM`), which an older sender would route and order wrongly.
@@ -76,7 +77,7 @@ def _delivery(announce: Announced) -> str:
     return json.dumps(records) if records else ""
 
 
-class RedisStore(Store):
+class RedisStore(RedisSealed):
     def __init__(
         self,
         url: str,

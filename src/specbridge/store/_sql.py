@@ -11,6 +11,7 @@ from typing import Any
 
 from ._model import Condition
 from ._records import APPROVAL_FIELDS
+from ._sql_sealed import SEALED_TABLE
 
 TIME = "DOUBLE PRECISION"
 
@@ -50,6 +51,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE outbox ADD COLUMN stream TEXT",
         "CREATE INDEX outbox_stream ON outbox (stream, created_at, id)",
     ),
+    SEALED_TABLE,
 )
 VERSION = len(MIGRATIONS)
 
