@@ -22,13 +22,17 @@ ALLOWED = {
     "store": {"store"},
     "approvals": {"config", "store", "approvals"},
     "access": {"config", "call", "access"},
+    "grants": {"config", "call", "store", "grants"},
     "files": {"tools", "call", "config", "store", "access", "files"},
     "webhooks": {"call", "config", "store", "approvals", "webhooks"},
-    "service": {"document", "tools", "call", "config", "store", "approvals", "files", "webhooks", "service"},
+    "service": {
+        *("document", "tools", "call", "config", "store", "approvals", "files", "webhooks", "grants"),
+        "service",
+    },
     "admin": {"config", "store", "approvals", "access", "service", "admin"},
     "gateway": {
         *("document", "tools", "call", "search", "config", "store", "approvals"),
-        *("access", "files", "webhooks", "service", "admin", "gateway"),
+        *("access", "files", "webhooks", "grants", "service", "admin", "gateway"),
     },
     "examples": {"examples"},
 }

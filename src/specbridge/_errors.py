@@ -116,6 +116,11 @@ class ErrorCode(StrEnum):
     # Reading files the user names (_files.py)
     DOCUMENT_TOO_LARGE = "document-too-large"
     CONFIG_TOO_LARGE = "config-too-large"
+    # OAuth toward the APIs (grants/)
+    UPSTREAM_AUTH_FAILED = "upstream-auth-failed"
+    ACCOUNT_NOT_CONNECTED = "account-not-connected"
+    CONNECT_INVALID = "connect-invalid"
+    CONNECT_DECLINED = "connect-declined"
 
 
 class SpecbridgeError(Exception):

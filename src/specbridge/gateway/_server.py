@@ -41,7 +41,9 @@ from .._logging import log_event, monotonic
 from .._version import __version__
 from ..call import CallResult
 from ..config import ClientConfig
+from ..grants import AccountNotConnected
 from ..service import GET_CALL_RESULT, Asking, CallRequest, Deadline, Question, get_call_result_tool
+from ._accounts import ask_to_connect
 from ._elicit import ask_user, asking, input_required
 from ._gateway import ApiState, Gateway, Snapshot
 from ._mcp import to_mcp_result, tool_entry
@@ -321,6 +323,8 @@ class ApiServer:
             ms=round(elapsed * 1000, 1),
             **where,
         )
+        if isinstance(result, AccountNotConnected):  # by URL-mode elicitation where the client can
+            return ask_to_connect(ask.session, ask.round_trip, ask.responses, result)
         return to_mcp_result(result)
 
     def _conform(self, state: ApiState, name: str, schema: Any, result: CallResult) -> CallResult:

@@ -6,7 +6,7 @@ client's user, which it asks and hands back (`resume`).
     1 plan      _planning.plan      what the config decides, looked up once; the idempotency key apart
       admit     _access.admit       per-client tool access and rate limits (PRODUCT §5.2) plug in here
     2 check     _resolving.check    the arguments, once (large ones in the check worker)
-    3 resolve   _resolving.resolve  files, bindings, the caller's secret
+    3 resolve   _resolving.resolve  files, bindings, the caller's credential (an OAuth token: grants/)
     4 look up   CallService.look_up the call's fingerprint: the same long call running here, a key's result
     5 approve   _approval.approve   a person's answer as a value: approved, pending, rejected, a question
     6 claim     _once.claim         the key, the approval's execution: only after it can an outcome be unknown
@@ -32,6 +32,7 @@ from ..approvals import ApprovalError
 from ..call import CallResult
 from ..config import ApiConfig, Config
 from ..files import Files
+from ..grants import Grants
 from ..store import Store, StoreError
 from ._access import admit, audit
 from ._approval import Approved, approve
@@ -69,6 +70,7 @@ class CallService:
         self.clock = clock
         self.owner = secrets.token_hex(8)
         self.long = LongCalls(config, self.owner, clock=clock)
+        self.grants = Grants(lambda: approvals.open(config()), clock=clock)  # OAuth tokens toward the APIs
 
     async def call(self, request: CallRequest) -> CallResult | Question:
         """One call, from its plan to its stored result (or the question its client's user is asked)."""
@@ -80,7 +82,7 @@ class CallService:
             outcome = refused
         elif isinstance(checked := await check(planned), CallResult):
             outcome = checked
-        elif isinstance(ready := await resolve(planned, checked, self.files), CallResult):
+        elif isinstance(ready := await resolve(planned, checked, self.files, self.grants), CallResult):
             outcome = ready
         else:
             outcome = await self._on_the_store(ready, request.asking.answer, asked=False, until=None)
@@ -212,3 +214,4 @@ class CallService:
     async def aclose(self) -> None:
         """Stop the background calls (each becomes outcome unknown in the store)."""
         await self.long.aclose()
+        await self.grants.aclose()
