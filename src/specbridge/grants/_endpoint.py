@@ -33,8 +33,9 @@ Resolve = Callable[[str, int], Awaitable[list[str]]]
 
 
 class GrantError(CallError):
-    """The token endpoint gave no usable token; `refused` when it said the grant itself is no good
-    (`invalid_grant`: a refresh token or code that is spent, revoked or expired)."""
+    """The token endpoint gave no usable token; `refused` when it said the grant itself is no good: 400
+    with `invalid_grant` (a refresh token or code that is spent, revoked or expired), or 400 saying
+    nothing (some servers, glewlwyd among them, answer a spent refresh token so)."""
 
     code = ErrorCode.UPSTREAM_AUTH_FAILED
 
@@ -45,7 +46,7 @@ class GrantError(CallError):
 
     @property
     def refused(self) -> bool:
-        return self.error == "invalid_grant"
+        return self.status == 400 and self.error in (None, "invalid_grant")
 
 
 class TokenEndpoint:

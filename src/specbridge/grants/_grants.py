@@ -192,7 +192,6 @@ class Grants:
         await self.keeper.aclose()
         for endpoint in self._endpoints.values():
             await endpoint.aclose()
-        self._endpoints.clear()
 
 
 def _reveal(grant: GrantConfig) -> str:
