@@ -422,6 +422,18 @@ class Glewlwyd:
             raise RuntimeError(f"glewlwyd /auth: {answer.status_code} {answer.text}")
         return answer.headers["location"]
 
+    def subject(self, username: str) -> str | None:
+        """The `sub` glewlwyd puts in `username`'s tokens (made on her first token; None before)."""
+        database = sqlite3.connect(self.folder / "glewlwyd.db")
+        try:
+            row = database.execute(
+                "SELECT gposi_sub FROM gpo_subject_identifier WHERE gposi_username = ? AND gposi_plugin_name = ?",
+                (username, "oidc"),
+            ).fetchone()
+        finally:
+            database.close()
+        return None if row is None else str(row[0])
+
     def _admin_client(self) -> httpx.Client:
         assert self._admin is not None, "glewlwyd is not started"
         return self._admin

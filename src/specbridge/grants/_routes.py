@@ -8,7 +8,8 @@
                                       code exchanged and the account stored for the link's client
 
 Every page is plain HTML (nothing to run), cannot be framed (a click cannot be stolen), sends no
-Referer (the link's id and the state stay here) and is not cached. Each refusal says why and carries
+Referer to another site (the link's id and the state stay here; the form's own POST keeps its Origin)
+and is not cached. Each refusal says why and carries
 its code (docs/errors.md): `connect-invalid`, `connect-declined`, `csrf-invalid`, `upstream-auth-failed`,
 `secret-unavailable`, `store-unavailable`.
 """
@@ -185,7 +186,7 @@ def _origin(url: str) -> str:
 
 _HEADERS = {
     "Cache-Control": "no-store",
-    "Referrer-Policy": "no-referrer",
+    "Referrer-Policy": "same-origin",  # no Referer elsewhere (the id, the state), an Origin here
     "X-Content-Type-Options": "nosniff",
     "X-Frame-Options": "DENY",
 }
