@@ -176,7 +176,7 @@ async def test_each_client_connects_its_own_account_and_never_uses_anothers(
     assert carols_result.structured_content["sub"] == carol
     assert bobs_again is not None and bobs_again.structured_content is not None
     assert bobs_again.structured_content["sub"] == bob
-    assert {r.structured_content["client_id"] for r in (bobs_result, carols_result)} == {client_id}  # type: ignore[index]
+    assert {r.structured_content["client_id"] for r in (bobs_result, carols_result)} == {client_id}
     assert [r.path for r in upstream.requests] == ["/notes", "/notes", "/notes"]
 
 

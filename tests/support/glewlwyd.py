@@ -417,7 +417,7 @@ class Glewlwyd:
         with httpx.Client(base_url=self.url, timeout=10) as person:
             self._check(person.post("/api/auth/", json={"username": username, "password": password}))
             self._check(person.put(f"/api/auth/grant/{query['client_id']}", json={"scope": query["scope"]}))
-            answer = person.get(authorization_url, params={"g_continue": ""})
+            answer = person.get(authorization_url + "&g_continue")
         if answer.status_code != 302:
             raise RuntimeError(f"glewlwyd /auth: {answer.status_code} {answer.text}")
         return answer.headers["location"]

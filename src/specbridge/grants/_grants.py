@@ -182,6 +182,7 @@ class Grants:
                     if not error.refused:
                         raise
             await store.take_sealed(slot, self.clock())
+            self.keeper.forget(slot)
             log_event("a client's account can no longer be renewed; it is asked to connect again",
                       api=api.name, client=slot.rpartition(":")[2])  # fmt: skip
             raise _Gone()
