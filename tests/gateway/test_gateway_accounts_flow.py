@@ -102,7 +102,9 @@ async def serving(tmp_path: Path, upstream: Upstream, glewlwyd: Glewlwyd) -> Asy
     sock = bind("127.0.0.1", 0)
     base = base_url(sock)
     callback = f"{base}/oauth/callback/shop"
-    client_id, _ = new_client(glewlwyd, grants=["code", "refresh_token"], redirect_uris=[callback], public=True)
+    client_id, _ = new_client(
+        glewlwyd, grants=["code", "refresh_token"], redirect_uris=[callback], public=True
+    )
     auth = {
         "type": "oauth2_authorization_code",
         "authorize_url": authorize_url(glewlwyd),
@@ -195,9 +197,13 @@ async def test_a_2026_client_answers_the_url_elicitation_and_its_retried_call_go
 
     async with (
         serving(tmp_path, upstream, glewlwyd) as (base, _),
-        http_client(f"{base}/shop/mcp", mode="2026-07-28", key=KEY_BOB, elicitation_callback=connect) as client,
+        http_client(
+            f"{base}/shop/mcp", mode="2026-07-28", key=KEY_BOB, elicitation_callback=connect
+        ) as client,
     ):
         result = await client.call_tool("listNotes", {})
     assert len(asked) == 1 and LINK.fullmatch(asked[0].url)  # type: ignore[union-attr]
     assert not result.is_error, text(result)
-    assert result.structured_content is not None and result.structured_content["sub"] == glewlwyd.subject("bob")
+    assert result.structured_content is not None and result.structured_content["sub"] == glewlwyd.subject(
+        "bob"
+    )

@@ -60,15 +60,17 @@ async def test_fifty_calls_over_eight_clients_make_one_token_request(
     results: list[types.CallToolResult] = []
 
     async def agent(key: str, calls: int, transport: Any) -> None:
-        async with http_client(f"{IN_PROCESS}/mcp", key=key, transport=transport) as client:
-            async with anyio.create_task_group() as each:
-                for _ in range(calls):
-                    each.start_soon(lambda: _call(client, results))
+        async with (
+            http_client(f"{IN_PROCESS}/mcp", key=key, transport=transport) as client,
+            anyio.create_task_group() as each,
+        ):
+            for _ in range(calls):
+                each.start_soon(lambda: _call(client, results))
 
     with anyio.fail_after(120):
         async with in_process_gateway(config) as (asgi, gateway), anyio.create_task_group() as agents:
             for number, key in enumerate(KEYS):
-                agents.start_soon(agent, key, 7 if number < 2 else 6, asgi)  # 2 × 7 + 6 × 6 = 50
+                agents.start_soon(agent, key, 7 if number < 2 else 6, asgi)  # 2 * 7 + 6 * 6 = 50
     assert len(results) == 50
     assert all(not result.is_error for result in results), [text(r) for r in results if r.is_error]
     assert {result.structured_content["client_id"] for result in results if result.structured_content} == {
@@ -91,15 +93,17 @@ async def test_an_expired_token_is_fetched_again_once(
 ) -> None:
     protect(upstream, glewlwyd, "/notes")
     config = oauth_config(tmp_path, upstream, glewlwyd, auth=grant, clients=CLIENTS)
-    async with in_process_gateway(config) as (asgi, gateway):
-        async with http_client(f"{IN_PROCESS}/mcp", key=KEYS[0], transport=asgi) as client:
-            first = await client.call_tool("listNotes", {})
-            later = time.time() + 3600  # glewlwyd's tokens live an hour: this one has expired
-            gateway.calls.grants.clock = lambda: later
-            async with anyio.create_task_group() as calls:
-                for _ in range(10):
-                    calls.start_soon(client.call_tool, "listNotes", {})
-            last = await client.call_tool("listNotes", {})
+    async with (
+        in_process_gateway(config) as (asgi, gateway),
+        http_client(f"{IN_PROCESS}/mcp", key=KEYS[0], transport=asgi) as client,
+    ):
+        first = await client.call_tool("listNotes", {})
+        later = time.time() + 3600  # glewlwyd's tokens live an hour: this one has expired
+        gateway.calls.grants.clock = lambda: later
+        async with anyio.create_task_group() as calls:
+            for _ in range(10):
+                calls.start_soon(client.call_tool, "listNotes", {})
+        last = await client.call_tool("listNotes", {})
     assert not first.is_error and not last.is_error
     assert glewlwyd.tokens_issued(grant["client_id"]) == 2
     seen = bearers(upstream)
@@ -111,14 +115,16 @@ async def test_a_token_the_api_refuses_is_fetched_again_once_and_the_call_sent_o
 ) -> None:
     refused = protect(upstream, glewlwyd, "/notes")
     config = oauth_config(tmp_path, upstream, glewlwyd, auth=grant, clients=CLIENTS)
-    async with in_process_gateway(config) as (asgi, _):
-        async with http_client(f"{IN_PROCESS}/mcp", key=KEYS[0], transport=asgi) as client:
-            assert not (await client.call_tool("listNotes", {})).is_error
-            refused.add(bearers(upstream)[0].removeprefix("Bearer "))  # the API revoked it
-            async with anyio.create_task_group() as calls:
-                for _ in range(4):
-                    calls.start_soon(client.call_tool, "listNotes", {})
-            again = await client.call_tool("listNotes", {})
+    async with (
+        in_process_gateway(config) as (asgi, _),
+        http_client(f"{IN_PROCESS}/mcp", key=KEYS[0], transport=asgi) as client,
+    ):
+        assert not (await client.call_tool("listNotes", {})).is_error
+        refused.add(bearers(upstream)[0].removeprefix("Bearer "))  # the API revoked it
+        async with anyio.create_task_group() as calls:
+            for _ in range(4):
+                calls.start_soon(client.call_tool, "listNotes", {})
+        again = await client.call_tool("listNotes", {})
     assert not again.is_error, text(again)
     assert glewlwyd.tokens_issued(grant["client_id"]) == 2  # four refused at once: one new token
     old, new = bearers(upstream)[0], bearers(upstream)[-1]

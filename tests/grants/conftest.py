@@ -21,7 +21,9 @@ def store_key(monkeypatch: pytest.MonkeyPatch) -> str:
     return STORE_KEY
 
 
-def api_config(tmp_path: Path, auth: dict[str, Any], *, allow: tuple[str, ...] = (), name: str = "shop") -> ApiConfig:
+def api_config(
+    tmp_path: Path, auth: dict[str, Any], *, allow: tuple[str, ...] = (), name: str = "shop"
+) -> ApiConfig:
     """The API `name` with `auth` (its token endpoint's host under `allow`), read as a config is."""
     (tmp_path / "shop.yaml").write_text(
         "openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths: {}\n", encoding="utf-8"

@@ -24,7 +24,9 @@ CALLBACK = "http://127.0.0.1:9/oauth/callback/shop"  # never reached: glewlwyd's
 
 @pytest.fixture
 def api(tmp_path: Path, glewlwyd: Glewlwyd) -> Any:
-    client_id, _ = new_client(glewlwyd, grants=["code", "refresh_token"], redirect_uris=[CALLBACK], public=True)
+    client_id, _ = new_client(
+        glewlwyd, grants=["code", "refresh_token"], redirect_uris=[CALLBACK], public=True
+    )
     auth = {"type": "oauth2_authorization_code", "authorize_url": authorize_url(glewlwyd),
             "token_url": token_url(glewlwyd), "client_id": client_id, "scopes": [API_SCOPE],
             "per_client": True, "redirect_uri": CALLBACK}  # fmt: skip
@@ -57,7 +59,9 @@ def subject_of(token: str) -> str:
     return str(json.loads(base64.urlsafe_b64decode(token.split(".")[1] + "=="))["sub"])
 
 
-async def test_the_authorization_asks_for_a_code_with_pkce_and_the_configured_scopes(grants: Grants, api: Any) -> None:
+async def test_the_authorization_asks_for_a_code_with_pkce_and_the_configured_scopes(
+    grants: Grants, api: Any
+) -> None:
     url = await grants.connections.authorize(api, await link_id(grants, api, "bot-1"), "browser-1")
     query = {name: values[0] for name, values in parse_qs(urlsplit(url).query).items()}
     assert url.startswith(api.auth.grant.authorize_url + "?")

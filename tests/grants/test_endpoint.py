@@ -91,7 +91,10 @@ async def test_the_client_authenticates_with_http_basic_form_encoded_or_names_it
 @pytest.mark.parametrize(
     ("reply", "said"),
     [
-        (Reply(200, [("Content-Type", "text/html")], b"<html>login</html>"), "its answer is not a JSON object"),
+        (
+            Reply(200, [("Content-Type", "text/html")], b"<html>login</html>"),
+            "its answer is not a JSON object",
+        ),
         (json_response({"access_token": "at", "token_type": "mac"}), "is not Bearer"),
         (Reply(200, [("Content-Type", "application/json")], b"[" * 70_000), "more than 64 KB"),
         (redirect("https://auth.example.com/token", status=307), "answered 307"),

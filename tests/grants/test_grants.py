@@ -43,7 +43,12 @@ def refresh_token_of(glewlwyd: Glewlwyd, client_id: str, secret: str, person: st
              "state": "s" * 20, "code_challenge": challenge, "code_challenge_method": "S256"}  # fmt: skip
     back = glewlwyd.consent(f"{glewlwyd.issuer}/auth?{urlencode(query)}", person, PEOPLE[person])
     code = parse_qs(urlsplit(back).query)["code"][0]
-    form = {"grant_type": "authorization_code", "code": code, "redirect_uri": CALLBACK, "code_verifier": verifier}
+    form = {
+        "grant_type": "authorization_code",
+        "code": code,
+        "redirect_uri": CALLBACK,
+        "code_verifier": verifier,
+    }
     answer = httpx.post(token_url(glewlwyd), data=form, auth=(client_id, secret), timeout=10)
     return str(answer.json()["refresh_token"])
 
@@ -206,7 +211,9 @@ async def test_after_a_401_an_account_without_a_refresh_token_is_forgotten(
     api = per_client(tmp_path, upstream)
     now = 1_764_500_000.0
     slot = account_slot(api, "bot-1")
-    await store.put_sealed(slot, Sealer(STORE_KEY).seal(slot, Tokens("at-only", now, now + 3600).data()), now + 3600, now)
+    await store.put_sealed(
+        slot, Sealer(STORE_KEY).seal(slot, Tokens("at-only", now, now + 3600).data()), now + 3600, now
+    )
     grants = grants_on(store, clock=lambda: now)
     try:
         credential = await grants.credential(api, "bot-1")

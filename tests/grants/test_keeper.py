@@ -150,12 +150,17 @@ async def test_a_record_sealed_with_another_store_key_is_not_used_and_fetched_an
     found = await held(keeper(clock), store, endpoint)
     assert found.tokens.access == "token-1" and endpoint.fetches == 1
     warned = [r.fields for r in caplog.records if r.getMessage().startswith("a stored token cannot")]  # type: ignore[attr-defined]
-    assert warned and warned[0] == {"slot": "grant:shop", "why": "it was sealed with another store_key than this gateway's"}
+    assert warned and warned[0] == {
+        "slot": "grant:shop",
+        "why": "it was sealed with another store_key than this gateway's",
+    }
 
 
 async def test_without_a_way_to_fetch_nothing_stored_is_nothing(store: Store) -> None:
     clock = [NOW]
     found = await keeper(clock).held(store, Sealer(KEY), SLOT, None, keep=keep)
     assert found is None
-    missing = await keeper(clock).held(store, Sealer(KEY), SLOT, Endpoint(clock).fetch, keep=keep, missing=False)
+    missing = await keeper(clock).held(
+        store, Sealer(KEY), SLOT, Endpoint(clock).fetch, keep=keep, missing=False
+    )
     assert missing is None

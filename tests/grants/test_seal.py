@@ -43,7 +43,9 @@ def test_another_store_key_says_so_rather_than_calling_the_record_damaged() -> N
 
 
 def grant(reference: str) -> GrantConfig:
-    return GrantConfig("client_credentials", "https://auth.example.com/token", "gw", store_key=Secret(reference))
+    return GrantConfig(
+        "client_credentials", "https://auth.example.com/token", "gw", store_key=Secret(reference)
+    )
 
 
 def test_a_missing_or_short_store_key_refuses_the_call_with_secret_unavailable(

@@ -20,7 +20,9 @@ def test_an_answer_without_expires_in_is_kept_for_an_hour_and_a_refresh_keeps_it
     tokens = from_answer({"access_token": "at", "token_type": "Bearer"}, NOW, previous_refresh="rt-1")
     assert isinstance(tokens, Tokens)
     assert tokens.expires_at == NOW + UNKNOWN_LIFE and tokens.refresh == "rt-1"
-    rotated = from_answer({"access_token": "at", "token_type": "Bearer", "refresh_token": "rt-2"}, NOW, "rt-1")
+    rotated = from_answer(
+        {"access_token": "at", "token_type": "Bearer", "refresh_token": "rt-2"}, NOW, "rt-1"
+    )
     assert isinstance(rotated, Tokens) and rotated.refresh == "rt-2"
 
 
@@ -29,7 +31,9 @@ def test_answers_the_gateway_cannot_send_say_why_without_repeating_a_value() -> 
     assert "access_token" in str(from_answer({"token_type": "Bearer"}, NOW))
     assert "access_token" in str(from_answer({"access_token": "a b\r\nX: y", "token_type": "Bearer"}, NOW))
     assert "Bearer" in str(from_answer({"access_token": "at", "token_type": "DPoP"}, NOW))
-    assert "expires_in" in str(from_answer({"access_token": "at", "token_type": "bearer", "expires_in": -5}, NOW))
+    assert "expires_in" in str(
+        from_answer({"access_token": "at", "token_type": "bearer", "expires_in": -5}, NOW)
+    )
     refused = from_answer({"access_token": "at", "token_type": "bearer", "refresh_token": 7}, NOW)
     assert refused == "its answer's refresh_token is not usable"
 

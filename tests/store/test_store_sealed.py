@@ -47,5 +47,7 @@ async def test_two_connections_to_one_store_see_one_value_and_one_take(store_url
     async with open_store(store_url) as one, open_store(store_url) as two:
         await one.put_sealed("oauth:shared", b"token", NOW + HOUR, NOW)
         assert await two.get_sealed("oauth:shared", NOW) == b"token"
-        taken = await asyncio.gather(one.take_sealed("oauth:shared", NOW), two.take_sealed("oauth:shared", NOW))
+        taken = await asyncio.gather(
+            one.take_sealed("oauth:shared", NOW), two.take_sealed("oauth:shared", NOW)
+        )
         assert sorted(taken, key=lambda value: value is None) == [b"token", None]

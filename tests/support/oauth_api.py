@@ -40,7 +40,11 @@ def people(glewlwyd: Glewlwyd) -> None:
 
 
 def new_client(
-    glewlwyd: Glewlwyd, *, grants: list[str], redirect_uris: list[str] = (), public: bool = False  # type: ignore[assignment]
+    glewlwyd: Glewlwyd,
+    *,
+    grants: list[str],
+    redirect_uris: list[str] = (),
+    public: bool = False,  # type: ignore[assignment]
 ) -> tuple[str, str]:
     """A new client of glewlwyd for the gateway (its own id per test: glewlwyd runs for the session)."""
     people(glewlwyd)
@@ -63,7 +67,9 @@ def protect(upstream: Upstream, glewlwyd: Glewlwyd, *paths: str) -> set[str]:
         if not header.startswith("Bearer ") or token in refused:
             return json_response({"error": "invalid_token"}, status=401)
         try:
-            claims = jwt.decode(token, glewlwyd.public_pem, algorithms=["RS256"], options={"verify_aud": False})
+            claims = jwt.decode(
+                token, glewlwyd.public_pem, algorithms=["RS256"], options={"verify_aud": False}
+            )
         except jwt.PyJWTError:
             return json_response({"error": "invalid_token"}, status=401)
         return json_response({"sub": claims.get("sub"), "client_id": claims.get("client_id"), "seen": header})
