@@ -220,6 +220,8 @@ def _refused(error: SpecbridgeError, request: Request) -> Response:
         message = error.message
     if isinstance(error, ConnectError) and "no API here" in message:
         status = 404
+    elif error.code == ErrorCode.CSRF_INVALID:
+        status = 403
     log_event("account connection refused", level=logging.WARNING, path=request.url.path,
               code=str(error.code), reason=message)  # fmt: skip
     body = f"<p>{html.escape(message)}</p><p><small>[{html.escape(str(error.code))}]</small></p>"
