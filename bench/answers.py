@@ -1,6 +1,6 @@
 """Answers sized for a model, measured on realistic large answers built from the corpus.
 
-    .venv/bin/pip install bpe-openai          # the reference tokenizer (o200k_base, cl100k_base), bench-only
+    # the reference tokenizer bpe-openai (o200k_base, cl100k_base) comes with the dev install
     .venv/bin/python bench/answers.py [--sizes 10,100,1000] [--per-document 3] [--repeat 20]
 
 For each list operation of the corpus documents (up to --per-document each), answers of each size built

@@ -265,3 +265,17 @@ async def test_a_credential_inside_an_image_answer_is_not_handed_on(
     result = await _call(make_caller(), "ping", {})
     assert result.image is None or SECRET.encode() not in result.image.data
     assert SECRET not in result.text
+
+
+async def test_an_integer_past_64_bits_reaches_the_agent_exact(
+    make_caller: MakeCaller, upstream: Upstream
+) -> None:
+    """orjson reads such an integer as a float: a 20-digit id would come back rounded."""
+    upstream.route(
+        "/v1/ping",
+        binary_response(b'{"id": 123456789012345678901, "n": -9223372036854775809}', "application/json"),
+    )
+    with anyio.fail_after(10):
+        result = await make_caller().call("ping", {})
+    assert result.structured == {"id": 123456789012345678901, "n": -9223372036854775809}
+    assert "123456789012345678901" in result.text

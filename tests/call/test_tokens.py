@@ -44,7 +44,7 @@ def test_the_estimate_adds_up_and_is_positive_for_any_text(text: str) -> None:
 
 def test_the_estimate_is_within_15_percent_of_o200k_on_the_corpus_answers() -> None:
     bpe = pytest.importorskip(
-        "bpe_openai", reason="the reference tokenizer (pip install bpe-openai) is bench-only"
+        "bpe_openai", reason="the reference tokenizer bpe-openai (a dev dependency) is not installed"
     )
     from tests.support.answers import corpus_folder, list_answers
 

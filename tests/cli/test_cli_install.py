@@ -173,3 +173,16 @@ def test_the_stdio_entry_starts_a_server_an_mcp_client_can_use(config: Path) -> 
                 return [tool.name for tool in (await client.list_tools()).tools]
 
     assert "listProducts" in anyio.run(tools)
+
+
+def test_a_config_with_several_apis_needs_api_over_stdio(tmp_path: Path) -> None:
+    """`serve --config` over stdio serves one API, so an entry without --api would never start."""
+    path = tmp_path / "specbridge.yaml"
+    path.write_text(f"apis:\n  a: {{spec: {EXAMPLE}}}\n  b: {{spec: {EXAMPLE}}}\n")
+    code, stdout, stderr = install("cursor", "--config", str(path), "--print")
+    assert code == 2 and stdout == ""
+    assert "several APIs; name one with --api (a, b)" in stderr
+    code, stdout, _ = install("cursor", "--config", str(path), "--api", "b", "--print")
+    assert code == 0 and json.loads(stdout)["mcpServers"]["specbridge-b"]["args"][-2:] == ["--api", "b"]
+    code, stdout, _ = install("cursor", "--config", str(path), "--transport", "http", "--print")
+    assert code == 0  # over HTTP the URL names the API

@@ -7,6 +7,7 @@ wherever it comes back.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, AnyStr
@@ -240,14 +241,21 @@ def _describe(answer: Answer, kind: str) -> str:
 _INVALID = object()
 
 
+# A number of 19 digits or more may be an integer past 64 bits, which orjson reads as a float (an id
+# of 20 digits would reach the model rounded); the standard library keeps such integers exact.
+_LONG_NUMBER = re.compile(rb"(?:^|[:\[,])\s*-?\d{19}")
+
+
 def _parse_json(data: bytes) -> Json:
-    try:
-        return orjson.loads(data)
-    except orjson.JSONDecodeError:
+    if _LONG_NUMBER.search(data) is None:
         try:
-            return json.loads(data)
-        except (ValueError, RecursionError):
-            return _INVALID
+            return orjson.loads(data)
+        except orjson.JSONDecodeError:
+            pass
+    try:
+        return json.loads(data)
+    except (ValueError, RecursionError):
+        return _INVALID
 
 
 def _failure(answer: Answer, redactor: Redactor) -> CallResult:

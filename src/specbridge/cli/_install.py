@@ -199,6 +199,11 @@ def install_command(
         from ..config import load_config
 
         config = load_config(config_path)  # a config error now, not when the client starts the server
+        if transport == "stdio" and api_name is None and len(config.apis) > 1:
+            # `serve --config` over stdio serves one API: an entry without --api would never start
+            raise click.UsageError(
+                f"the config has several APIs; name one with --api ({', '.join(config.apis)})"
+            )
         api_name = config.api(api_name).name if api_name is not None or len(config.apis) == 1 else None
     server = name or "specbridge" + (f"-{api_name}" if api_name else "")
     server = _NAME.sub("-", server).strip("-") or "specbridge"
