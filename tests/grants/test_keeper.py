@@ -49,7 +49,7 @@ def keep(tokens: Tokens) -> float:
 
 
 async def held(keeper: Keeper, store: Store, endpoint: Endpoint, stale: bytes | None = None) -> Held:
-    found = await keeper.held(store, Sealer(KEY), SLOT, endpoint.fetch, keep=keep, stale=stale)
+    found = await keeper.held(store, lambda: Sealer(KEY), SLOT, endpoint.fetch, keep=keep, stale=stale)
     assert found is not None
     return found
 
@@ -108,7 +108,7 @@ async def test_a_record_kept_past_its_use_is_handed_to_the_fetch_that_renews_it(
     with_refresh = Tokens("old-token", NOW, NOW + 3600, refresh="the-refresh-token")
     await store.put_sealed(SLOT, Sealer(KEY).seal(SLOT, with_refresh.data()), NOW + 86400, NOW)
     clock[0] = NOW + 3600
-    found = await one.held(store, Sealer(KEY), SLOT, endpoint.fetch, keep=lambda tokens: NOW + 86400)
+    found = await one.held(store, lambda: Sealer(KEY), SLOT, endpoint.fetch, keep=lambda tokens: NOW + 86400)
     assert found is not None and found.tokens.access == "token-1"
     assert endpoint.seen == [with_refresh]
 
@@ -134,7 +134,8 @@ async def test_a_failed_fetch_is_every_waiting_callers_refusal_and_the_next_call
         raise GrantError("the token endpoint answered 503", status=503)
 
     results = await asyncio.gather(
-        *(one.held(store, Sealer(KEY), SLOT, failing, keep=keep) for _ in range(5)), return_exceptions=True
+        *(one.held(store, lambda: Sealer(KEY), SLOT, failing, keep=keep) for _ in range(5)),
+        return_exceptions=True,
     )
     assert endpoint.fetches == 1 and all(isinstance(item, GrantError) for item in results)
     assert (await held(one, store, endpoint)).tokens.access == "token-1"  # the lock was given back
@@ -158,9 +159,9 @@ async def test_a_record_sealed_with_another_store_key_is_not_used_and_fetched_an
 
 async def test_without_a_way_to_fetch_nothing_stored_is_nothing(store: Store) -> None:
     clock = [NOW]
-    found = await keeper(clock).held(store, Sealer(KEY), SLOT, None, keep=keep)
+    found = await keeper(clock).held(store, lambda: Sealer(KEY), SLOT, None, keep=keep)
     assert found is None
     missing = await keeper(clock).held(
-        store, Sealer(KEY), SLOT, Endpoint(clock).fetch, keep=keep, missing=False
+        store, lambda: Sealer(KEY), SLOT, Endpoint(clock).fetch, keep=keep, missing=False
     )
     assert missing is None

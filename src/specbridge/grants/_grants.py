@@ -81,7 +81,7 @@ class Grants:
         """The token this call of `api` by `client` sends, or the refusal (nothing sent): raises
         CallError (`upstream-auth-failed`, `secret-unavailable`) and StoreError."""
         grant = grant_of(api)
-        sealer = sealer_for(grant)
+        sealer = functools.partial(sealer_for, grant)
         store = await self._store()
         if not grant.per_client:
             slot = shared_slot(api)
@@ -120,7 +120,7 @@ class Grants:
         401; an account that cannot be renewed is forgotten, so the next call asks to connect it)."""
         grant = grant_of(api)
         try:
-            sealer, store = sealer_for(grant), await self._store()
+            sealer, store = functools.partial(sealer_for, grant), await self._store()
             if grant.per_client and client is not None:
                 slot = account_slot(api, client)
                 fetch = self._refresh(api, grant, store, slot)

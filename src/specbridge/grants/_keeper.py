@@ -3,6 +3,9 @@ sealed, and shared by every call and every instance on that store.
 
     held = await keeper.held(store, sealer, slot, fetch, keep=...)   # usable tokens, or None
 
+`sealer` is asked for only when the store is (`_seal.sealer_for`: the store_key read and checked), so a
+call whose token is in memory costs a lookup and no more.
+
 A call finds the token in this process's memory (no store step), else in the store (a restart does
 not fetch again; another instance's token is used as it is), else it is fetched: by one caller per
 process (the others wait for that fetch, whatever becomes of their own calls) and one instance per
@@ -38,6 +41,7 @@ LOCK = "grant-fetch:"
 
 Fetch = Callable[[Tokens | None], Awaitable[Tokens]]  # new tokens, given the stored ones (maybe expired)
 Keep = Callable[[Tokens], float]  # until when the store keeps a slot's record
+Sealing = Callable[[], Sealer]  # the sealer of store_key, had when the store is used
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +66,7 @@ class Keeper:
     async def held(
         self,
         store: Store,
-        sealer: Sealer,
+        sealer: Sealing,
         slot: str,
         fetch: Fetch | None,
         *,
@@ -96,7 +100,7 @@ class Keeper:
     async def _obtain(
         self,
         store: Store,
-        sealer: Sealer,
+        sealer: Sealing,
         slot: str,
         fetch: Fetch | None,
         keep: Keep,
@@ -125,7 +129,7 @@ class Keeper:
             if stored is None and not missing:
                 return None
             tokens = await fetch(stored.tokens if stored is not None else None)
-            blob = sealer.seal(slot, tokens.data())
+            blob = sealer().seal(slot, tokens.data())
             await store.put_sealed(slot, blob, keep(tokens), self.clock())
             return self._remember(slot, Held(tokens, blob))
         finally:
@@ -133,7 +137,7 @@ class Keeper:
                 await store.abandon(lock, self.owner, sent=False)
 
     async def _await_other(
-        self, store: Store, sealer: Sealer, slot: str, before: Held | None, stale: bytes | None
+        self, store: Store, sealer: Sealing, slot: str, before: Held | None, stale: bytes | None
     ) -> Held | None:
         """Another instance holds the lock: the tokens it stores, or None once its lock is gone (or has
         lapsed) without new ones."""
@@ -150,12 +154,12 @@ class Keeper:
                 return None
         return None
 
-    async def _read(self, store: Store, sealer: Sealer, slot: str) -> Held | None:
+    async def _read(self, store: Store, sealer: Sealing, slot: str) -> Held | None:
         blob = await store.get_sealed(slot, self.clock())
         if blob is None:
             return None
         try:
-            return Held(Tokens.from_data(sealer.open(slot, blob)), blob)
+            return Held(Tokens.from_data(sealer().open(slot, blob)), blob)
         except Unreadable as error:
             why = error.why
         except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):

@@ -12,11 +12,13 @@ each client to connect its account again). The key is also what a sealed record 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 
 from ..config import ApiConfig, GrantConfig
 
 
+@functools.lru_cache(maxsize=256)
 def digest(grant: GrantConfig) -> str:
     parts = (grant.grant, grant.token_url, grant.client_id, " ".join(grant.scopes), grant.audience or "")
     return hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()[:16]
