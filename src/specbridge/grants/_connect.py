@@ -44,9 +44,14 @@ ID_BYTES = 24
 
 
 class ConnectError(SpecbridgeError):
-    """A connect page or callback that cannot go on (the person reads the message)."""
+    """A connect page or callback that cannot go on (the person reads the message); `status`: its HTTP
+    status (404 for an API that connects no accounts)."""
 
     code = ErrorCode.CONNECT_INVALID
+
+    def __init__(self, message: str, *, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 @dataclass(frozen=True, slots=True)

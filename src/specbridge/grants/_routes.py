@@ -71,7 +71,7 @@ def connect_routes(grants: Grants, config: Callable[[], Config], guard: Guard) -
 def _per_client_api(config: Config, name: str) -> ApiConfig:
     api = config.apis.get(name)
     if api is None or api.auth.grant is None or not api.auth.grant.per_client:
-        raise ConnectError("no API here connects accounts under this name")
+        raise ConnectError("no API here connects accounts under this name", status=404)
     return api
 
 
@@ -209,7 +209,7 @@ def _page(api: ApiConfig | None, title: str, body: str, status: int = 200) -> HT
 
 
 def _refused(error: SpecbridgeError, request: Request) -> Response:
-    status = 400
+    status = error.status if isinstance(error, ConnectError) else 400
     if isinstance(error, StoreError):
         status, message = 503, "the gateway's store cannot be reached now; try again later"
     elif isinstance(error, GrantError):
@@ -218,9 +218,7 @@ def _refused(error: SpecbridgeError, request: Request) -> Response:
         status, message = 503, error.message.replace("; nothing was sent", "")
     else:
         message = error.message
-    if isinstance(error, ConnectError) and "no API here" in message:
-        status = 404
-    elif error.code == ErrorCode.CSRF_INVALID:
+    if error.code == ErrorCode.CSRF_INVALID:
         status = 403
     log_event("account connection refused", level=logging.WARNING, path=request.url.path,
               code=str(error.code), reason=message)  # fmt: skip
