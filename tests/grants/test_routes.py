@@ -95,9 +95,10 @@ async def test_a_form_from_another_page_or_browser_is_refused_and_the_link_kept(
     async with pages(tmp_path, upstream, glewlwyd) as (browser, link):
         form = fields((await browser.get(link)).text)
         elsewhere = await browser.post(link, data=form, headers={"Origin": "https://evil.example"})
+        odd = await browser.post(link, data={**form, "browser": "caf\u00e9"}, headers={"Origin": IN_PROCESS})
         browser.cookies.clear()
         no_cookie = await browser.post(link, data=form, headers={"Origin": IN_PROCESS})
-        for refused in (elsewhere, no_cookie):
+        for refused in (elsewhere, odd, no_cookie):
             assert refused.status_code == 403 and "[csrf-invalid]" in refused.text
         assert (await browser.get(link)).status_code == 200  # still usable by its own page
 

@@ -118,7 +118,8 @@ async def _authorize(grants: Grants, api: ApiConfig, request: Request) -> Respon
     own = {_origin(grant.redirect_uri or ""), _origin(str(request.base_url))}
     cookie = request.cookies.get(COOKIE, "")
     given = form.get("browser", "")
-    if (origin is not None and origin not in own) or not cookie or not secrets.compare_digest(cookie, given):
+    same = secrets.compare_digest(cookie.encode("utf-8", "replace"), given.encode("utf-8", "replace"))
+    if (origin is not None and origin not in own) or not cookie or not same:
         raise SpecbridgeError(
             "this form did not come from the connect page in this browser; open the connect link again",
             code=ErrorCode.CSRF_INVALID,
