@@ -119,6 +119,11 @@ class ErrorCode(StrEnum):
     # Rate limits and the audit log (service/_access.py, _audit.py)
     RATE_LIMITED = "rate-limited"
     AUDIT_UNWRITABLE = "audit-unwritable"
+    # OAuth toward the APIs (grants/)
+    UPSTREAM_AUTH_FAILED = "upstream-auth-failed"
+    ACCOUNT_NOT_CONNECTED = "account-not-connected"
+    CONNECT_INVALID = "connect-invalid"
+    CONNECT_DECLINED = "connect-declined"
 
 
 class SpecbridgeError(Exception):

@@ -46,3 +46,28 @@ def test_no_base_url_names_the_documents_servers_and_the_way_out() -> None:
     [problem] = readiness(api(), None, ("http://localhost:8080",))
     assert problem.code == "base-url-missing"
     assert "http://localhost:8080" in problem.message and "egress.allow" in problem.message
+
+
+def test_what_an_oauth2_grant_reads_is_checked_the_store_key_by_its_own_name(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from specbridge.config import GrantConfig
+
+    monkeypatch.setenv("CRM_SECRET", "client-s3cret")
+    monkeypatch.delenv("CRM_REFRESH", raising=False)
+    monkeypatch.delenv("STORE_KEY", raising=False)
+    grant = GrantConfig(
+        "refresh_token",
+        "https://auth.example.com/token",
+        "gw",
+        client_secret=Secret("env:CRM_SECRET"),
+        refresh_token=Secret("env:CRM_REFRESH"),
+        store_key=Secret("env:STORE_KEY"),
+    )
+    auth = AuthConfig(type="oauth2_refresh_token", grant=grant)
+    problems = readiness(ApiConfig(name="orders", spec="orders.yaml", auth=auth), "https://api.example.com")
+    assert [problem.message.partition(":")[0] for problem in problems] == [
+        "apis.orders.auth.refresh_token",
+        "store_key",
+    ]
+    assert all("client-s3cret" not in problem.message for problem in problems)

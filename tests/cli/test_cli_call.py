@@ -196,3 +196,25 @@ def test_format_json_prints_an_error_result_on_stdout_and_exits_1(
     printed = json.loads(result.stdout)
     assert printed["isError"] is True
     assert printed["content"][0]["text"].startswith("[upstream-status]")
+
+
+def test_call_of_an_oauth_api_uses_the_token_the_gateway_keeps_in_the_store(
+    tmp_path: Path, upstream: Upstream, glewlwyd: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.support.glewlwyd import Glewlwyd
+    from tests.support.oauth_api import API_SCOPE, STORE_KEY, new_client, oauth_config, protect, token_url
+
+    assert isinstance(glewlwyd, Glewlwyd)
+    protect(upstream, glewlwyd, "/notes")
+    client_id, secret = new_client(glewlwyd, grants=["client_credentials"])
+    monkeypatch.setenv("SPECBRIDGE_TEST_STORE_KEY", STORE_KEY)
+    monkeypatch.setenv("SHOP_CLIENT_SECRET", secret)
+    auth = {"type": "oauth2_client_credentials", "token_url": token_url(glewlwyd), "client_id": client_id,
+            "client_secret": "env:SHOP_CLIENT_SECRET", "scopes": [API_SCOPE]}  # fmt: skip
+    config = oauth_config(tmp_path, upstream, glewlwyd, auth=auth)
+    for _ in range(2):  # the second finds the token in the store
+        result = CliRunner().invoke(app, ["call", "listNotes", "--config", str(config)])
+        assert result.exit_code == 0, result.output
+        assert json.loads(result.output)["seen"] == "Bearer [credential]"
+    assert glewlwyd.tokens_issued(client_id) == 1
+    assert len({request.headers["authorization"] for request in upstream.requests}) == 1

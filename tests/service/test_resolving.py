@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from specbridge import ErrorCode
 from specbridge.call import CallResult
 from specbridge.call._checked import checked
@@ -102,3 +104,33 @@ async def test_the_derived_key_is_bound_in_and_part_of_the_call_s_fingerprint(
     assert one.arguments["Idempotency-Key"] == one.bound["header.Idempotency-Key"] != "k-1"
     assert "Idempotency-Key" not in none.arguments
     assert len({one.fingerprint, two.fingerprint, none.fingerprint}) == 3
+
+
+async def test_a_token_that_cannot_be_had_is_a_refusal_before_any_claim_and_the_key_stays_free(
+    tmp_path: Path, upstream: Upstream, store_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.support.oauth_api import STORE_KEY
+
+    monkeypatch.setenv("SPECBRIDGE_TEST_STORE_KEY", STORE_KEY)
+    monkeypatch.setenv("GW_SECRET", "gw-secret")
+    answers = [json_response({"error": "temporarily_unavailable"}, status=503)]
+    token = json_response({"access_token": "at-1", "token_type": "Bearer", "expires_in": 3600})
+    upstream.route("/token", lambda request: answers[-1])
+    upstream.route("/shops/s1/orders", json_response({"id": "o1"}, status=201))
+    auth = {
+        "type": "oauth2_client_credentials",
+        "token_url": upstream.url + "/token",
+        "client_id": "gw",
+        "client_secret": "env:GW_SECRET",
+    }
+    order = {"shopId": "s1", "product": "p1", "quantity": 1, "idempotency_key": "order-1"}
+    async with harness(
+        tmp_path, upstream, store_url, auth=auth, store_key="env:SPECBRIDGE_TEST_STORE_KEY"
+    ) as service:
+        refused = await service.result("createOrder", order)
+        answers.append(token)
+        done = await service.result("createOrder", order)
+    assert refused.code is ErrorCode.UPSTREAM_AUTH_FAILED and "answered 503" in refused.text
+    assert "nothing was sent" in refused.text
+    assert not done.is_error and done.structured == {"id": "o1"}  # the key was never claimed
+    assert [r.path for r in upstream.requests if r.path.startswith("/shops")] == ["/shops/s1/orders"]

@@ -30,6 +30,7 @@ import subprocess
 import threading
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl, urlsplit
 
 import httpx
 from cryptography.hazmat.primitives import serialization
@@ -125,6 +126,8 @@ class Glewlwyd:
         self._reader: threading.Thread | None = None
         self._admin: httpx.Client | None = None
         self._resources: list[str] = []
+        self._printed = threading.Condition()  # notified for each line glewlwyd prints
+        self._marker = False  # the client `marker` exists (`tokens_issued`)
         key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
         self.private_pem = key.private_bytes(
             serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
@@ -193,7 +196,9 @@ class Glewlwyd:
         def read() -> None:
             assert process.stdout is not None
             for line in process.stdout:
-                self.output.append(line.rstrip())
+                with self._printed:
+                    self.output.append(line.rstrip())
+                    self._printed.notify_all()
                 if READY in line:
                     ready.set()
             ready.set()  # it ended: not ready
@@ -341,6 +346,97 @@ class Glewlwyd:
     def client_credentials_token(self, resource: str | None) -> str:
         """A JWT access token for the client `robot`, issued for `resource` (RFC 8707)."""
         return str(self._check(self.token_response(resource)).json()["access_token"])
+
+    # -- more clients, scopes and people (for the gateway as an OAuth client of an API: grants/) ---------
+
+    def add_scope(self, name: str) -> None:
+        """A scope people grant with their password (as `mcp:tools`)."""
+        scope = {"name": name, "display_name": name, "description": f"Use {name}"}
+        self._check(
+            self._admin_client().post("/api/scope/", json={**scope, "password_required": True, "scheme": {}})
+        )
+
+    def add_user(self, username: str, password: str, scopes: list[str]) -> None:
+        user = {"username": username, "password": password, "scope": scopes, "enabled": True}
+        self._check(self._admin_client().post("/api/user/", json=user))
+
+    def grant_scope(self, username: str, scope: str) -> None:
+        """Let an existing person (e.g. `alice`) grant `scope` too."""
+        admin = self._admin_client()
+        user = self._check(admin.get(f"/api/user/{username}")).json()
+        user["scope"] = sorted({*user.get("scope", []), scope})
+        user.pop("password", None)
+        self._check(admin.put(f"/api/user/{username}", json=user))
+
+    def add_client(
+        self,
+        client_id: str,
+        secret: str | None,
+        *,
+        grants: list[str],
+        scopes: list[str],
+        redirect_uris: list[str] = (),  # type: ignore[assignment]
+    ) -> None:
+        """A client of glewlwyd's OAuth 2 plugin: `grants` among `client_credentials`, `code`,
+        `refresh_token`; confidential (HTTP Basic) with a secret, public without."""
+        client = {
+            "client_id": client_id,
+            "client_name": client_id,
+            "confidential": secret is not None,
+            "authorization_type": grants,
+            "token_endpoint_auth_method": ["client_secret_basic"] if secret is not None else ["none"],
+            "redirect_uri": list(redirect_uris),
+            "scope": scopes,
+            "enabled": True,
+        }
+        if secret is not None:
+            client["client_secret"] = secret
+        self._check(self._admin_client().post("/api/client/", json=client))
+
+    def tokens_issued(self, client_id: str) -> int:
+        """How many access tokens glewlwyd says it issued to `client_id` (by its own log, every grant),
+        counted once a marker token request of its own is logged: everything before it is read."""
+        if not self._marker:
+            self.add_client("marker", "marker-secret-1", grants=["client_credentials"], scopes=[SCOPE])
+            self._marker = True
+        start = len(self.output)
+        self._check(self.token_response(None, client="marker", secret="marker-secret-1"))
+        with self._printed:
+            logged = self._printed.wait_for(
+                lambda: any("client 'marker'" in line for line in self.output[start:]), timeout=20
+            )
+        assert logged, "glewlwyd did not log the marker's token"
+        wanted = f"Access token generated for client '{client_id}'"
+        return sum(wanted in line for line in self.output)
+
+    def consent(self, authorization_url: str, username: str, password: str) -> str:
+        """A person signs in and grants what `authorization_url` (glewlwyd's `/auth` with its query)
+        asks, through glewlwyd's own API instead of its pages (the pages are driven in Chromium by
+        tests/gateway/test_gateway_accounts_flow.py); the URL glewlwyd sends the browser back to."""
+        query = dict(parse_qsl(urlsplit(authorization_url).query))
+        with httpx.Client(base_url=self.url, timeout=10) as person:
+            self._check(person.post("/api/auth/", json={"username": username, "password": password}))
+            self._check(person.put(f"/api/auth/grant/{query['client_id']}", json={"scope": query["scope"]}))
+            answer = person.get(authorization_url + "&g_continue")
+        if answer.status_code != 302:
+            raise RuntimeError(f"glewlwyd /auth: {answer.status_code} {answer.text}")
+        return answer.headers["location"]
+
+    def subject(self, username: str) -> str | None:
+        """The `sub` glewlwyd puts in `username`'s tokens (made on her first token; None before)."""
+        database = sqlite3.connect(self.folder / "glewlwyd.db")
+        try:
+            row = database.execute(
+                "SELECT gposi_sub FROM gpo_subject_identifier WHERE gposi_username = ? AND gposi_plugin_name = ?",
+                (username, "oidc"),
+            ).fetchone()
+        finally:
+            database.close()
+        return None if row is None else str(row[0])
+
+    def _admin_client(self) -> httpx.Client:
+        assert self._admin is not None, "glewlwyd is not started"
+        return self._admin
 
     def revoke(self, token: str) -> None:
         self._check(

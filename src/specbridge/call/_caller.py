@@ -101,10 +101,12 @@ class Caller:
         secret_id: str | None = None,
         attachments: Mapping[str, Attachment] | None = None,
         approved: bool = False,
+        credential: Credential | None = None,
     ) -> CallResult:
         """Raises CallError(code=TOOL_UNKNOWN) for an unknown tool (by MCP name or portable name);
         every other failure is a CallResult(is_error=True, code=...). A tool configured with
-        `requires_approval` is only called with `approved=True`: a person said yes to this very call."""
+        `requires_approval` is only called with `approved=True`: a person said yes to this very call.
+        `credential`: one had beforehand (an OAuth token, grants/) instead of the API's secret."""
         tool = self.toolset.get(tool_name)
         if tool is None:
             raise CallError(f"no tool named {tool_name[:128]!r}", code=ErrorCode.TOOL_UNKNOWN)
@@ -118,7 +120,8 @@ class Caller:
                 )
             selection, arguments = self.split_fields(plan, arguments)
             checked = await self.check(plan, arguments)
-            outgoing = self.build(plan, checked, self.credential(secret_id), attachments, selection=selection)
+            secret = credential if credential is not None else self.credential(secret_id)
+            outgoing = self.build(plan, checked, secret, attachments, selection=selection)
         except CallError as error:
             log.info("call %s refused: %s", tool.name, error.code)
             return CallResult(error.message, is_error=True, code=error.code)

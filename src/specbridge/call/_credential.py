@@ -110,7 +110,14 @@ def _base64_cores(raw: bytes) -> set[str]:
 
 
 def credential_for(auth: AuthConfig, secret_id: str | None) -> Credential | None:
-    """The credential for one call; unknown secret ids and unreadable secrets are refused."""
+    """The credential for one call; unknown secret ids and unreadable secrets are refused. A token the
+    gateway fetches (`oauth2_*`) is had by the call service (grants/), not here."""
+    if auth.grant is not None:
+        raise CallError(
+            f"this API's token is fetched by the gateway (auth.type {auth.type}); call its tools through "
+            "`specbridge serve`; nothing was sent",
+            code=ErrorCode.SECRET_UNAVAILABLE,
+        )
     if secret_id is not None:
         secret = auth.secrets.get(secret_id)
         if secret is None:

@@ -33,6 +33,11 @@ def readiness(api: ApiConfig, base_url: str | None, servers: Sequence[str] = ())
     if api.auth.secret is not None:
         secrets.append(("auth.secret", api.auth.secret))
     secrets += [(f"auth.secrets.{name}", secret) for name, secret in api.auth.secrets.items()]
+    if api.auth.grant is not None:  # what fetching the API's token needs, and the key that seals it
+        secrets += [
+            (name if name == "store_key" else f"auth.{name}", secret)
+            for name, secret in api.auth.grant.secrets()
+        ]
     for key, secret in secrets:
         why = _unavailable(secret)
         if why is not None:
@@ -40,7 +45,8 @@ def readiness(api: ApiConfig, base_url: str | None, servers: Sequence[str] = ())
                 Unready(
                     api.name,
                     ErrorCode.SECRET_UNAVAILABLE,
-                    f"apis.{api.name}.{key}: {why}; calls that need it will fail until it is there",
+                    f"{'' if key == 'store_key' else f'apis.{api.name}.'}{key}: {why}; calls that need it "
+                    "will fail until it is there",
                 )
             )
     if base_url is None:

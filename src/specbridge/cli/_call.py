@@ -9,10 +9,12 @@ from typing import Any
 
 import click
 
-from .._errors import ArgumentError, ErrorCode
+from .._errors import ArgumentError, CallError, ErrorCode
 from .._json import dumps
-from ..call import Caller, CallResult
-from ..config import ApiConfig, EgressConfig, api_document, check_tool_names, load_config
+from ..call import Caller, CallResult, Credential
+from ..config import DEFAULT_STORE, ApiConfig, EgressConfig, api_document, check_tool_names, load_config
+from ..grants import Grants
+from ..store import Store, StoreError, open_store
 from ..tools import convert
 from ._app import EXIT_FINDINGS, app, friendly_errors
 from ._serve import allow_hint, check_command_line_base_url
@@ -47,27 +49,63 @@ def _api(
     api_name: str | None,
     base_url: str | None,
     allow: tuple[str, ...],
-) -> ApiConfig:
+) -> tuple[ApiConfig, str]:
+    """The API to call, and the store its OAuth token is kept in (the config's)."""
     if config_path is not None:
-        return load_config(config_path).api(api_name)
+        config = load_config(config_path)
+        return config.api(api_name), config.store
     if spec is None:
         raise click.UsageError("give --config FILE, or SPEC (with --base-url URL, or the document's server)")
     if base_url is not None:
         check_command_line_base_url(base_url, allow)
-    return ApiConfig(name="api", spec=spec, base_url=base_url, egress=EgressConfig(allow=allow))
+    return ApiConfig(
+        name="api", spec=spec, base_url=base_url, egress=EgressConfig(allow=allow)
+    ), DEFAULT_STORE
 
 
 async def _run(
-    api: ApiConfig, tool: str, arguments: dict[str, Any], secret_id: str | None, approved: bool
+    api: ApiConfig, store: str, tool: str, arguments: dict[str, Any], secret_id: str | None, approved: bool
 ) -> tuple[CallResult, str | None]:
     """The result, and the base URL the call went to (the configured one or the document's server)."""
     toolset = check_tool_names(api, convert(api_document(api), api.convert_options()))
     caller = Caller(api, toolset, check_workers=False)  # one call: no process to start for it
     try:
-        result = await caller.call(tool, arguments, secret_id=secret_id, approved=approved)
+        credential = await _token(api, store) if api.auth.grant is not None else None
+        if isinstance(credential, CallResult):
+            return credential, caller.base_url
+        result = await caller.call(
+            tool, arguments, secret_id=secret_id, approved=approved, credential=credential
+        )
         return result, caller.base_url
     finally:
         await caller.aclose()
+
+
+async def _token(api: ApiConfig, url: str) -> Credential | CallResult:
+    """The API's own OAuth token (`oauth2_client_credentials`, `oauth2_refresh_token`), from the config's
+    store or its token endpoint, as the gateway has it; a per-client account is the gateway's to use."""
+    grant = api.auth.grant
+    if grant is not None and grant.per_client:
+        return CallResult(
+            f"{api.name} connects each client's own account; call it through `specbridge serve` as that "
+            "client; nothing was sent",
+            is_error=True,
+            code=ErrorCode.ACCOUNT_NOT_CONNECTED,
+        )
+    store = open_store(url)
+
+    async def opened() -> Store:
+        return store
+
+    grants = Grants(opened)
+    try:
+        await store.start()
+        return await grants.credential(api, None)
+    except (CallError, StoreError) as error:
+        return CallResult(error.message, is_error=True, code=error.code)
+    finally:
+        await grants.aclose()
+        await store.close()
 
 
 @app.command("call")
@@ -113,8 +151,8 @@ def call_command(
     if config_path is not None and (base_url is not None or allow):
         raise click.UsageError("--base-url and --allow go with SPEC, not with --config")
     arguments = parse_arguments(args_json)
-    api = _api(spec, config_path, api_name, base_url, allow)
-    result, used_url = asyncio.run(_run(api, tool, arguments, secret_id, approve))
+    api, store = _api(spec, config_path, api_name, base_url, allow)
+    result, used_url = asyncio.run(_run(api, store, tool, arguments, secret_id, approve))
     if fmt == "json":
         from ..gateway import to_mcp_result
 

@@ -17,9 +17,12 @@ clients:
 
 from ._access import check_access_names as check_access_names
 from ._access import is_pattern as is_pattern
+from ._auth import MIN_STORE_KEY as MIN_STORE_KEY
 from ._document import api_document as api_document
 from ._document import fetch_rules as fetch_rules
 from ._document import operations_document as operations_document
+from ._grant import CALLBACK_PATH as CALLBACK_PATH
+from ._grant import GrantConfig as GrantConfig
 from ._model import AUTH_TYPES as AUTH_TYPES
 from ._model import BINDING_LOCATIONS as BINDING_LOCATIONS
 from ._model import DEFAULT_ANSWER_TOKENS as DEFAULT_ANSWER_TOKENS
@@ -71,12 +74,14 @@ from ._tool_names import check_tool_names as check_tool_names
 __all__ = [
     "AUTH_TYPES",
     "BINDING_LOCATIONS",
+    "CALLBACK_PATH",
     "DEFAULT_ANSWER_TOKENS",
     "DEFAULT_APPROVAL_EXPIRE",
     "DEFAULT_APPROVAL_WAIT",
     "DEFAULT_STORE",
     "DEFAULT_TIMEOUT",
     "MAX_REDIRECTS",
+    "MIN_STORE_KEY",
     "SCHEMA_FILE",
     "AdminConfig",
     "AnswersConfig",
@@ -91,6 +96,7 @@ __all__ = [
     "Config",
     "EgressConfig",
     "FilesConfig",
+    "GrantConfig",
     "IdempotencyConfig",
     "IntrospectionConfig",
     "LimitsConfig",

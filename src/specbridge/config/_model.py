@@ -29,17 +29,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from .._errors import ConfigError
 from ..tools import ConvertOptions, Tool, ToolOverride
+from ._grant import GrantConfig
 from ._rules import AuditConfig, RateLimits, ToolAccess
 from ._secrets import Secret
 
-AuthType = Literal["none", "bearer", "basic", "header", "query", "cookie"]
+AuthType = Literal[
+    "none", "bearer", "basic", "header", "query", "cookie",
+    "oauth2_client_credentials", "oauth2_refresh_token", "oauth2_authorization_code",
+]  # fmt: skip
 SearchMode = Literal["on", "off", "auto"]
 SemanticMode = Literal["auto", "on", "off"]
-AUTH_TYPES: tuple[AuthType, ...] = ("none", "bearer", "basic", "header", "query", "cookie")
+AUTH_TYPES: tuple[AuthType, ...] = get_args(AuthType)
 BINDING_LOCATIONS = ("path", "query", "header", "cookie", "body")
 MAX_REDIRECTS = 5
 DEFAULT_TIMEOUT = 15.0
@@ -75,6 +79,7 @@ class AuthConfig:
     name: str = ""  # header, query or cookie name for those types
     secret: Secret | None = None
     secrets: Mapping[str, Secret] = field(default_factory=dict)  # per-client secrets by secret id
+    grant: GrantConfig | None = None  # the `oauth2_*` types: how the token is fetched (config/_grant.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -329,6 +334,7 @@ class Config:
     apis: Mapping[str, ApiConfig]
     clients: Mapping[str, ClientConfig] = field(default_factory=dict)
     store: str = DEFAULT_STORE  # a sqlite:/// path is absolute once read (relative to the config's folder)
+    store_key: Secret | None = None  # seals OAuth tokens toward the APIs in the store (config/_auth.py)
     lint: LintConfig = field(default_factory=LintConfig)
     admins: Mapping[str, AdminConfig] = field(default_factory=dict)
     approvals: ApprovalsConfig = field(default_factory=ApprovalsConfig)

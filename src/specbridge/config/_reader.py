@@ -16,6 +16,7 @@ from .._files import MAX_CONFIG_BYTES, FileTooLarge, read_bounded
 from .._network import AllowEntry, check_base_url, parse_allow
 from ..document import parse_text
 from ._access import one_call_limits, read_access
+from ._auth import read_auth, with_store_key
 from ._document import read_spec
 from ._model import (
     DEFAULT_STORE,
@@ -24,7 +25,6 @@ from ._model import (
     AnswersConfig,
     ApiConfig,
     ApprovalsConfig,
-    AuthConfig,
     CallsConfig,
     ClientConfig,
     Config,
@@ -147,6 +147,7 @@ class _Builder:
             )
             for name, value in (top.get("apis") or {}).items()
         }
+        apis, store_key = with_store_key(top.get("store_key"), apis, self.fail, self.base_dir)
         clients = {name: self.client(name, value, apis) for name, value in (top.get("clients") or {}).items()}
         admins = {
             name: AdminConfig(id=name, key_sha256=value["key_sha256"].lower())
@@ -164,6 +165,7 @@ class _Builder:
             apis=apis,
             clients=clients,
             store=self.store(top.get("store", DEFAULT_STORE)),
+            store_key=store_key,
             lint=self.lint(top.get("lint") or {}),
             admins=admins,
             approvals=approvals,
@@ -303,7 +305,7 @@ class _Builder:
             spec=spec,
             operations=operations,
             base_url=base_url,
-            auth=self.auth(raw.get("auth") or {}, [*key, "auth"]),
+            auth=read_auth(raw.get("auth") or {}, [*key, "auth"], self.fail, self.base_dir, egress),
             timeout=DEFAULT_TIMEOUT if raw.get("timeout") is None else float(raw["timeout"]),
             egress=egress,
             include_deprecated=bool(raw.get("include_deprecated")),
@@ -316,26 +318,6 @@ class _Builder:
             source=self.source,
             ref_dirs=tuple(self.folder(folder) for folder in raw.get("ref_dirs", [])),
         )
-
-    def auth(self, raw: Mapping[str, Any], key: list[str | int]) -> AuthConfig:
-        if not raw:
-            return AuthConfig()
-        kind = raw.get("type", "none")
-        name = raw.get("name", "")
-        if kind in ("header", "query", "cookie"):
-            if not name.strip():
-                raise self.fail([*key, "name"], f"type {kind} needs a non-empty name")
-            name = name.strip()
-        elif name:
-            raise self.fail([*key, "name"], f"is only used with type header, query or cookie, not {kind}")
-        secrets = {
-            sid: secret_reference(ref, self.base_dir) for sid, ref in (raw.get("secrets") or {}).items()
-        }
-        given = raw.get("secret")
-        secret = secret_reference(given, self.base_dir) if given is not None else None
-        if kind != "none" and secret is None and not secrets:
-            raise self.fail([*key, "secret"], f"type {kind} needs a secret (`env:NAME` or `file:PATH`)")
-        return AuthConfig(type=kind, name=name, secret=secret, secrets=secrets)
 
     def egress(self, raw: Mapping[str, Any], key: list[str | int]) -> EgressConfig:
         allow = tuple(raw.get("allow", []))

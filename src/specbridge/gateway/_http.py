@@ -41,6 +41,7 @@ from ..access import WELL_KNOWN, Identity, Refusal, ResourceServers, authenticat
 from ..admin import LOOPBACK_HOSTS, ToolFacts, admin_routes
 from ..config import AdminConfig, ApiConfig, ClientConfig
 from ..files import file_routes
+from ._accounts import account_routes
 from ._gateway import Gateway
 from ._local import LOCAL_HOSTS, is_loopback
 from ._protected import protected_resource_endpoint, resource_of
@@ -285,6 +286,7 @@ def http_app(
     routes += file_routes(
         gateway.files, lambda: gateway.snapshot.clients, lambda endpoint: local_route(endpoint, local)
     )  # POST /files, …
+    routes += account_routes(gateway, lambda host: host_allowed(host, local))  # /oauth/connect|callback/<api>
     # People answer approvals here (admin keys of the config as it is now; the store's current gate).
     routes += admin_routes(
         gateway.approvals.desk,

@@ -42,7 +42,9 @@ from .._version import __version__
 from ..access import Identity
 from ..call import CallResult
 from ..config import ClientConfig
+from ..grants import AccountNotConnected
 from ..service import GET_CALL_RESULT, Asking, CallRequest, Deadline, Question
+from ._accounts import ask_to_connect
 from ._elicit import ask_user, asking, input_required
 from ._gateway import ApiState, Gateway, Snapshot
 from ._listing import listing, offers_results, rules_of
@@ -314,6 +316,8 @@ class ApiServer:
             ms=round(elapsed * 1000, 1),
             **where,
         )
+        if isinstance(result, AccountNotConnected):  # by URL-mode elicitation where the client can
+            return ask_to_connect(call.session, call.round_trip, call.responses, result)
         return to_mcp_result(result)
 
     def _conform(self, state: ApiState, name: str, schema: Any, result: CallResult) -> CallResult:

@@ -34,6 +34,7 @@ from ..store import Approval, Store, StoreError
 from ._approval import Approved, outcome
 from ._idempotency import claim_key, record, replayed
 from ._long_calls import Running
+from ._renewing import sent
 from ._request import Ready
 from ._results import store_unavailable
 
@@ -131,7 +132,7 @@ async def send(ready: Ready, held: Held, files: Files) -> CallResult:
     except CallError as error:
         return CallResult(error.message, is_error=True, code=error.code)
     held.sent = True
-    return await files.keep_answer(ready.request.owner, await caller.send(outgoing))
+    return await files.keep_answer(ready.request.owner, await sent(ready, outgoing))
 
 
 async def store(held: Held, result: CallResult, *, clock: Callable[[], float]) -> CallResult:

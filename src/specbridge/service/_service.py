@@ -6,7 +6,7 @@ client's user, which it asks and hands back (`resume`).
       admit     _access.admit       the caller's tool access (else "unknown tool"), its rate limits
     1 plan      _planning.plan      what the config decides, looked up once; the idempotency key apart
     2 check     _resolving.check    the arguments, once (large ones in the check worker)
-    3 resolve   _resolving.resolve  files, bindings, the caller's secret
+    3 resolve   _resolving.resolve  files, bindings, the caller's credential (an OAuth token: grants/)
     4 look up   CallService.look_up the call's fingerprint: the same long call running here, a key's result
     5 approve   _approval.approve   a person's answer as a value: approved, pending, rejected, a question
     6 claim     _once.claim         the key, the approval's execution: only after it can an outcome be unknown
@@ -35,6 +35,7 @@ from ..approvals import ApprovalError
 from ..call import CallResult
 from ..config import ApiConfig, Config
 from ..files import Files
+from ..grants import Grants
 from ..store import Store, StoreError
 from ._access import admit, audit
 from ._approval import Approved, approve
@@ -72,6 +73,7 @@ class CallService:
         self.clock = clock
         self.owner = secrets.token_hex(8)
         self.long = LongCalls(config, self.owner, clock=clock)
+        self.grants = Grants(lambda: approvals.open(config()), clock=clock)  # OAuth tokens toward the APIs
 
     async def call(self, request: CallRequest) -> CallResult | Question:
         """One call, from its plan to its stored result (or the question its client's user is asked)."""
@@ -86,7 +88,7 @@ class CallService:
             outcome = planned
         elif isinstance(checked := await check(planned), CallResult):
             outcome = checked
-        elif isinstance(ready := await resolve(planned, checked, self.files), CallResult):
+        elif isinstance(ready := await resolve(planned, checked, self.files, self.grants), CallResult):
             outcome = ready
         else:
             outcome = await self._on_the_store(ready, request.asking.answer, asked=False, until=None)
@@ -223,6 +225,7 @@ class CallService:
     async def aclose(self) -> None:
         """Stop the background calls (each becomes outcome unknown in the store)."""
         await self.long.aclose()
+        await self.grants.aclose()
 
 
 async def _audited(request: CallRequest, line: Awaitable[CallResult | Question]) -> CallResult | Question:

@@ -198,3 +198,19 @@ class Store(ABC):
         """Count one call under every one of `limits` (distinct keys) when each has room, in one atomic
         step: all or none. For each limit, 0.0 when it had room, else the seconds until it has; when
         any is above 0.0, nothing was counted under any key."""
+
+    # Sealed values (grants/: OAuth tokens toward the APIs, connect links, authorization states). The
+    # caller seals them (AES-GCM under `store_key`); the store keeps bytes it cannot read.
+
+    @abstractmethod
+    async def put_sealed(self, key: str, data: bytes, expires_at: float, now: float) -> None:
+        """Keep `data` under `key` until `expires_at`, replacing what was there (and forgetting values
+        past their expiry, where the backend does not forget them by itself)."""
+
+    @abstractmethod
+    async def get_sealed(self, key: str, now: float) -> bytes | None:
+        """The bytes under `key`, or None (nothing there, or expired)."""
+
+    @abstractmethod
+    async def take_sealed(self, key: str, now: float) -> bytes | None:
+        """The bytes under `key`, removed in the same step: of many takers at once, one gets them."""

@@ -37,6 +37,8 @@ NOT_FOUND: dict[str, Any] = {
     "retry_at": None,
     "get_file": None,
     "delete_file": False,
+    "get_sealed": None,
+    "take_sealed": None,
 }
 
 _ABANDONED: set[asyncio.Task[Any]] = set()  # cut-off operations still cleaning up

@@ -26,7 +26,7 @@ from redis.exceptions import RedisError
 
 from . import _redis_lua as lua
 from . import _sql
-from ._base import Store, StoreError
+from ._base import StoreError
 from ._bounded import DEFAULT_TIMEOUT
 from ._model import Announcement, Approval, Claim, Condition, Delivery, Json, Status, StoredFile
 from ._records import (
@@ -44,6 +44,7 @@ from ._records import (
 )
 from ._redis_pool import IDLE, BoundedPool, bounded_pool, closing_idle
 from ._redis_rates import RedisRates
+from ._redis_sealed import RedisSealed
 
 # Redis needs no migration steps; the key guards against an older specbridge. 2: files (`f:ID`);
 # 3: outbox receivers and streams (`s:STREAM`), which an older sender would route and order wrongly.
@@ -77,7 +78,7 @@ def _delivery(announce: Announced) -> str:
     return json.dumps(records) if records else ""
 
 
-class RedisStore(RedisRates, Store):
+class RedisStore(RedisRates, RedisSealed):
     def __init__(
         self,
         url: str,

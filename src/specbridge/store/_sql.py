@@ -12,6 +12,7 @@ from typing import Any
 from . import _rates as rates
 from ._model import Condition
 from ._records import APPROVAL_FIELDS
+from ._sql_sealed import SEALED_TABLE
 
 TIME = "DOUBLE PRECISION"
 
@@ -51,7 +52,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE outbox ADD COLUMN stream TEXT",
         "CREATE INDEX outbox_stream ON outbox (stream, created_at, id)",
     ),
-    rates.MIGRATION,  # rate-limit counters (`_rates`)
+    rates.MIGRATION,  # 4: rate-limit counters (`_rates`)
+    SEALED_TABLE,  # 5: sealed values (`_sql_sealed`: grants' tokens, states)
 )
 VERSION = len(MIGRATIONS)
 

@@ -34,7 +34,7 @@ from typing import Any, TypeVar
 
 from .._logging import log_event
 from . import _sql as sql
-from ._base import Store, StoreError
+from ._base import StoreError
 from ._bounded import DEFAULT_TIMEOUT
 from ._model import Approval, Claim, Condition, Delivery, Json, Status, StoredFile
 from ._records import (
@@ -51,6 +51,7 @@ from ._records import (
     file_values,
 )
 from ._sqlite_rates import SqliteRates
+from ._sqlite_sealed import SqliteSealed
 
 T = TypeVar("T")
 P = "?"
@@ -60,7 +61,7 @@ def _dict_row(cursor: sqlite3.Cursor, row: tuple[Any, ...]) -> dict[str, Any]:
     return {column[0]: value for column, value in zip(cursor.description, row, strict=True)}
 
 
-class SqliteStore(SqliteRates, Store):
+class SqliteStore(SqliteRates, SqliteSealed):
     def __init__(self, path: Path | str, *, timeout: float = DEFAULT_TIMEOUT) -> None:
         self.path = str(path)
         self.name = f"sqlite:///{self.path}"
