@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import math
 from collections.abc import Iterator
+from contextvars import ContextVar
 
 import anyio
 
@@ -28,6 +29,10 @@ STOPPING = CallResult(
     is_error=True,
     code=ErrorCode.GATEWAY_STOPPING,
 )
+
+
+# The `Stopping` a call of this task is already counted in (the adapter's count covers the service's).
+_COUNTED: ContextVar[Stopping | None] = ContextVar("specbridge_counted", default=None)
 
 
 class Stopping:
@@ -54,13 +59,18 @@ class Stopping:
 
     @contextlib.contextmanager
     def busy(self) -> Iterator[None]:
-        """A call being answered: `idle` waits for it."""
+        """A call being answered: `idle` waits for it. Counted once, however deep it is entered."""
+        if _COUNTED.get() is self:
+            yield
+            return
+        counted = _COUNTED.set(self)
         self._busy += 1
         if self._busy == 1:
             self._idle = anyio.Event()
         try:
             yield
         finally:
+            _COUNTED.reset(counted)
             self._busy -= 1
             if self._busy == 0:
                 self._idle.set()
