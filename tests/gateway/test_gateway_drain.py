@@ -155,7 +155,7 @@ async def stdio_gateway(config: Path, folder: Path) -> AsyncIterator[tuple[Clien
         env={**os.environ},
         cwd=str(config.parent),
     )
-    async with Client(server, mode="legacy") as client:  # type: ignore[arg-type]
+    async with Client(server, mode="legacy") as client:
         yield client, pid, rc, err
 
 
@@ -185,10 +185,8 @@ async def test_sigterm_over_stdio_finishes_the_call_on_the_wire_and_ends_the_wai
     assert results["order"].structured_content == {"id": "o1"}, text(results["order"])
     assert rc.read_text() == "0"
     check_stop_logged_once(err.read_text().splitlines())
-    async with stdio_gateway(config, tmp_path / "again" if _mkdir(tmp_path / "again") else tmp_path) as (
-        again,
-        *_,
-    ):
+    (tmp_path / "again").mkdir()
+    async with stdio_gateway(config, tmp_path / "again") as (again, *_):
         retried = await again.call_tool("createOrder", ORDER)
     assert retried.structured_content == {"id": "o1"}, text(retried)
     assert [request.path for request in upstream.requests] == ["/shops/s1/orders"]
@@ -196,8 +194,3 @@ async def test_sigterm_over_stdio_finishes_the_call_on_the_wire_and_ends_the_wai
 
 async def _exists(path: Path) -> bool:
     return path.exists() and path.read_text() != ""
-
-
-def _mkdir(path: Path) -> bool:
-    path.mkdir()
-    return True
