@@ -213,9 +213,11 @@ class LongCalls:
                 await store.abandon(running.name, self.owner, sent=False)  # nothing was sent
             return store_unavailable(error)
         if not mine.won:  # the same call, started on another instance (or here) a moment ago
-            with contextlib.suppress(StoreError):
+            try:
                 await store.abandon(running.name, self.owner, sent=False)
-            return await self._follow(store, scope, same, mine.owner, wait)
+                return await self._follow(store, scope, same, mine.owner, wait)
+            except StoreError as error:
+                return store_unavailable(error)
         self._running[running.id] = running
         task = asyncio.get_running_loop().create_task(self._background(running, work))
         self._tasks.add(task)

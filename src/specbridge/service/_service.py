@@ -122,9 +122,14 @@ class CallService:
         return outcome
 
     async def until_answered(self, question: Question) -> None:
-        """Returns once the question's approval is answered by anyone (or its wait ends)."""
+        """Returns once the question's approval is answered by anyone (or its wait ends). A store that
+        fails meanwhile is not an answer: the user may still answer, and `resume` then says what the
+        store allows (`store-unavailable`)."""
         approvals = self._approvals.approvals_for(question.ready.request.api.name)
-        await approvals.wait(question.approval, max(0.0, question.until - monotonic()))
+        try:
+            await approvals.wait(question.approval, max(0.0, question.until - monotonic()))
+        except StoreError:
+            await anyio.sleep(max(0.0, question.until - monotonic()))
 
     async def _on_the_store(
         self, ready: Ready, answer: Answer | None, *, asked: bool, until: float | None
