@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -194,3 +195,38 @@ async def test_sigterm_over_stdio_finishes_the_call_on_the_wire_and_ends_the_wai
 
 async def _exists(path: Path) -> bool:
     return path.exists() and path.read_text() != ""
+
+
+async def test_sigterm_lets_a_running_long_call_finish_and_a_restarted_gateway_returns_its_result(
+    tmp_path: Path, upstream: Upstream, gate: Gate
+) -> None:
+    config, _ = drain_config(tmp_path, upstream)
+    config.write_text(
+        config.read_text(encoding="utf-8") + "calls: {long: true, wait: 0.5}\n", encoding="utf-8"
+    )
+    order = {key: value for key, value in ORDER.items() if key != "idempotency_key"}
+    async with gateway_process(config) as gateway:
+        async with http_client(f"{gateway.base}/mcp") as client:
+            await client.list_tools()
+            pending = await client.call_tool("createOrder", order)
+        with anyio.fail_after(30):
+            await anyio.to_thread.run_sync(gate.arrived.wait, 30)
+        gateway.process.send_signal(signal.SIGTERM)
+        await until(lambda: _logged(gateway.stderr, "stopping"))
+        assert gateway.process.returncode is None  # it waits for the long call
+        gate.open.set()
+        with anyio.fail_after(30):
+            await gateway.process.wait()
+    assert text(pending).startswith("[call-pending]"), text(pending)
+    (call_id,) = re.findall(r"call id ([0-9a-f]{32})", text(pending))
+    assert gateway.process.returncode == 0
+    check_stop_logged_once(gateway.stderr)
+    async with gateway_process(config) as restarted, http_client(f"{restarted.base}/mcp") as client:
+        await client.list_tools()
+        result = await client.call_tool("get_call_result", {"call_id": call_id})
+    assert result.structured_content == {"id": "o1"}, text(result)
+    assert [request.path for request in upstream.requests] == ["/shops/s1/orders"]
+
+
+async def _logged(lines: list[str], event: str) -> bool:
+    return any(record["event"].startswith(event) for record in records(lines))
