@@ -3,6 +3,7 @@ command line share it (`specbridge approvals …` works with no gateway running)
 
 from __future__ import annotations
 
+from ._approvals import FINISHED as FINISHED
 from ._approvals import OPERATORS as OPERATORS
 from ._approvals import Announcer as Announcer
 from ._approvals import ApprovalError as ApprovalError
@@ -13,6 +14,7 @@ from ._view import approval_json as approval_json
 from ._view import client_approval_json as client_approval_json
 
 __all__ = [
+    "FINISHED",
     "OPERATORS",
     "Announcer",
     "ApprovalError",

@@ -19,7 +19,16 @@ import click
 from ._app import app, friendly_errors
 
 T = TypeVar("T")
-STATUSES = ("all", "pending", "approved", "rejected", "expired", "executing", "done", "outcome_unknown")
+STATUSES = (
+    "all",
+    "pending",
+    "approved",
+    "rejected",
+    "expired",
+    "done",
+    "failed",
+    "outcome_unknown",
+)
 
 config_option = click.option(
     "--config",

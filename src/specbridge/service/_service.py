@@ -47,6 +47,7 @@ from ._planning import plan
 from ._request import Answer, CallRequest, Question, Ready
 from ._resolving import check, resolve
 from ._results import store_unavailable
+from ._sending import ApprovedSender, Served, approval_result, offers_approval_results
 from ._waits import MARGIN, Deadline
 
 Json = Any
@@ -74,6 +75,10 @@ class CallService:
         self.owner = secrets.token_hex(8)
         self.long = LongCalls(config, self.owner, clock=clock)
         self.grants = Grants(lambda: approvals.open(config()), clock=clock)  # OAuth tokens toward the APIs
+        # approvals.send: on_answer: approved calls sent by the gateway (`run_approved`)
+        self.sender = ApprovedSender(
+            approvals, files, self.grants, config, deadline=deadline, owner=self.owner, clock=clock
+        )
 
     async def call(self, request: CallRequest) -> CallResult | Question:
         """One call, from its plan to its stored result (or the question its client's user is asked)."""
@@ -218,9 +223,17 @@ class CallService:
             return opened
         wait = deadline.wait(api.calls.wait)
         try:
-            return await self.long.result(opened, api.name, client, call_id, wait=wait)
+            found = await self.long.result(opened, api.name, client, call_id, wait=wait)
+            if found.code is ErrorCode.CALL_NOT_FOUND and offers_approval_results(api):
+                approved = await approval_result(self._approvals, api.name, client, call_id, wait=wait)
+                found = approved or found
         except StoreError as error:
             return store_unavailable(error)
+        return found
+
+    async def run_approved(self, served: Callable[[], Mapping[str, Served]]) -> None:
+        """`approvals.send: on_answer`: send approved calls nobody waits for, until cancelled."""
+        await self.sender.run(served)
 
     async def aclose(self) -> None:
         """Stop the background calls (each becomes outcome unknown in the store)."""
