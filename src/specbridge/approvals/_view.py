@@ -59,3 +59,9 @@ def client_approval_json(approval: Approval) -> dict[str, Any]:
         "expires_at": _when(approval.expires_at),
         "answered_at": _when(approval.answered_at),
     }
+
+
+def status_text(approval: Approval) -> str:
+    """The status as a person reads it: `done (HTTP 201)`, `failed (HTTP 409)`, else the status."""
+    code = upstream_status(approval)
+    return f"{approval.status} (HTTP {code})" if code is not None else str(approval.status)

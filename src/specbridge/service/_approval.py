@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from .._errors import ErrorCode
 from .._logging import log_event, monotonic
-from ..approvals import FINISHED, ApprovalError, Approvals
+from ..approvals import FINISHED, ApprovalError, Approvals, log_answer
 from ..call import CallResult
 from ..store import Approval, Status
 from ._asking import question
@@ -147,11 +147,5 @@ async def _answer(approvals: Approvals, approval: Approval, client: str | None, 
             answered = await approvals.reject(approval.id, by, f"the client's user {what} the call")
     except ApprovalError as error:
         return error.approval or await approvals.get(approval.id)
-    log_event(
-        "approval answered by the client's user",
-        api=approval.api,
-        tool=approval.tool,
-        client=client,
-        action=answer,
-    )
+    log_answer(answered, by, "approve" if answer == "accept" else "reject", "client")
     return answered
