@@ -14,6 +14,7 @@ Nothing here sends or claims anything: whatever happens here, the call was not s
 from __future__ import annotations
 
 import logging
+import math
 from dataclasses import dataclass
 
 from .._errors import ErrorCode
@@ -80,8 +81,10 @@ async def approve(
             client=client,
             approval=approval.id,
         )
-    if approval.status in (Status.PENDING, Status.EXECUTING):  # a person's answer; another's send
+    if approval.status is Status.PENDING:  # a person's answer
         approval = await approvals.wait(approval.id, max(0.0, until - monotonic()))
+    if approval.status is Status.EXECUTING:  # another's send (the gateway's, another call's): its outcome
+        approval = await approvals.wait(approval.id, request.deadline.wait(math.inf))
     if approval.status is Status.APPROVED:
         return Approved(approval, approvals)
     return await outcome(approvals, approval, note=TOO_LARGE if too_large else "")
