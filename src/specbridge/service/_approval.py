@@ -83,8 +83,12 @@ async def approve(
         )
     if approval.status is Status.PENDING:  # a person's answer
         approval = await approvals.wait(approval.id, max(0.0, until - monotonic()))
-    if approval.status is Status.EXECUTING:  # another's send (the gateway's, another call's): its outcome
-        approval = await approvals.wait(approval.id, request.deadline.wait(math.inf))
+    if approval.status is Status.EXECUTING:  # another's send: its outcome is this call's
+        # One of this process (its background sender, another call) ends within its upstream timeout:
+        # wait for it within the deadline. Another instance's (alive or not) within `approvals.wait`.
+        mine = approval.owner == approvals.owner
+        left = request.deadline.wait(math.inf) if mine else max(0.0, until - monotonic())
+        approval = await approvals.wait(approval.id, left)
     if approval.status is Status.APPROVED:
         return Approved(approval, approvals)
     return await outcome(approvals, approval, note=TOO_LARGE if too_large else "")

@@ -140,10 +140,11 @@ class ApprovalService:
         self.desk = LiveDesk(self)
         self._opening = anyio.Lock()
         self.waiting: Counter[str] = Counter()  # approval ids calls of this process wait on now
+        self.owner = secrets.token_hex(8)  # this process's claims of approved calls, across reloads
         self.approved: Callable[[], None] = lambda: None  # told of each approval given here (the sender)
 
     def _gate(self, store: Store, config: Config) -> ApprovalGate:
-        return ApprovalGate(store, config, waiting=self.waiting)
+        return ApprovalGate(store, config, owner=self.owner, waiting=self.waiting)
 
     async def open(self, config: Config) -> Store:
         """The store, opened now if the gateway started without it: the first idempotency key sent to a
