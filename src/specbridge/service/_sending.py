@@ -246,6 +246,8 @@ class ApprovedSender:
     def _later_on(self, approval: Approval, why: str, refused: CallResult | None = None) -> None:
         """Not sent now: looked at again in a minute; said once per approval and process."""
         first = approval.id not in self._said
+        if len(self._said) >= 10_000:  # bounded: at worst a line is said again
+            self._said.clear()
         self._said.add(approval.id)
         self._later[approval.id] = monotonic() + RETRY
         if first:

@@ -15,7 +15,9 @@ client's user, which it asks and hands back (`resume`).
       audit     _access.audit       the audit line, whatever the end (a background end has its own)
 
 Admit comes first, so a tool the caller may not use says nothing of itself (not even a malformed
-key). Long calls run 6-8 in the background (`_long_calls`); nothing before 6 runs there. A call with no
+key). Long calls run 6-8 in the background (`_long_calls`); nothing before 6 runs there. Under
+`approvals.send: on_answer` the gateway's sender (`_sending`) runs 1-3 and 6-8 for an approved call
+nobody waits for, from its approval's record. A call with no
 key, no approval, no long call and no rate limit never touches the store.
 """
 
