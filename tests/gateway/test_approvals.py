@@ -170,6 +170,7 @@ async def test_a_person_sees_the_arguments_and_the_bound_values_apart_with_reada
         "expires_at": "2025-11-30T11:53:20Z",
         "answered_at": "2025-11-30T10:53:20Z",
         "finished_at": None,
+        "upstream_status": None,  # nothing was sent
         "result": None,
     }
 
