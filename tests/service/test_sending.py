@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from specbridge import ErrorCode
+from specbridge._audit import audit_to
 from specbridge.approvals import Approvals, approval_json
 from specbridge.call import CallResult
 from specbridge.service import Deadline
@@ -185,3 +186,24 @@ async def test_get_call_result_knows_only_the_callers_own_approvals(
         )
     assert foreign.code is ErrorCode.CALL_NOT_FOUND
     assert pending.code is ErrorCode.APPROVAL_PENDING and upstream.requests == []
+
+
+async def test_the_background_send_writes_its_own_audit_line(tmp_path: Path, upstream: Upstream) -> None:
+    path = tmp_path / "audit.jsonl"
+    audit_to(str(path))
+    try:
+        async with harness(
+            tmp_path, upstream, tools=TOOLS, approvals={"wait": 0}, clients=CLIENTS
+        ) as service:
+            approved = await approved_while_nobody_waits(service, "bot")
+            await service.service.sender.sweep(served(service))
+    finally:
+        audit_to(None)
+    found = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    calls = [line for line in found if line["event"] == "tool call"]
+    assert [(line["outcome"], line.get("background")) for line in calls] == [
+        ("approval-pending", None),
+        ("ok", True),
+    ]
+    assert calls[1]["approval"] == approved.id and calls[1]["status"] == 201
+    assert calls[1]["client"] == "bot" and calls[1]["tool"] == "createOrder"
