@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 from pathlib import Path
 from typing import Any
@@ -207,3 +208,33 @@ async def test_the_background_send_writes_its_own_audit_line(tmp_path: Path, ups
     ]
     assert calls[1]["approval"] == approved.id and calls[1]["status"] == 201
     assert calls[1]["client"] == "bot" and calls[1]["tool"] == "createOrder"
+
+
+async def test_the_credential_is_had_when_the_approved_call_is_sent_not_when_it_was_asked(
+    tmp_path: Path, upstream: Upstream, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SHOP_SECRET", "token-at-approval-time")
+    auth = {"type": "bearer", "secret": "env:SHOP_SECRET"}
+    async with harness(tmp_path, upstream, tools=TOOLS, approvals={"wait": 0}, auth=auth) as service:
+        await approved_while_nobody_waits(service)
+        monkeypatch.setenv("SHOP_SECRET", "token-now")  # rotated (or renewed) while the call waited
+        await service.service.sender.sweep(served(service))
+    (request,) = upstream.requests
+    assert request.headers["authorization"] == "Bearer token-now"
+
+
+async def test_a_call_whose_secret_cannot_be_read_now_is_not_sent_and_stays_approved(
+    tmp_path: Path, upstream: Upstream, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setenv("SHOP_SECRET", "token")
+    auth = {"type": "bearer", "secret": "env:SHOP_SECRET"}
+    async with harness(tmp_path, upstream, tools=TOOLS, approvals={"wait": 0}, auth=auth) as service:
+        approved = await approved_while_nobody_waits(service)
+        monkeypatch.delenv("SHOP_SECRET")
+        with caplog.at_level(logging.WARNING, logger="specbridge.gateway"):
+            await service.service.sender.sweep(served(service))
+            await service.service.sender.sweep(served(service))  # looked at again only a minute later
+        kept = await service.approvals.current().desk.get(approved.id)
+    assert kept.status is Status.APPROVED and upstream.requests == []
+    (line,) = [record for record in caplog.records if record.getMessage() == "approved call not sent yet"]
+    assert line.fields["code"] == "secret-unavailable"  # type: ignore[attr-defined]
