@@ -85,9 +85,11 @@ async def approve(
         approval = await approvals.wait(approval.id, max(0.0, until - monotonic()))
     if approval.status is Status.EXECUTING:  # another's send: its outcome is this call's
         # One of this process (its background sender, another call) ends within its upstream timeout:
-        # wait for it within the deadline. Another instance's (alive or not) within `approvals.wait`.
+        # wait for it within the deadline (`calls.wait` for a long call's API). Another instance's
+        # (alive or not) within `approvals.wait`.
         mine = approval.owner == approvals.owner
-        left = request.deadline.wait(math.inf) if mine else max(0.0, until - monotonic())
+        longest = request.api.calls.wait if request.api.calls.long else math.inf
+        left = request.deadline.wait(longest) if mine else max(0.0, until - monotonic())
         approval = await approvals.wait(approval.id, left)
     if approval.status is Status.APPROVED:
         return Approved(approval, approvals)
