@@ -155,6 +155,8 @@ class ApprovedSender:
                         level=logging.WARNING,
                         code=str(error.code),
                     )
+                except Exception:  # never the end of the gateway: the next sweep tries again
+                    log_event("approved calls not swept", level=logging.ERROR, exc_info=True)
                 with anyio.move_on_after(self.poll):
                     await self._nudged.wait()
 
