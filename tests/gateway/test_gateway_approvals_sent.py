@@ -130,3 +130,28 @@ async def test_an_approval_given_on_the_command_line_with_no_gateway_running_is_
         result = await agent.call_tool("createOrder", ORDER)
     assert result.structured_content == {"id": "o1"}
     assert len(upstream.requests) == 1
+
+
+async def test_two_gateways_on_one_store_send_an_approval_given_on_either_once(
+    tmp_path: Path, upstream: Upstream, store_url: str, orders: Orders
+) -> None:
+    config = approval_config(tmp_path, upstream, store_url)
+    async with (
+        in_process_gateway(config) as (one, first),
+        in_process_gateway(config) as (two, second),
+        http_client(MCP, transport=one) as agent,
+    ):
+        identifier = approval_id(await agent.call_tool("createOrder", ORDER))
+        assert (await admin(two, "POST", f"/admin/approvals/{identifier}/approve")).status_code == 200
+        assert await anyio.to_thread.run_sync(orders.arrived.wait, 20)
+        with anyio.fail_after(20):  # the send ends; both sweep again and find nothing left to send
+            while (await admin(one, "GET", f"/admin/approvals/{identifier}")).json()["status"] != "done":
+                await anyio.sleep(0.05)
+        swept = [
+            await gateway.calls.sender.sweep(lambda gateway=gateway: gateway.states)
+            for gateway in (first, second)
+        ]
+        result = await agent.call_tool("createOrder", ORDER)
+    assert swept == [0, 0]
+    assert result.structured_content == {"id": "o1"}
+    assert len(upstream.requests) == 1
