@@ -178,14 +178,15 @@ class Approvals:
         approval, _ = await self.store.attach_or_create(record, now, announce)
         return approval
 
-    async def wait(self, approval_id: str, timeout: float) -> Approval:
+    async def wait(self, approval_id: str, timeout: float, *, sends: bool = True) -> Approval:
         """The approval once it is neither pending nor executing, or as it stands after `timeout` seconds.
         Answers given in this process wake the wait at once; others are seen by polling (50 ms doubling
-        to 1 s), so another instance's answer arrives within a second."""
+        to 1 s), so another instance's answer arrives within a second. `sends`: the waiting caller
+        sends the call itself once approved (counted in `waiting`); False for one that only reads."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         delay = 0.05
-        self.waiting[approval_id] += 1
+        self.waiting[approval_id] += sends
         try:
             while True:
                 approval = await self.get(approval_id)
@@ -197,7 +198,7 @@ class Approvals:
                 except TimeoutError:
                     delay = min(delay * 2, 1.0)
         finally:
-            self.waiting[approval_id] -= 1
+            self.waiting[approval_id] -= sends
             if self.waiting[approval_id] <= 0:
                 del self.waiting[approval_id]
 

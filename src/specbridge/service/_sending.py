@@ -104,7 +104,7 @@ async def approval_result(
     if found is None or (found.api, found.client) != (api, client or ""):
         return None
     desk = approvals.approvals_for(api)
-    approval = await desk.wait(found.id, wait)
+    approval = await desk.wait(found.id, wait, sends=False)  # the gateway's sender sends it
     return await outcome(desk, approval)
 
 
