@@ -145,3 +145,32 @@ async def test_a_cut_ends_at_the_stop_and_one_made_after_it_ends_at_once() -> No
     with stopping.cut() as after:
         await anyio.sleep_forever()
     assert after.cancelled_caught
+
+
+async def test_the_approved_calls_sender_starts_nothing_after_a_stop_and_finishes_what_it_sends(
+    tmp_path: Path, upstream: Upstream, gate: Gate
+) -> None:
+    from tests.service.test_sending import TOOLS, approved_while_nobody_waits, served
+
+    async with harness(tmp_path, upstream, tools=TOOLS, approvals={"wait": 0}) as service:
+        sender = service.service.sender
+        first = await approved_while_nobody_waits(service)
+        with anyio.fail_after(30):
+            async with anyio.create_task_group() as tasks:
+                assert await sender.sweep(served(service), tasks) == 1
+                await anyio.to_thread.run_sync(gate.arrived.wait, 30)  # on the wire
+                assert service.service.stopping.calls == 1  # the drain waits for it
+                tasks.start_soon(service.service.drain, 20)
+                await anyio.wait_all_tasks_blocked()
+                gate.open.set()
+        desk = service.approvals.current().desk
+        sent = await desk.get(first.id)
+        later = await service.approvals.approvals_for("shop").request(
+            "shop", "createOrder", "", {**ORDER, "quantity": 5}, {}, fingerprint="asked-before-the-stop"
+        )
+        second = await desk.approve(later.id, "alice")  # answered after the stop
+        started = await sender.sweep(served(service))
+        still = await desk.get(second.id)
+    assert sent.status is Status.DONE and sent.result["structured"] == {"id": "o1"}
+    assert started == 0 and still.status is Status.APPROVED  # left for another instance
+    assert len(upstream.requests) == 1
