@@ -70,15 +70,22 @@ class RoundRobin(httpx2.AsyncBaseTransport):
 
 
 @contextlib.asynccontextmanager
-async def instances(config: Path, count: int = 2) -> AsyncIterator[list[httpx2.ASGITransport]]:
+async def gateways(config: Path, count: int = 2) -> AsyncIterator[list[tuple[httpx2.ASGITransport, Gateway]]]:
     """`count` gateways on one config (one store), each with its own app and session managers."""
     async with contextlib.AsyncExitStack() as stack:
-        transports = []
+        made = []
         for _ in range(count):
-            app = http_app(Gateway(load_config(config), config_path=str(config), poll_interval=3600.0))
+            gateway = Gateway(load_config(config), config_path=str(config), poll_interval=3600.0)
+            app = http_app(gateway)
             await stack.enter_async_context(app.router.lifespan_context(app))
-            transports.append(httpx2.ASGITransport(app))
-        yield transports
+            made.append((httpx2.ASGITransport(app), gateway))
+        yield made
+
+
+@contextlib.asynccontextmanager
+async def instances(config: Path, count: int = 2) -> AsyncIterator[list[httpx2.ASGITransport]]:
+    async with gateways(config, count) as made:
+        yield [transport for transport, _ in made]
 
 
 async def rpc(
