@@ -7,6 +7,7 @@ a DELETE on one instance ends the session on the other; a store that cannot be r
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 import itertools
@@ -88,6 +89,17 @@ async def instances(config: Path, count: int = 2) -> AsyncIterator[list[httpx2.A
         yield [transport for transport, _ in made]
 
 
+@contextlib.asynccontextmanager
+async def clients_of_two(config: Path) -> AsyncIterator[tuple[httpx2.AsyncClient, httpx2.AsyncClient]]:
+    """An HTTP client for each of two instances."""
+    async with (
+        instances(config) as (one, two),
+        httpx2.AsyncClient(transport=one) as first,
+        httpx2.AsyncClient(transport=two) as second,
+    ):
+        yield first, second
+
+
 async def rpc(
     http: httpx2.AsyncClient, body: dict[str, Any], key: str, session: str | None = None
 ) -> httpx2.Response:
@@ -158,52 +170,49 @@ async def test_another_clients_key_cannot_use_a_session_on_any_instance(
     tmp_path: Path, upstream: Upstream, shared_store: str
 ) -> None:
     config = shared_config(tmp_path, upstream, shared_store)
-    async with instances(config) as (one, two):
-        async with httpx2.AsyncClient(transport=one) as first, httpx2.AsyncClient(transport=two) as second:
-            session = await opened(first, KEYS["alice"])
-            for http in (second, first, second):  # taken up nowhere for bob, held or not
-                stolen = await rpc(http, call(1, "tools/list", {}), KEYS["bob"], session)
-                assert stolen.status_code == 404, stolen.text
-                assert stolen.json()["error"]["message"] == "Session not found"
-            own = await rpc(second, call(2, "tools/list", {}), KEYS["alice"], session)
-            assert own.status_code == 200 and "result" in own.json()
+    async with clients_of_two(config) as (first, second):
+        session = await opened(first, KEYS["alice"])
+        for http in (second, first, second):  # taken up nowhere for bob, held or not
+            stolen = await rpc(http, call(1, "tools/list", {}), KEYS["bob"], session)
+            assert stolen.status_code == 404, stolen.text
+            assert stolen.json()["error"]["message"] == "Session not found"
+        own = await rpc(second, call(2, "tools/list", {}), KEYS["alice"], session)
+        assert own.status_code == 200 and "result" in own.json()
 
 
 async def test_a_delete_on_one_instance_ends_the_session_on_the_other(
     tmp_path: Path, upstream: Upstream, shared_store: str
 ) -> None:
     config = shared_config(tmp_path, upstream, shared_store)
-    async with instances(config) as (one, two):
-        async with httpx2.AsyncClient(transport=one) as first, httpx2.AsyncClient(transport=two) as second:
-            session = await opened(first, KEYS["alice"])
-            served = await rpc(second, call(1, "tools/list", {}), KEYS["alice"], session)
-            assert served.status_code == 200
-            headers = {**ACCEPT, "Authorization": f"Bearer {KEYS['alice']}", "Mcp-Session-Id": session}
-            headers["MCP-Protocol-Version"] = PROTOCOL
-            ended = await second.delete(URL, headers=headers)
-            assert ended.status_code == 200, ended.text
-            for http in (first, second):
-                gone = await rpc(http, call(2, "tools/list", {}), KEYS["alice"], session)
-                assert gone.status_code == 404, gone.text
+    async with clients_of_two(config) as (first, second):
+        session = await opened(first, KEYS["alice"])
+        served = await rpc(second, call(1, "tools/list", {}), KEYS["alice"], session)
+        assert served.status_code == 200
+        headers = {**ACCEPT, "Authorization": f"Bearer {KEYS['alice']}", "Mcp-Session-Id": session}
+        headers["MCP-Protocol-Version"] = PROTOCOL
+        ended = await second.delete(URL, headers=headers)
+        assert ended.status_code == 200, ended.text
+        for http in (first, second):
+            gone = await rpc(http, call(2, "tools/list", {}), KEYS["alice"], session)
+            assert gone.status_code == 404, gone.text
 
 
 async def test_the_session_cap_counts_a_clients_sessions_on_every_instance(
     tmp_path: Path, upstream: Upstream, shared_store: str
 ) -> None:
     config = shared_config(tmp_path, upstream, shared_store, extra="limits: {sessions_per_client: 2}\n")
-    async with instances(config) as (one, two):
-        async with httpx2.AsyncClient(transport=one) as first, httpx2.AsyncClient(transport=two) as second:
-            await opened(first, KEYS["alice"])
-            await opened(second, KEYS["alice"])
-            params = {
-                "protocolVersion": PROTOCOL,
-                "capabilities": {},
-                "clientInfo": {"name": "r", "version": "0"},
-            }
-            refused = await rpc(first, call(0, "initialize", params), KEYS["alice"])
-            assert refused.status_code == 429
-            assert refused.json()["error"]["code"] == "session-limit"
-            await opened(second, KEYS["bob"])  # another client has its own places
+    async with clients_of_two(config) as (first, second):
+        await opened(first, KEYS["alice"])
+        await opened(second, KEYS["alice"])
+        params = {
+            "protocolVersion": PROTOCOL,
+            "capabilities": {},
+            "clientInfo": {"name": "r", "version": "0"},
+        }
+        refused = await rpc(first, call(0, "initialize", params), KEYS["alice"])
+        assert refused.status_code == 429
+        assert refused.json()["error"]["code"] == "session-limit"
+        await opened(second, KEYS["bob"])  # another client has its own places
 
 
 async def test_a_store_that_cannot_be_reached_is_a_503_store_unavailable(
@@ -238,3 +247,16 @@ async def test_the_2026_era_needs_no_session_and_alternates_freely(
                 assert isinstance(result, types.CallToolResult)
                 assert result.structured_content == {"id": "p1", "name": "Mug"}
     assert min(balancer.served) >= 2
+
+
+async def test_many_requests_at_once_take_a_session_up_once_and_are_all_served(
+    tmp_path: Path, upstream: Upstream, shared_store: str
+) -> None:
+    config = shared_config(tmp_path, upstream, shared_store)
+    async with clients_of_two(config) as (first, second):
+        session = await opened(first, KEYS["alice"])
+        answers = await asyncio.gather(
+            *(rpc(second, call(n, "tools/list", {}), KEYS["alice"], session) for n in range(10))
+        )
+    assert [answer.status_code for answer in answers] == [200] * 10
+    assert all("result" in answer.json() for answer in answers)

@@ -166,15 +166,12 @@ class SharedManager(StreamableHTTPSessionManager):
                 retry_interval=self.retry_interval,
                 idle_timeout=self.session_idle_timeout,
             )
+            assert self._task_group is not None
+            # connected first, then known: no request reaches a transport whose session task is not up
+            await self._task_group.start(self._run_adopted, session_id, transport, dict(handshake))
             if requestor is not None:
                 self._session_owners[session_id] = requestor
             self._server_instances[session_id] = transport
-        try:
-            assert self._task_group is not None
-            await self._task_group.start(self._run_adopted, session_id, transport, dict(handshake))
-        except BaseException:
-            await self._discard_session(session_id, transport)
-            raise
         return True
 
     async def _run_adopted(
