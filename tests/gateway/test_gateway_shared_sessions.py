@@ -23,6 +23,7 @@ from specbridge.config import load_config
 from specbridge.gateway import Gateway, http_app
 from specbridge.store import open_store
 from tests.gateway._harness import IN_PROCESS, http_client, write_config
+from tests.gateway._process import gateway_processes
 from tests.gateway._rawrpc import PROTOCOL
 from tests.store._backends import POSTGRES, REDIS, _refused, namespaces
 from tests.support.upstream import Upstream, json_response
@@ -260,3 +261,42 @@ async def test_many_requests_at_once_take_a_session_up_once_and_are_all_served(
         )
     assert [answer.status_code for answer in answers] == [200] * 10
     assert all("result" in answer.json() for answer in answers)
+
+
+class SpreadOver(httpx2.AsyncBaseTransport):
+    """A round-robin balancer in front of real servers: each request goes to the next base URL in turn
+    (an open GET stream stays where it went)."""
+
+    def __init__(self, bases: list[str]) -> None:
+        self.bases = [httpx2.URL(base) for base in bases]
+        self.inner = httpx2.AsyncHTTPTransport()
+        self._turn = itertools.count()
+        self.served = [0] * len(bases)
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        turn = next(self._turn) % len(self.bases)
+        self.served[turn] += 1
+        base = self.bases[turn]
+        request.url = request.url.copy_with(host=base.host, port=base.port)
+        request.headers["Host"] = f"{base.host}:{base.port}"
+        return await self.inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+async def test_two_serve_processes_behind_a_round_robin_serve_one_sdk_session_with_its_get_stream(
+    tmp_path: Path, upstream: Upstream, shared_store: str
+) -> None:
+    config = shared_config(tmp_path, upstream, shared_store)
+    async with gateway_processes(config, 2) as (one, two):
+        assert one.base and two.base, one.stderr + two.stderr
+        balancer = SpreadOver([one.base, two.base])
+        async with http_client(f"{one.base}/mcp", key=KEYS["alice"], transport=balancer) as client:
+            for _ in range(20):
+                listed = await client.list_tools()
+                result = await client.call_tool("getProduct", {"id": "p1"})
+                assert listed.tools and result.structured_content == {"id": "p1", "name": "Mug"}, result
+        assert min(balancer.served) >= 20
+    assert len(upstream.requests) == 20
+    assert not any("Session not found" in line for line in one.stderr + two.stderr)
