@@ -48,7 +48,7 @@ from ._local import LOCAL_HOSTS, is_loopback
 from ._protected import protected_resource_endpoint, resource_of
 from ._server import CLIENT_SCOPE_KEY, IDENTITY_SCOPE_KEY, SNAPSHOT_SCOPE_KEY, ApiServer
 from ._sessions import SESSION_HEADER, SessionTable
-from ._shared_sessions import SharedManager, SharedSessions, note_handshake, store_unavailable
+from ._shared_sessions import SharedManager, SharedSessions, shared_sessions, store_unavailable
 
 SESSION_IDLE_TIMEOUT = 1800.0
 
@@ -218,20 +218,6 @@ def local_route(
     return guarded
 
 
-def shared_sessions(gateway: Gateway, api: str, manager: SharedManager, cap: int) -> SharedSessions | None:
-    """With `sessions: store` (as at start), the API's handshake-era sessions any instance serves."""
-    if gateway.config.sessions != "store":
-        return None
-    manager.app.middleware.append(note_handshake)  # what `initialize` said is kept with the session
-    return SharedSessions(
-        api,
-        manager,
-        lambda: gateway.approvals.open(gateway.config),
-        cap=cap,
-        idle_timeout=SESSION_IDLE_TIMEOUT,
-    )
-
-
 def http_app(
     gateway: Gateway,
     *,
@@ -241,8 +227,10 @@ def http_app(
     """The gateway's ASGI app. Its lifespan loads the APIs (unless started), watches for changes, and
     runs each API's session manager. Each client may hold `max_sessions_per_client` sessions per API."""
     servers = {name: ApiServer(gateway, name) for name in gateway.api_names}
+    # `sessions: store`: a manager that can take up a session another instance opened (_shared_sessions)
+    kind = SharedManager if gateway.config.sessions == "store" else StreamableHTTPSessionManager
     managers = {
-        name: SharedManager(
+        name: kind(
             app=server.server,
             security_settings=security_settings(host),
             session_idle_timeout=SESSION_IDLE_TIMEOUT,
@@ -257,7 +245,9 @@ def http_app(
     }
     cap = max_sessions_per_client or gateway.config.limits.sessions_per_client  # `limits:` at start
     tables = {name: SessionTable(cap, SESSION_IDLE_TIMEOUT) for name in managers}
-    shared = {name: shared_sessions(gateway, name, managers[name], cap) for name in managers}
+    shared = {
+        name: shared_sessions(gateway, name, managers[name], cap, SESSION_IDLE_TIMEOUT) for name in managers
+    }
     resource_servers = ResourceServers()  # each OAuth API's token checks and their caches
     routes: list[BaseRoute] = [
         Route(

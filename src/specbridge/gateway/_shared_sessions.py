@@ -63,6 +63,7 @@ from starlette.types import Message, Scope, Send
 from .._errors import ErrorCode
 from .._logging import log_event
 from ..store import Store, StoredSession, StoreError
+from ._gateway import Gateway
 
 HANDSHAKE_SCOPE_KEY = "specbridge.handshake"  # where `note_handshake` leaves what `initialize` said
 SESSION_HEADER = "mcp-session-id"
@@ -295,6 +296,18 @@ class SharedSessions:
             session_key(session), self.kind, client or "", dict(handshake), now, now, now + self.idle_timeout
         )
         await store.put_session(record, now)
+
+
+def shared_sessions(
+    gateway: Gateway, api: str, manager: StreamableHTTPSessionManager, cap: int, idle_timeout: float
+) -> SharedSessions | None:
+    """With `sessions: store` (a `SharedManager`), the API's handshake-era sessions any instance serves."""
+    if not isinstance(manager, SharedManager):
+        return None
+    manager.app.middleware.append(note_handshake)  # what `initialize` said is kept with the session
+    return SharedSessions(
+        api, manager, lambda: gateway.approvals.open(gateway.config), cap=cap, idle_timeout=idle_timeout
+    )
 
 
 async def _no_receive() -> Message:
