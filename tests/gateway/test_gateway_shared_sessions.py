@@ -232,6 +232,7 @@ async def test_a_store_that_cannot_be_reached_is_a_503_store_unavailable(
         assert refused.status_code == 503, refused.text
         assert refused.json()["error"]["data"]["code"] == "store-unavailable"
         assert refused.headers["Retry-After"] == "5"
+        assert refused.json()["error"]["data"] == {"code": "store-unavailable"}  # no store name to a client
         later = await rpc(http, call(1, "tools/list", {}), KEYS["alice"], "f" * 32)
         assert later.status_code == 503 and later.json()["error"]["data"]["code"] == "store-unavailable"
 
@@ -300,3 +301,25 @@ async def test_two_serve_processes_behind_a_round_robin_serve_one_sdk_session_wi
         assert min(balancer.served) >= 20
     assert len(upstream.requests) == 20
     assert not any("Session not found" in line for line in one.stderr + two.stderr)
+
+
+async def test_a_huge_handshake_is_kept_as_the_names_it_declares(
+    tmp_path: Path, upstream: Upstream, shared_store: str
+) -> None:
+    config = shared_config(tmp_path, upstream, shared_store)
+    capabilities = {"elicitation": {}, "experimental": {"blob": {"x": "y" * 40_000}}}
+    params = {
+        "protocolVersion": PROTOCOL,
+        "capabilities": capabilities,
+        "clientInfo": {"name": "big", "version": "0"},
+    }
+    async with clients_of_two(config) as (first, second):
+        answer = await rpc(first, call(0, "initialize", params), KEYS["alice"])
+        session = answer.headers["mcp-session-id"]
+        served = await rpc(second, call(1, "tools/list", {}), KEYS["alice"], session)
+        assert served.status_code == 200 and "result" in served.json()
+    async with open_store(shared_store) as store:
+        kept = await store.get_session(hashlib.sha256(session.encode()).hexdigest(), 0)
+    assert kept is not None
+    assert kept.data["capabilities"] == {"elicitation": {}, "experimental": {}}
+    assert kept.data["client_info"] == {"name": "big", "version": "0"}

@@ -61,6 +61,7 @@ from starlette.responses import Response
 from starlette.types import Message, Scope, Send
 
 from .._errors import ErrorCode
+from .._json import dumps
 from .._logging import log_event
 from ..store import Store, StoredSession, StoreError
 from ._gateway import Gateway
@@ -68,6 +69,7 @@ from ._gateway import Gateway
 HANDSHAKE_SCOPE_KEY = "specbridge.handshake"  # where `note_handshake` leaves what `initialize` said
 SESSION_HEADER = "mcp-session-id"
 TOUCH_EVERY = 60.0  # seconds: a session's expiry in the store is pushed on at most this often
+HANDSHAKE_BYTES = 16 * 1024  # of the client's capabilities, and of its info, kept with a session
 _log = logging.getLogger(__name__)
 
 
@@ -90,7 +92,7 @@ def store_unavailable(error: StoreError) -> Response:
         503,
         INTERNAL_ERROR,
         "the session store is unavailable; try again shortly",
-        {"code": str(ErrorCode.STORE_UNAVAILABLE), "reason": str(error)},
+        {"code": str(ErrorCode.STORE_UNAVAILABLE)},  # the store's name and fault go to the log only
     )
     response.headers["Retry-After"] = "5"
     return response
@@ -110,9 +112,19 @@ async def note_handshake(ctx: ServerRequestContext[Any, Any], call_next: CallNex
         params = ctx.params or {}
         if isinstance(slot, dict) and isinstance(result, Mapping):
             slot["protocol_version"] = result.get("protocolVersion") or params.get("protocolVersion")
-            slot["capabilities"] = params.get("capabilities") or {}
-            slot["client_info"] = params.get("clientInfo")
+            slot["capabilities"] = _kept(params.get("capabilities"), {})
+            slot["client_info"] = _kept(params.get("clientInfo"), None)
     return result
+
+
+def _kept(value: Any, instead: Any) -> Any:
+    """`value` as the store keeps it: up to `HANDSHAKE_BYTES` of JSON; a larger one (a client's own
+    extensions) as its top-level names only, so one client cannot fill the store through its handshake."""
+    if len(dumps(value)) <= HANDSHAKE_BYTES:
+        return value if value is not None else instead
+    if isinstance(value, Mapping):
+        return {str(name)[:64]: {} for name in list(value)[:32]}
+    return instead
 
 
 def _ready_connection(connection: Connection, handshake: Mapping[str, Any]) -> None:
@@ -232,8 +244,12 @@ class SharedSessions:
     async def full(self, client: str | None) -> bool:
         """Whether `client` holds its cap of open sessions here, on every instance (StoreError if the
         store cannot say)."""
-        store = await self._store()
-        return await store.count_sessions(self.kind, client or "", self._clock()) >= self.cap
+        try:
+            store = await self._store()
+            return await store.count_sessions(self.kind, client or "", self._clock()) >= self.cap
+        except StoreError as error:
+            log_event("session store unavailable", api=self.api, client=client, status=503, reason=str(error))
+            raise
 
     async def admit(self, scope: Scope, client: str | None, session: str) -> Response | None:
         """None when the SDK may serve this request for `session` (taken up here first, if need be;
