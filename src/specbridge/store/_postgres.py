@@ -37,6 +37,7 @@ from ._bounded import DEFAULT_TIMEOUT
 from ._model import Approval, Claim, Condition, Delivery, Json, Status, StoredFile
 from ._postgres_rates import PostgresRates
 from ._postgres_sealed import PostgresSealed
+from ._postgres_sessions import PostgresSessions
 from ._records import (
     Announced,
     announcements,
@@ -67,7 +68,7 @@ def without_password(url: str) -> str:
     return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
 
 
-class PostgresStore(PostgresRates, PostgresSealed):
+class PostgresStore(PostgresRates, PostgresSealed, PostgresSessions):
     slow_to_cancel = True  # psycopg cancels a query in the server and waits for it (`_bounded`)
 
     def __init__(

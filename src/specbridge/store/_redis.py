@@ -45,6 +45,7 @@ from ._records import (
 from ._redis_pool import IDLE, BoundedPool, bounded_pool, closing_idle
 from ._redis_rates import RedisRates
 from ._redis_sealed import RedisSealed
+from ._redis_sessions import RedisSessions
 
 # Redis needs no migration steps; the key guards against an older specbridge. 2: files (`f:ID`);
 # 3: outbox receivers and streams (`s:STREAM`), which an older sender would route and order wrongly.
@@ -78,7 +79,7 @@ def _delivery(announce: Announced) -> str:
     return json.dumps(records) if records else ""
 
 
-class RedisStore(RedisRates, RedisSealed):
+class RedisStore(RedisRates, RedisSealed, RedisSessions):
     def __init__(
         self,
         url: str,

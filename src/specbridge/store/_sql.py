@@ -13,6 +13,7 @@ from . import _rates as rates
 from ._model import Condition
 from ._records import APPROVAL_FIELDS
 from ._sql_sealed import SEALED_TABLE
+from ._sql_sessions import SESSIONS_TABLE
 
 TIME = "DOUBLE PRECISION"
 
@@ -54,6 +55,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     ),
     rates.MIGRATION,  # 4: rate-limit counters (`_rates`)
     SEALED_TABLE,  # 5: sealed values (`_sql_sealed`: grants' tokens, states)
+    SESSIONS_TABLE,  # 6: sessions any instance serves (`_sql_sessions`: MCP sessions, admin sign-ins)
 )
 VERSION = len(MIGRATIONS)
 
