@@ -33,6 +33,10 @@ from tests.support.upstream import Gate, Upstream, json_response
 __all__ = ["namespaces"]
 
 REDIS_SERVER = shutil.which("redis-server")
+# The calls here carry no session: with `sessions: store` (the default on PostgreSQL and Redis) a
+# handshake-era session's own requests need the store and answer HTTP 503 `store-unavailable` while it
+# fails (tests/gateway/test_gateway_sessions.py); the call layer's answers are what is looked at here.
+STATELESS = "2026-07-28"
 KEYED = {"shopId": "s1", "product": "p1", "quantity": 2, "idempotency_key": "order-1"}
 BOUND = 15  # seconds any one call may take here: a few store steps of 1 s, far below the 20 s deadline
 
@@ -175,8 +179,8 @@ async def test_while_the_store_fails_calls_that_need_it_answer_store_unavailable
     config = outage_config(tmp_path, upstream, outage.url)
     async with (
         in_process_gateway(config, deadline=20) as (app, _),
-        http_client(f"{IN_PROCESS}/shop/mcp", transport=app) as shop,
-        http_client(f"{IN_PROCESS}/slow/mcp", transport=app) as slow,
+        http_client(f"{IN_PROCESS}/shop/mcp", transport=app, mode=STATELESS) as shop,
+        http_client(f"{IN_PROCESS}/slow/mcp", transport=app, mode=STATELESS) as slow,
     ):
         await shop.list_tools()
         await slow.list_tools()
@@ -241,15 +245,15 @@ async def test_a_burst_of_calls_while_the_store_fails_gets_store_unavailable_for
     config = outage_config(tmp_path, upstream, outage.url)
     results: list[types.CallToolResult] = []
     async with in_process_gateway(config, deadline=20) as (app, _):
-        async with http_client(f"{IN_PROCESS}/shop/mcp", transport=app) as shop:
+        async with http_client(f"{IN_PROCESS}/shop/mcp", transport=app, mode=STATELESS) as shop:
             await shop.list_tools()
             assert code_of(await shop.call_tool("createOrder", {**KEYED, "idempotency_key": "warm"})) is None
         (outage.hang if how == "hang" else outage.down)()
 
         async def agent(number: int) -> None:
             async with (
-                http_client(f"{IN_PROCESS}/shop/mcp", transport=app) as shop,
-                http_client(f"{IN_PROCESS}/slow/mcp", transport=app) as slow,
+                http_client(f"{IN_PROCESS}/shop/mcp", transport=app, mode=STATELESS) as shop,
+                http_client(f"{IN_PROCESS}/slow/mcp", transport=app, mode=STATELESS) as slow,
             ):
                 await shop.list_tools()
                 await slow.list_tools()

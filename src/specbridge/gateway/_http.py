@@ -29,6 +29,7 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from starlette.applications import Starlette
 from starlette.datastructures import Headers
 from starlette.requests import Request
@@ -140,8 +141,10 @@ class McpEndpoint:
             scope["user"] = AuthenticatedUser(AccessToken(token="", client_id=outcome.id, scopes=[]))
             client = outcome.id
         session = headers.get(SESSION_HEADER)
+        # A 2026-07-28 request opens no session: not counted, so it needs no store (issue 26 item 4).
+        opens = session is None and headers.get("mcp-protocol-version") not in MODERN_PROTOCOL_VERSIONS
         try:
-            full = session is None and scope.get("method") == "POST" and await self._full(client)
+            full = opens and scope.get("method") == "POST" and await self._full(client)
         except StoreError as error:
             await store_unavailable(error)(scope, receive, send)
             return
