@@ -35,6 +35,7 @@ from . import _sql as sql
 from ._base import StoreError
 from ._bounded import DEFAULT_TIMEOUT
 from ._model import Approval, Claim, Condition, Delivery, Json, Status, StoredFile
+from ._postgres_marker import PostgresMarker
 from ._postgres_rates import PostgresRates
 from ._postgres_sealed import PostgresSealed
 from ._records import (
@@ -67,7 +68,7 @@ def without_password(url: str) -> str:
     return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
 
 
-class PostgresStore(PostgresRates, PostgresSealed):
+class PostgresStore(PostgresMarker, PostgresRates, PostgresSealed):
     slow_to_cancel = True  # psycopg cancels a query in the server and waits for it (`_bounded`)
 
     def __init__(

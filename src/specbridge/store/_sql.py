@@ -12,6 +12,7 @@ from typing import Any
 from . import _rates as rates
 from ._model import Condition
 from ._records import APPROVAL_FIELDS
+from ._sql_marker import MARKER_TABLE
 from ._sql_sealed import SEALED_TABLE
 
 TIME = "DOUBLE PRECISION"
@@ -54,6 +55,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     ),
     rates.MIGRATION,  # 4: rate-limit counters (`_rates`)
     SEALED_TABLE,  # 5: sealed values (`_sql_sealed`: grants' tokens, states)
+    MARKER_TABLE,  # 6: the store's marker (`_sql_marker`: whether it lost its data while gateways ran)
 )
 VERSION = len(MIGRATIONS)
 
