@@ -149,7 +149,9 @@ class Cluster:
 
     def restart(self, gateway: Gateway, *, sigterm: bool = True) -> None:
         """Stop one instance (SIGTERM, or SIGKILL) and start it again on its port."""
-        if sigterm:
+        if not gateway.running:
+            pass
+        elif sigterm:
             gateway.signal(signal.SIGTERM)
             gateway.wait(60)
         else:

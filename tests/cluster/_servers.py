@@ -136,7 +136,19 @@ class OwnPostgres:
     def start(self) -> None:
         options = f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 -c max_connections=200"
         log = str(self.folder / "log")
-        self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-o", options, "-l", log, "-w", "-t", "60", "start")
+        self._run(
+            str(self.bin / "pg_ctl"),
+            "-D",
+            str(self.data),
+            "-o",
+            options,
+            "-l",
+            log,
+            "-w",
+            "-t",
+            "60",
+            "start",
+        )
         until("postgresql accepts connections", lambda: _accepts(self.port), 60)
 
     def stop(self) -> None:

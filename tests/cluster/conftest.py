@@ -60,7 +60,9 @@ def clusters(
             server = own_redis if backend == "redis" else own_postgres
             folder = cluster_folder / backend
             folder.mkdir()
-            started[backend] = Cluster.start(backend, folder, cluster_upstream, f"{server.url}?{STORE_OPTIONS}")
+            started[backend] = Cluster.start(
+                backend, folder, cluster_upstream, f"{server.url}?{STORE_OPTIONS}"
+            )
         return started[backend]
 
     yield on

@@ -43,10 +43,12 @@ async def test_an_approval_answered_on_one_instance_is_taken_on_another_and_sent
     async with agent(three.base + "/shop/mcp") as client:
         taken = await client.call_tool("refundOrder", {"orderId": order})
     assert code(taken) is None, text(taken)
-    # the same call again, from eight clients through the balancer: a new question for a person (one
-    # approval, whichever instance each call reached), never a send
+    # the same call again, from eight clients through the balancer: never a second send (a new question
+    # for a person, one approval whichever instance each call reached, or the stored outcome)
     again = await load(cluster.base + "/shop/mcp", [("refundOrder", {"orderId": order})] * 8)
     assert cluster.requests_to(f"/refunds/{order}") == 1
-    assert {code(result) for result in again} == {"approval-pending"}
-    asked = {re.findall(r"approval ([A-Za-z0-9_-]{20,})", text(result))[-1] for result in again}
-    assert len(asked) == 1 and approval not in asked
+    assert {code(result) for result in again} <= {None, "approval-pending"}, [text(r) for r in again]
+    asked = {
+        found for result in again for found in re.findall(r"approval ([A-Za-z0-9_-]{20,})", text(result))
+    }
+    assert len(asked - {approval}) <= 1

@@ -20,7 +20,9 @@ from tests.cluster._servers import OwnPostgres, OwnRedis
 pytestmark = pytest.mark.cluster
 
 
-def faults(cluster: Cluster, redis: OwnRedis, postgres: OwnPostgres) -> tuple[Callable[[], None], Callable[[], None]]:
+def faults(
+    cluster: Cluster, redis: OwnRedis, postgres: OwnPostgres
+) -> tuple[Callable[[], None], Callable[[], None]]:
     if cluster.backend == "redis":
         return (lambda: redis.signal(signal.SIGSTOP)), (lambda: redis.signal(signal.SIGCONT))
     return postgres.stop, postgres.start
@@ -31,7 +33,9 @@ async def test_while_the_store_is_down_calls_answer_store_unavailable_and_admin_
 ) -> None:
     down, up = faults(cluster, own_redis, own_postgres)
     shop = "d" + secrets.token_hex(4)
-    keyed = [("createOrder", {"shopId": shop, "product": "p", "idempotency_key": f"{shop}-{n}"}) for n in range(16)]
+    keyed = [
+        ("createOrder", {"shopId": shop, "product": "p", "idempotency_key": f"{shop}-{n}"}) for n in range(16)
+    ]
     down()
     try:
         started = time.monotonic()

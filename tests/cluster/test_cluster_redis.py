@@ -103,7 +103,8 @@ async def test_redis_connections_per_instance_stay_bounded_after_a_400_call_burs
 ) -> None:
     cluster, shop = redis_cluster, "b" + secrets.token_hex(4)
     burst = [
-        ("createOrder", {"shopId": shop, "product": "p", "idempotency_key": f"{shop}-{n}"}) for n in range(400)
+        ("createOrder", {"shopId": shop, "product": "p", "idempotency_key": f"{shop}-{n}"})
+        for n in range(400)
     ]
     results = await load(cluster.base + "/shop/mcp", burst)
     assert {code(result) for result in results} == {None}, {text(r) for r in results if r.is_error}
