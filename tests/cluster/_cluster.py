@@ -159,6 +159,15 @@ class Cluster:
         gateway.start()
         gateway.ready()
 
+    def calls_served(self) -> list[float]:
+        """Each instance's count of tool calls so far (its /metrics)."""
+        counts = []
+        for gateway in self.gateways:
+            metrics = httpx.get(gateway.base + "/metrics", timeout=10).text
+            lines = [line for line in metrics.splitlines() if line.startswith("specbridge_tool_calls_total")]
+            counts.append(sum(float(line.rsplit(" ", 1)[1]) for line in lines))
+        return counts
+
     def requests_to(self, path: str) -> int:
         return sum(1 for request in list(self.upstream.requests) if request.path == path)
 
@@ -167,7 +176,7 @@ class Cluster:
 async def agent(url: str, *, mode: str = "2026-07-28") -> AsyncIterator[Client]:
     """The official MCP SDK client over Streamable HTTP (through the balancer)."""
     http = create_mcp_http_client()
-    async with http, Client(streamable_http_client(url, http_client=http), mode=mode) as client:  # type: ignore[arg-type]
+    async with http, Client(streamable_http_client(url, http_client=http), mode=mode) as client:
         yield client
 
 

@@ -202,12 +202,8 @@ class HAProxy(Process):
     """Debian's HAProxy running the shipped config, its ports replaced by the cluster's."""
 
     def __init__(self, folder: Path, front: int, backends: list[int]) -> None:
-        text = HAPROXY_CONFIG.read_text(encoding="utf-8")
-        for shipped, port in zip((8700, 8701, 8702, 8703), (front, *backends), strict=True):
-            assert f"127.0.0.1:{shipped}" in text, f"{HAPROXY_CONFIG} no longer names 127.0.0.1:{shipped}"
-            text = text.replace(f"127.0.0.1:{shipped}", f"127.0.0.1:{port}")
         config = folder / "haproxy.cfg"
-        config.write_text(text, encoding="utf-8")
+        config.write_text(shipped(HAPROXY_CONFIG, front, backends), encoding="utf-8")
         self.front = front
         super().__init__([HAPROXY, "-db", "-f", str(config)], folder / "haproxy.log")
 
@@ -218,3 +214,37 @@ class HAProxy(Process):
     def start(self) -> None:
         super().start()
         until("haproxy listens", lambda: _accepts(self.front))
+
+
+NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
+
+
+def shipped(config: Path, front: int, backends: list[int]) -> str:
+    """A shipped balancer config with the cluster's ports in place of 8700 (front) and 8701-8703."""
+    text = config.read_text(encoding="utf-8")
+    for port_shipped, port in zip((8700, 8701, 8702, 8703), (front, *backends), strict=True):
+        assert f"127.0.0.1:{port_shipped}" in text, f"{config} no longer names 127.0.0.1:{port_shipped}"
+        text = text.replace(f"127.0.0.1:{port_shipped}", f"127.0.0.1:{port}")
+    return text
+
+
+class Nginx(Process):
+    """Debian's nginx running the shipped config (docs/deployment/nginx.conf), in the foreground, with
+    its pid file, logs and temporary files in the folder."""
+
+    def __init__(self, folder: Path, front: int, backends: list[int]) -> None:
+        prefix = folder / "nginx"
+        (prefix / "logs").mkdir(parents=True, exist_ok=True)
+        config = prefix / "nginx.conf"
+        config.write_text(shipped(NGINX_CONFIG, front, backends), encoding="utf-8")
+        self.front = front
+        argv = [NGINX, "-p", str(prefix), "-c", str(config), "-e", str(prefix / "logs" / "error.log")]
+        super().__init__([*argv, "-g", f"daemon off; pid {prefix / 'nginx.pid'};"], folder / "nginx.log")
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.front}"
+
+    def start(self) -> None:
+        super().start()
+        until("nginx listens", lambda: _accepts(self.front))

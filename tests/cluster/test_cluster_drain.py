@@ -72,6 +72,21 @@ async def _calling(url: str, calls: list[dict[str, Any]], outcomes: list[str], s
                     break
 
 
+def _health_after_stop(base: str) -> int:
+    """What /healthz answers once the stop is seen: 503 while draining, 0 once nothing listens."""
+    seen: list[int] = []
+
+    def stopped() -> bool:
+        try:
+            seen.append(httpx.get(base + "/healthz", timeout=5).status_code)
+        except httpx.HTTPError:
+            seen.append(0)
+        return seen[-1] != 200
+
+    until("the instance leaves the rotation", stopped, 30)
+    return seen[-1]
+
+
 @NEEDS
 async def test_a_rolling_restart_by_sigterm_loses_no_call_and_sends_each_key_once(cluster: Cluster) -> None:
     shop = "t" + secrets.token_hex(4)
@@ -89,15 +104,11 @@ async def test_a_rolling_restart_by_sigterm_loses_no_call_and_sends_each_key_onc
             for worker in range(8):
                 tasks.start_soon(_calling, cluster.base + "/shop/mcp", orders[worker::8], outcomes, stop)
             for gateway in cluster.gateways:  # one at a time, as an orchestrator rolls a deployment
-                await anyio.to_thread.run_sync(until, "calls flow", lambda: len(outcomes) > 8)
+                flowing = len(outcomes) + 8
+                await anyio.to_thread.run_sync(until, "calls flow", lambda: len(outcomes) >= flowing)
                 gateway.signal(signal.SIGTERM)
-                try:  # while it drains, its health check tells the balancer to stop sending to it
-                    answer = await anyio.to_thread.run_sync(
-                        lambda g=gateway: httpx.get(g.base + "/healthz", timeout=5)
-                    )
-                    draining.append(answer.status_code)
-                except httpx.HTTPError:
-                    draining.append(0)
+                # while it drains, its health check tells the balancer to stop sending to it
+                draining.append(await anyio.to_thread.run_sync(_health_after_stop, gateway.base))
                 await anyio.to_thread.run_sync(gateway.wait, 60)
                 await anyio.to_thread.run_sync(cluster.restart, gateway)
             stop.set()

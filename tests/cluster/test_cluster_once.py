@@ -19,8 +19,14 @@ async def test_twenty_concurrent_calls_with_one_key_over_three_instances_send_on
 ) -> None:
     shop = "k" + secrets.token_hex(4)
     order = {"shopId": shop, "product": "p1", "quantity": 1, "idempotency_key": "order-" + shop}
+    before = cluster.calls_served()
     results = await load(cluster.base + "/shop/mcp", [("createOrder", order)] * 20)
     assert cluster.requests_to(f"/shops/{shop}/orders") == 1
+    after = cluster.calls_served()
+    assert all(now > then for now, then in zip(after, before, strict=True)), (
+        before,
+        after,
+    )  # all three took calls
     codes = {code(result) for result in results}
     # each call has the one request's result, or is told it is still being sent by another call
     assert codes <= {None, "idempotency-in-progress"}, [text(result) for result in results]
