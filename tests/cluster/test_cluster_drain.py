@@ -105,7 +105,7 @@ async def test_a_rolling_restart_by_sigterm_loses_no_call_and_sends_each_key_onc
                 tasks.start_soon(_calling, cluster.base + "/shop/mcp", orders[worker::8], outcomes, stop)
             for gateway in cluster.gateways:  # one at a time, as an orchestrator rolls a deployment
                 flowing = len(outcomes) + 8
-                await anyio.to_thread.run_sync(until, "calls flow", lambda: len(outcomes) >= flowing)
+                await anyio.to_thread.run_sync(until, "calls flow", lambda n=flowing: len(outcomes) >= n)
                 gateway.signal(signal.SIGTERM)
                 # while it drains, its health check tells the balancer to stop sending to it
                 draining.append(await anyio.to_thread.run_sync(_health_after_stop, gateway.base))
