@@ -70,6 +70,8 @@ def persistence_warning(name: str, found: Guarantees) -> str | None:
             f"could not check whether the store {name} keeps its data across a restart ({found.note}); if "
             f"it does not, after a restart {TWICE}. Turn persistence on (Redis: appendonly yes)"
         )
+    if found.backend != "redis":
+        return f"the store {name} may lose data ({found.note or settings}): after a crash {TWICE}"
     return (
         f"the store {name} keeps no data across a restart ({settings}): after a restart {TWICE}. Turn "
         "persistence on (Redis: appendonly yes); see docs/deployment.md"
