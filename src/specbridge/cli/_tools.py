@@ -8,7 +8,6 @@ import click
 
 from .._errors import ErrorCode
 from .._json import dumps
-from ..call import answer_tools
 from ..document import ApiDocument, Locator
 from ..tools import ExportFormat, ToolSet, export
 from ._app import app, friendly_errors, one_shot_gc
@@ -19,6 +18,10 @@ from ._sources import sources
 def load_toolset(spec: str | None, config_path: str | None, api_name: str | None = None) -> ToolSet:
     """The tools of SPEC (a file, a URL or `-`), or of the config's named or only API without one."""
     (source,) = sources((spec,) if spec is not None else (), config_path, api_name, every_api=False)
+    if source.api is None:
+        return source.toolset()  # no config: no `answers.select`, and `call/` (with `config/`) not imported
+    from ..call import answer_tools
+
     return answer_tools(source.api, source.toolset())  # `fields` where `answers.select` says
 
 
