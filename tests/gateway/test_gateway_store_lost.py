@@ -64,8 +64,8 @@ async def test_an_approved_call_is_not_sent_after_the_store_lost_its_data(
     config = approval_config(tmp_path, upstream, store_url)
     async with in_process_gateway(config) as (asgi, _), http_client(MCP, transport=asgi) as client:
         approval = approval_id(await client.call_tool("createOrder", ORDER))
-        assert (await admin(asgi, "POST", f"/admin/approvals/{approval}/approve")).status_code == 200
         await emptied(store_url)
+        assert (await admin(asgi, "POST", f"/admin/approvals/{approval}/approve")).status_code == 200
         refused = await client.call_tool("createOrder", ORDER)
     assert text(refused).startswith("[store-unavailable]"), text(refused)
     assert "lost its data" in text(refused)
