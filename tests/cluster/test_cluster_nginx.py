@@ -19,7 +19,7 @@ pytestmark = pytest.mark.cluster
 @pytest.fixture
 def nginx(redis_cluster: Cluster) -> Iterator[Nginx]:
     if not os.path.exists(NGINX):
-        pytest.skip("nginx is not installed (Debian: apt-get install -y nginx-light)")
+        pytest.skip("nginx is not installed (Debian: apt-get install -y nginx)")
     server = Nginx(redis_cluster.folder, free_port(), [gateway.port for gateway in redis_cluster.gateways])
     server.start()
     yield server

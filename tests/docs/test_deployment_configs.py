@@ -37,7 +37,7 @@ def test_the_shipped_haproxy_config_is_valid() -> None:
 def test_the_shipped_nginx_config_is_valid(tmp_path: Path) -> None:
     nginx = shutil.which("nginx") or "/usr/sbin/nginx"
     if not Path(nginx).exists():
-        pytest.skip("nginx is not installed (Debian: apt-get install -y nginx-light)")
+        pytest.skip("nginx is not installed (Debian: apt-get install -y nginx)")
     (tmp_path / "logs").mkdir()
     argv = [
         nginx,
