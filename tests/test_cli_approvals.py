@@ -209,3 +209,33 @@ def test_keys_new_admin_prints_an_admin_key_once_and_its_config_lines() -> None:
     assert "admins:\n  alice:\n" in result.output
     assert f'key_sha256: "{hashlib.sha256(key.encode()).hexdigest()}"' in result.output
     assert "clients:" not in result.output
+
+
+def test_approve_says_who_sends_the_call_and_list_and_show_say_how_a_sent_one_ended(
+    config_path: Path,
+) -> None:
+    approval = pending(config_path)
+    approved = run("approvals", "approve", approval.id, "--config", str(config_path))
+    assert "a running gateway on this store sends it now (or the next one to start)" in approved.stdout
+
+    async def sent_and_refused(desk: Any) -> None:  # as the gateway's sender leaves it after a 409
+        approvals = desk.for_api("shop")
+        claimed = await approvals.claim(await approvals.get(approval.id))
+        result = {"text": "conflict", "is_error": True, "code": "upstream-status", "status": 409}
+        await approvals.finish(claimed, {**result, "structured": None, "image": None}, settle=False)
+
+    on_store(config_path, sent_and_refused)
+    listed = run("approvals", "list", "--status", "failed", "--config", str(config_path))
+    shown = run("approvals", "show", approval.id, "--config", str(config_path))
+    assert f"{approval.id}  failed 409" in listed.stdout
+    assert "status:      failed (HTTP 409)" in shown.stdout
+
+
+def test_with_send_on_retry_approve_says_the_agents_next_call_sends_it(config_path: Path) -> None:
+    config_path.write_text(
+        config_path.read_text(encoding="utf-8") + "approvals: {send: on_retry}\n", encoding="utf-8"
+    )
+    approval = pending(config_path)
+    approved = run("approvals", "approve", approval.id, "--config", str(config_path))
+    assert approved.exit_code == 0
+    assert "the agent's next identical call sends it (approvals.send: on_retry)" in approved.stdout

@@ -399,3 +399,24 @@ async def test_a_form_from_an_opaque_origin_is_refused_and_the_page_keeps_its_or
     )
     assert response.status_code == 403
     assert "origin-refused" in response.text
+
+
+async def test_the_banner_says_the_gateway_sends_an_approved_call_and_a_sent_one_shows_how_it_ended(
+    admin: Admin,
+) -> None:
+    approval = await admin.pending()
+    await sign_in(admin.client)
+    token = csrf_of((await approval_page(admin.client, approval.id)).text)
+    done = await admin.client.post(f"/admin/page/{approval.id}/approve", data={"csrf": token})
+    after = (await admin.client.get(done.headers["location"])).text
+    assert "The gateway is sending it now; its page shows the outcome." in after
+    # the gateway's sender claims it and the API answers 409
+    approvals = admin.gate.desk.for_api("shop")
+    claimed = await approvals.claim(await approvals.get(approval.id))
+    assert claimed is not None
+    result = {"text": "conflict", "is_error": True, "code": "upstream-status", "status": 409}
+    await approvals.finish(claimed, {**result, "structured": None, "image": None}, settle=False)
+    page = (await approval_page(admin.client, approval.id)).text
+    listed = (await admin.client.get("/admin/")).text
+    assert "<strong>failed (HTTP 409)</strong>" in page and "API answered</dt><dd>HTTP 409" in page
+    assert '<td data-label="status">failed (HTTP 409)</td>' in listed

@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from specbridge.cli import app
+from specbridge.tools import APPROVAL_NOTE
 
 DOCUMENT = """openapi: 3.1.0
 info: {title: Shop, version: "1"}
@@ -63,3 +64,32 @@ def test_a_tool_with_select_on_shows_fields_in_every_export(tmp_path: Path, fmt:
 def test_without_select_the_tools_are_as_converted(tmp_path: Path) -> None:
     found = _run(tmp_path, "apis:\n  shop:\n    spec: ./shop.yaml\n")
     assert all("fields" not in tool["inputSchema"].get("properties", {}) for tool in found["tools"])
+
+
+@pytest.mark.parametrize("fmt", ["mcp", "anthropic", "openai"])
+def test_a_tool_a_person_approves_ends_its_description_with_that_in_every_export(
+    tmp_path: Path, fmt: str
+) -> None:
+    long = "Reads orders. " * 120  # past OpenAI's 1,024 characters: the sentence is kept whole
+    config = (
+        "apis:\n  shop:\n    spec: ./shop.yaml\n"
+        f"    tools: {{getOrder: {{requires_approval: true}}, listOrders: {{description: '{long}'}}}}\n"
+    )
+    if fmt == "openai":
+        config = config.replace(
+            "listOrders: {description", "listOrders: {requires_approval: true, description"
+        )
+    found = _run(tmp_path, config, "--format", fmt)
+    tools = found["tools"] if isinstance(found, dict) else found
+    described = {
+        (tool.get("name") or tool["function"]["name"]): (
+            tool.get("description") or tool["function"]["description"]
+        )
+        for tool in tools
+    }
+    assert described["getOrder"].endswith(APPROVAL_NOTE)
+    assert described["getOrder"].count(APPROVAL_NOTE) == 1
+    if fmt == "openai":
+        assert described["listOrders"].endswith(APPROVAL_NOTE) and len(described["listOrders"]) <= 1024
+    else:
+        assert APPROVAL_NOTE not in described["listOrders"]

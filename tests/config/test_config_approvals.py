@@ -155,3 +155,25 @@ def test_the_config_s_default_store_is_the_store_package_s_default() -> None:
     from specbridge import config
 
     assert config.DEFAULT_STORE == DEFAULT_STORE
+
+
+def test_an_approved_call_is_sent_on_answer_unless_an_api_says_on_retry() -> None:
+    config = read(
+        {
+            "apis": {
+                "orders": {"spec": "o.yaml"},
+                "billing": {"spec": "b.yaml", "approvals": {"send": "on_retry"}},
+            }
+        }
+    )
+    assert config.approvals.send == "on_answer"
+    assert (config.approvals_for("orders").send, config.approvals_for("billing").send) == (
+        "on_answer",
+        "on_retry",
+    )
+
+
+def test_another_send_is_refused_naming_both_choices() -> None:
+    error = failure({"approvals": {"send": "later"}})
+    assert "approvals.send" in error.message
+    assert "on_answer" in error.message and "on_retry" in error.message

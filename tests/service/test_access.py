@@ -218,9 +218,18 @@ async def test_the_question_to_the_clients_user_and_its_answer_are_both_audited(
         assert isinstance(asked, Question)
         answered = await service.service.resume(asked, "accept")
     assert answered.structured == {"id": "o1"}
-    first, second = lines(audit_file)
+    first, answer, second = lines(audit_file)
     assert (first["outcome"], second["outcome"]) == ("question", "ok")
     assert first["approval"] == second["approval"] == asked.approval
+    # the user's answer is a line of its own, as an operator's is: who, what, how
+    assert {key: answer[key] for key in ("event", "answer", "by", "via", "approval", "status")} == {
+        "event": "approval answered",
+        "answer": "approve",
+        "by": "client:anonymous",
+        "via": "client",
+        "approval": asked.approval,
+        "status": "approved",
+    }
 
 
 async def test_a_call_cut_off_by_the_deadline_is_audited_as_a_gateway_timeout(

@@ -103,7 +103,7 @@ async def test_a_rejection_gives_its_reason_once_and_a_redraft_is_a_new_approval
     assert upstream.requests == []
 
 
-async def test_an_api_error_after_approval_is_the_calls_result_and_kept_as_such(
+async def test_an_api_error_after_approval_is_the_calls_result_and_kept_as_failed_with_its_status(
     tmp_path: Path, upstream: Upstream
 ) -> None:
     upstream.route("/shops/s1/orders", json_response({"error": "no such shop"}, status=404))
@@ -114,7 +114,7 @@ async def test_an_api_error_after_approval_is_the_calls_result_and_kept_as_such(
         failed = await service.result("createOrder", ORDER)
         kept = await service.approvals.current().desk.get(pending.id)
     assert (failed.is_error, failed.code, failed.status) == (True, ErrorCode.UPSTREAM_STATUS, 404)
-    assert (kept.status, kept.result["status"]) == (Status.DONE, 404)
+    assert (kept.status, kept.result["status"]) == (Status.FAILED, 404)
 
 
 async def test_two_instances_with_calls_waiting_on_one_approval_send_it_once(

@@ -79,15 +79,23 @@ async def test_a_settled_approval_is_not_attached_to_and_the_call_makes_a_new_on
     assert created and second.id != first.id
 
 
-async def test_a_pending_approval_past_its_expiry_is_expired_on_the_next_request_and_replaced(
+async def test_a_pending_approval_past_its_expiry_is_expired_on_the_next_request_and_open_until_settled(
     store: Store,
 ) -> None:
     first, _ = await store.attach_or_create(approval(expire=10), NOW)
-    second, created = await store.attach_or_create(approval(expire=10), NOW + 10)
-    assert created and second.id != first.id
-    old = await store.get_approval(first.id)
-    assert old is not None and (old.status, old.settled_at) == (Status.EXPIRED, NOW + 10)
+    expired, created = await store.attach_or_create(approval(expire=10), NOW + 10)
+    assert not created and (expired.id, expired.status, expired.settled_at) == (
+        first.id,
+        Status.EXPIRED,
+        None,
+    )
     assert [record.id for record in await store.list_approvals(Status.EXPIRED)] == [first.id]
+    # The caller told its agent it expired (settled): the next request is a new approval.
+    await store.update_approval(
+        first.id, Condition(frozenset({Status.EXPIRED}), unsettled=True), {"settled_at": NOW + 11}
+    )
+    second, created = await store.attach_or_create(approval(expire=10), NOW + 12)
+    assert created and second.id != first.id and second.status is Status.PENDING
 
 
 async def test_of_many_concurrent_answers_from_two_connections_exactly_one_wins(store_url: str) -> None:
@@ -144,7 +152,7 @@ async def test_expiry_marks_only_pending_approvals_whose_time_has_passed(store: 
     assert [record.id for record in await store.list_approvals(Status.PENDING)] == [long.id]
     assert [record.id for record in await store.list_approvals(Status.EXPIRED)] == [short.id]
     again, created = await store.attach_or_create(approval("a"), NOW + 11)
-    assert created and again.id != short.id
+    assert not created and (again.id, again.status) == (short.id, Status.EXPIRED)  # open until told once
 
 
 async def test_approvals_are_listed_newest_first_and_up_to_the_limit(store: Store) -> None:

@@ -6,17 +6,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from .._audit import audit_event
 from .._errors import ErrorCode, SpecbridgeError
-from .._logging import log_event
 from ..access import find_client
+from ..approvals import log_admin as log_admin
+from ..approvals import log_answer as log_answer
 from ..config import AdminConfig
-from ..store import Approval, StoreError
+from ..store import StoreError
 
 # Hosts a browser or client may name in `Host` on a gateway bound to loopback (any port); a gateway
 # served under a public name passes that name (DNS rebinding cannot point it at us then).
@@ -96,26 +95,3 @@ def refusal_of(error: SpecbridgeError) -> Refused:
     if isinstance(error, StoreError):
         return Refused(503, ErrorCode.STORE_UNAVAILABLE, "the store cannot be reached; try again shortly")
     return Refused(STATUS_OF.get(error.code, 400), error.code, error.message)
-
-
-def log_admin(event: str, **fields: Any) -> None:
-    """An admin action (a sign-in, an admin key used or refused, an answer), in the gateway's log and in
-    the audit log: names and outcomes only, never a key, an argument or a reason typed."""
-    log_event(event, **fields)
-    audit_event(event, **fields)
-
-
-def log_answer(approval: Approval, admin: str, answer: str, via: str) -> None:
-    """One line per answer (`log_admin`): who (`by`), what (the approval, its API, tool and client, the
-    answer and the status it led to), when; never the arguments, bound values or the reason."""
-    log_admin(
-        "approval answered",
-        answer=answer,
-        by=admin,
-        via=via,
-        approval=approval.id,
-        api=approval.api,
-        tool=approval.tool,
-        client=approval.client,
-        status=str(approval.status),
-    )

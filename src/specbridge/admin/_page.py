@@ -111,7 +111,8 @@ class AdminPage:
         loaded = (
             f'<p class="muted loaded">Loaded {when(self.wall())}; this list reloads itself every 30 s.</p>'
         )
-        parts = [banner(answered) if answered is not None else ""]
+        sends = answered is not None and self.desk.for_api(answered.api).settings.send == "on_answer"
+        parts = [banner(answered, sends=sends) if answered is not None else ""]
         parts.append(pending_view(pending, self.tools, total=total, loaded=loaded, client=client, page=page))
         parts.append(recent_view(recent))
         keep = {"client": client} | ({"page": str(page)} if page > 1 else {}) if client is not None else {}

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from typing import Any
 from urllib.parse import quote, urlencode
 
+from ..approvals import status_text
 from ..store import Approval, Status
 from ._facts import ToolFacts, ToolLookup
 from ._html import e, json_block, when
@@ -137,7 +138,7 @@ def recent_view(recent: list[Approval]) -> str:
     rows = "".join(
         f'<tr><td data-label="answered">{when(a.answered_at)}</td>'
         f'<td data-label="tool"><a href="{approval_url(a.id)}">{e(a.api)} / {e(a.tool)}</a></td>'
-        f'<td data-label="client">{reveal_html(_client(a))}</td><td data-label="status">{e(a.status)}</td>'
+        f'<td data-label="client">{reveal_html(_client(a))}</td><td data-label="status">{e(status_text(a))}</td>'
         f'<td data-label="by">{reveal_html(a.answered_by or "")}</td>'
         f'<td data-label="reason">{reveal_html(a.reason or "")}</td></tr>'
         for a in recent
@@ -150,14 +151,21 @@ def recent_view(recent: list[Approval]) -> str:
     )
 
 
-def banner(approval: Approval) -> str:
-    """What the person just did, naming the tool and its arguments."""
+def banner(approval: Approval, *, sends: bool = True) -> str:
+    """What the person just did, naming the tool and its arguments, and what becomes of an approved
+    call (`sends`: the gateway sends it at once, `approvals.send: on_answer`)."""
     verb = ANSWERED.get(approval.status, "Approved")
     reason = f" Reason: {reveal_html(approval.reason)}." if approval.reason else ""
+    if approval.status in (Status.APPROVED, Status.EXECUTING):
+        reason = (
+            " The gateway is sending it now; its page shows the outcome."
+            if sends
+            else " The agent's next identical call sends it."
+        )
     return (
         f'<p class="note" role="status"><strong>{verb}</strong> {e(approval.api)} / {e(approval.tool)} '
         f"with <code>{preview(approval.arguments)}</code> (approval "
-        f'<a href="{approval_url(approval.id)}"><code>{e(approval.id)}</code></a>, now {e(approval.status)}, '
+        f'<a href="{approval_url(approval.id)}"><code>{e(approval.id)}</code></a>, now {e(status_text(approval))}, '
         f"by {reveal_html(approval.answered_by or '')}).{reason}</p>"
     )
 
@@ -180,7 +188,7 @@ def _facts_rows(approval: Approval, facts: ToolFacts | None) -> str:
     if approval.status is Status.PENDING:
         rows.append(("Expires", when(approval.expires_at)))
     else:
-        rows.append(("Status", f"<strong>{e(approval.status)}</strong>"))
+        rows.append(("Status", f"<strong>{e(status_text(approval))}</strong>"))
         if approval.answered_by:
             rows.append(("Answered", f"{when(approval.answered_at)} by {reveal_html(approval.answered_by)}"))
         if approval.reason:

@@ -3,16 +3,21 @@ command line share it (`specbridge approvals …` works with no gateway running)
 
 from __future__ import annotations
 
+from ._approvals import FINISHED as FINISHED
 from ._approvals import OPERATORS as OPERATORS
 from ._approvals import Announcer as Announcer
 from ._approvals import ApprovalError as ApprovalError
 from ._approvals import Approvals as Approvals
 from ._approvals import approval_event as approval_event
 from ._approvals import client_receiver as client_receiver
+from ._log import log_admin as log_admin
+from ._log import log_answer as log_answer
 from ._view import approval_json as approval_json
 from ._view import client_approval_json as client_approval_json
+from ._view import status_text as status_text
 
 __all__ = [
+    "FINISHED",
     "OPERATORS",
     "Announcer",
     "ApprovalError",
@@ -21,4 +26,7 @@ __all__ = [
     "approval_json",
     "client_approval_json",
     "client_receiver",
+    "log_admin",
+    "log_answer",
+    "status_text",
 ]

@@ -2,16 +2,21 @@
 
 The record's life, as the gateway's call service (service/) moves it, one store step at a time:
 
-    request ──► pending ──approve──► approved ──claim──► executing ──► done ──► the result (once)
+    request ──► pending ──approve──► approved ──claim──► executing ──► done / failed ──► the result (once)
                    │                                          │
                    ├──reject──► rejected ──► the reason (once) └──► outcome unknown (once): the sender
-                   └──expire──► expired                             failed, or died and its lease passed
+                   └──expire──► expired ──► approval-expired (once)  died, or its lease passed
 
 "The same call" has the same fingerprint (the call service's one fingerprint of a call: API, tool,
 client, arguments, bound values and the tool's operation). While an approval for it is open, calling
 again attaches to it (`request`). Handing its outcome to an agent *settles* it (`settle`, or `finish`
 for the call that sent it), and the next identical call asks a person again (a redraft is a new
-approval). An expired approval is settled when it expires: the next call makes a new one.
+approval). An expired approval is settled when an agent is told it expired: the next call makes a
+new one. `done` is a 2xx answer; `failed` any other (a non-2xx status, no answer, or a request that
+could not be built): the result says which.
+
+Who claims an approved call: the agent's call waiting on it, the same call again, or (`approvals.send:
+on_answer`) the gateway's background sender (`service/_sending`); `claim` lets one of them send it.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -31,7 +37,8 @@ from ._view import iso as _iso
 
 Json = Any
 EXECUTING = frozenset({Status.EXECUTING})
-TERMINAL = frozenset({Status.REJECTED, Status.EXPIRED, Status.DONE, Status.OUTCOME_UNKNOWN})
+TERMINAL = frozenset({Status.REJECTED, Status.EXPIRED, Status.DONE, Status.FAILED, Status.OUTCOME_UNKNOWN})
+FINISHED = frozenset({Status.DONE, Status.FAILED})  # sent (or refused as built): `result` holds the outcome
 MAX_REASON = 2000
 OPERATORS = "approvals"  # the outbox receiver of the operators' webhook (`approvals.webhook`)
 # The outbox rows announcing one event (`approval.requested` / `approval.answered`) of one approval at
@@ -60,6 +67,7 @@ class Approvals:
         lease: float = 120.0,
         owner: str | None = None,
         announce: bool | Announcer = False,
+        waiting: Counter[str] | None = None,
     ) -> None:
         self.store = store
         self.settings = settings or ApprovalsConfig()  # the config's own object: read here, nowhere else
@@ -70,6 +78,9 @@ class Approvals:
         # or an `Announcer` fanning each event out to its receivers.
         self.announce = announce
         self._changed = asyncio.Event()  # set (and replaced) whenever this process answers or finishes one
+        # approval ids calls of this process wait on now (shared by a gateway's `Approvals`): the
+        # background sender leaves those to the waiting call, which sends them itself
+        self.waiting: Counter[str] = waiting if waiting is not None else Counter()
 
     # What a person does
 
@@ -81,10 +92,8 @@ class Approvals:
             raise ApprovalError(f"there is no approval {approval_id!r}", code=ErrorCode.APPROVAL_NOT_FOUND)
         now = self.clock()
         if approval.status is Status.PENDING and approval.expires_at <= now:
-            when = Condition(statuses=frozenset({Status.PENDING}))
-            changed = await self.store.update_approval(
-                approval.id, when, {"status": Status.EXPIRED, "settled_at": now}
-            )
+            when = Condition(statuses=frozenset({Status.PENDING}))  # open until an agent is told (settle)
+            changed = await self.store.update_approval(approval.id, when, {"status": Status.EXPIRED})
             return changed or await self.get(approval_id)
         if approval.status is Status.EXECUTING and (approval.lease_until or 0) <= now:
             when = Condition(statuses=frozenset({Status.EXECUTING}), lease_passed_at=now)
@@ -169,22 +178,29 @@ class Approvals:
         approval, _ = await self.store.attach_or_create(record, now, announce)
         return approval
 
-    async def wait(self, approval_id: str, timeout: float) -> Approval:
+    async def wait(self, approval_id: str, timeout: float, *, sends: bool = True) -> Approval:
         """The approval once it is neither pending nor executing, or as it stands after `timeout` seconds.
         Answers given in this process wake the wait at once; others are seen by polling (50 ms doubling
-        to 1 s), so another instance's answer arrives within a second."""
+        to 1 s), so another instance's answer arrives within a second. `sends`: the waiting caller
+        sends the call itself once approved (counted in `waiting`); False for one that only reads."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         delay = 0.05
-        while True:
-            approval = await self.get(approval_id)
-            remaining = deadline - loop.time()
-            if approval.status not in (Status.PENDING, Status.EXECUTING) or remaining <= 0:
-                return approval
-            try:
-                await asyncio.wait_for(self._changed.wait(), min(delay, remaining))
-            except TimeoutError:
-                delay = min(delay * 2, 1.0)
+        self.waiting[approval_id] += sends
+        try:
+            while True:
+                approval = await self.get(approval_id)
+                remaining = deadline - loop.time()
+                if approval.status not in (Status.PENDING, Status.EXECUTING) or remaining <= 0:
+                    return approval
+                try:
+                    await asyncio.wait_for(self._changed.wait(), min(delay, remaining))
+                except TimeoutError:
+                    delay = min(delay * 2, 1.0)
+        finally:
+            self.waiting[approval_id] -= sends
+            if self.waiting[approval_id] <= 0:
+                del self.waiting[approval_id]
 
     def _events(self, topic: str, approval: Approval, now: float) -> Sequence[Announcement]:
         if callable(self.announce):
@@ -204,14 +220,30 @@ class Approvals:
             {"status": Status.EXECUTING, "owner": self.owner, "lease_until": self.clock() + self.lease},
         )
 
-    async def finish(self, approval: Approval, result: Json) -> Approval | None:
-        """The result of the call this owner claimed, kept and handed to its agent at once (settled).
-        A result that comes after the lease passed (read as unknown meanwhile) is still the truth."""
+    async def finish(
+        self,
+        approval: Approval,
+        result: Json,
+        *,
+        settle: bool = True,
+        announce: Callable[[Approval, float], Sequence[Announcement]] | None = None,
+    ) -> Approval | None:
+        """The result of the call this owner claimed (`result_json`'s form): `done` for a success,
+        `failed` for an error result. `settle`: it is handed to its agent at once (the agent's own
+        call); the background sender keeps it for the agent's next identical call or `get_call_result`
+        instead, with `announce(finished, now)` (`call.completed`) in the same store step. A result
+        that comes after the lease passed (read as unknown meanwhile) is still the truth."""
         now = self.clock()
+        failed = isinstance(result, dict) and bool(result.get("is_error"))
         mine = Condition(statuses=frozenset({Status.EXECUTING, Status.OUTCOME_UNKNOWN}), owner=self.owner)
-        done = {"status": Status.DONE, "result": result, "finished_at": now, "settled_at": now}
+        done = {"status": Status.FAILED if failed else Status.DONE, "result": result, "finished_at": now}
+        if settle:
+            done["settled_at"] = now
+        events: Sequence[Announcement] = ()
+        if announce is not None:
+            events = announce(replace(approval, status=done["status"], result=result, finished_at=now), now)
         try:
-            return await self.store.update_approval(approval.id, mine, done)
+            return await self.store.update_approval(approval.id, mine, done, events)
         finally:
             self._wake()
 

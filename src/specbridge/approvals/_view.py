@@ -32,8 +32,15 @@ def approval_json(approval: Approval) -> dict[str, Any]:
         "expires_at": _when(approval.expires_at),
         "answered_at": _when(approval.answered_at),
         "finished_at": _when(approval.finished_at),
+        "upstream_status": upstream_status(approval),
         "result": approval.result,
     }
+
+
+def upstream_status(approval: Approval) -> int | None:
+    """The API's HTTP status of a sent call (`done`: 2xx; `failed`: any other, or None: no answer)."""
+    status = approval.result.get("status") if isinstance(approval.result, dict) else None
+    return status if isinstance(status, int) else None
 
 
 def client_approval_json(approval: Approval) -> dict[str, Any]:
@@ -52,3 +59,9 @@ def client_approval_json(approval: Approval) -> dict[str, Any]:
         "expires_at": _when(approval.expires_at),
         "answered_at": _when(approval.answered_at),
     }
+
+
+def status_text(approval: Approval) -> str:
+    """The status as a person reads it: `done (HTTP 201)`, `failed (HTTP 409)`, else the status."""
+    code = upstream_status(approval)
+    return f"{approval.status} (HTTP {code})" if code is not None else str(approval.status)

@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..config import AnswersConfig, ApiConfig, ToolConfig
-from ..tools import Tool, ToolSet
+from ..tools import Tool, ToolSet, with_approval_note
 from ._select import MAX_PATHS, Selection, parse_fields
 
 Json = Any
@@ -71,14 +71,19 @@ def split_fields(arguments: Mapping[str, Json]) -> tuple[Selection | None, Mappi
 
 
 def answer_tools(api: ApiConfig | None, toolset: ToolSet) -> ToolSet:
-    """The API's tools as a model is handed them: `fields` on those that take it, without outputSchema."""
+    """The API's tools as a model is handed them: `fields` on those that take it, without outputSchema;
+    a tool a person approves (`requires_approval`) says so in its description's last sentence."""
     if api is None:
         return toolset
     changed = False
     tools: list[Tool] = []
     for tool in toolset.tools:
-        if takes_fields(tool, answers_of(api, tool)):
+        settings = api.tool_settings(tool)
+        if takes_fields(tool, answers_of(api, tool, settings)):
             tool = replace(tool, input_schema=with_fields(tool.input_schema), output_schema=None)
+            changed = True
+        if settings is not None and settings.requires_approval:
+            tool = replace(tool, description=with_approval_note(tool.description))
             changed = True
         tools.append(tool)
     return replace(toolset, tools=tuple(tools)) if changed else toolset

@@ -9,9 +9,12 @@ characters escaped."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import getpass
 import json
-from collections.abc import Awaitable, Callable
+import logging
+import sys
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, TypeVar
 
 import click
@@ -19,7 +22,16 @@ import click
 from ._app import app, friendly_errors
 
 T = TypeVar("T")
-STATUSES = ("all", "pending", "approved", "rejected", "expired", "executing", "done", "outcome_unknown")
+STATUSES = (
+    "all",
+    "pending",
+    "approved",
+    "rejected",
+    "expired",
+    "done",
+    "failed",
+    "outcome_unknown",
+)
 
 config_option = click.option(
     "--config",
@@ -46,19 +58,42 @@ def _on_desk(config_path: str, work: Callable[[Any], Awaitable[T]]) -> T:
 
 
 def _answer(config_path: str, answer: str, by: str, work: Callable[[Any], Awaitable[Any]]) -> Any:
-    """`work(desk)` answers an approval, recorded as the admin API's and page's answers are (the audit
-    log, when the config has `audit:`; one that cannot be written stops the answer before it is given)."""
+    """`work(desk)` answers an approval, recorded as the admin API's and page's answers are: a JSON
+    line on stderr, as the gateway logs, and a line of the audit log when the config has `audit:` (one
+    that cannot be written stops the answer before it is given). Returns the answer and the config."""
     from .._audit import audit_to
-    from ..admin import log_answer
+    from ..approvals import log_answer
     from ..config import load_config
 
-    audit_to(load_config(config_path).audit.path)
+    config = load_config(config_path)
+    audit_to(config.audit.path)
     try:
         answered = _on_desk(config_path, work)
-        log_answer(answered, by, answer, "cli")
+        with _json_log():
+            log_answer(answered, by, answer, "cli")
     finally:
         audit_to(None)
-    return answered
+    return answered, config
+
+
+@contextlib.contextmanager
+def _json_log() -> Iterator[None]:
+    """The gateway's log lines (JSON on stderr) for the duration, leaving the process's logging as it was."""
+    from .._logging import LOGGER_NAME, JsonFormatter
+
+    logger = logging.getLogger(LOGGER_NAME)
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(JsonFormatter())
+    level, propagate = logger.level, logger.propagate
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+        logger.propagate = propagate
 
 
 def _who() -> str:
@@ -83,7 +118,10 @@ def _show_text(shown: dict[str, Any]) -> None:
         "answered_at",
     ):
         if shown.get(key) is not None:
-            click.echo(f"{key + ':':13}{reveal(str(shown[key]))}")
+            http = (
+                f" (HTTP {shown['upstream_status']})" if key == "status" and shown["upstream_status"] else ""
+            )
+            click.echo(f"{key + ':':13}{reveal(str(shown[key]))}{http}")
     if shown.get("reason"):
         click.echo(f"{'reason:':13}{json_text(shown['reason'])}")
     click.echo("arguments (from the model):")
@@ -140,9 +178,8 @@ def list_command(config_path: str, status: str, limit: int, output: str) -> None
         click.echo(f"no {status} approvals" if status != "all" else "no approvals")
         return
     for item in shown:
-        line = (
-            f"{item['id']}  {item['status']:<9} {item['api']}/{item['tool']}  client={item['client'] or '-'}"
-        )
+        status = f"{item['status']} {item['upstream_status'] or ''}".strip()
+        line = f"{item['id']}  {status:<12} {item['api']}/{item['tool']}  client={item['client'] or '-'}"
         line = reveal(line) + f"  created={item['created_at']}"
         if item["reason"]:
             line += f"  reason={json_text(item['reason'])}"
@@ -173,10 +210,19 @@ def show_command(approval_id: str, config_path: str, output: str) -> None:
 @click.option("--by", default=None, help="Who answers (default: cli:<your user name>).")
 @friendly_errors
 def approve_command(approval_id: str, config_path: str, by: str | None) -> None:
-    """Approve a pending call: the agent's waiting (or next identical) call sends it, once."""
+    """Approve a pending call: sent once, by a running gateway at once (`approvals.send: on_answer`, the
+    default; a gateway started later sends it when it starts), or by the agent's next identical call
+    (`on_retry`)."""
     by = by or _who()
-    answered = _answer(config_path, "approve", by, lambda desk: desk.approve(approval_id, by))
+    answered, config = _answer(config_path, "approve", by, lambda desk: desk.approve(approval_id, by))
     click.echo(f"approved {answered.id} ({answered.api}/{answered.tool}) as {answered.answered_by}")
+    if config.approvals_for(answered.api).send == "on_answer":
+        click.echo(
+            "a running gateway on this store sends it now (or the next one to start); "
+            f"`specbridge approvals show {answered.id}` gives its outcome"
+        )
+    else:
+        click.echo("the agent's next identical call sends it (approvals.send: on_retry)")
 
 
 @approvals_group.command("reject")
@@ -188,5 +234,5 @@ def approve_command(approval_id: str, config_path: str, by: str | None) -> None:
 def reject_command(approval_id: str, reason: str, config_path: str, by: str | None) -> None:
     """Reject a pending call with a reason; nothing is sent."""
     by = by or _who()
-    answered = _answer(config_path, "reject", by, lambda desk: desk.reject(approval_id, by, reason))
+    answered, _ = _answer(config_path, "reject", by, lambda desk: desk.reject(approval_id, by, reason))
     click.echo(f"rejected {answered.id} ({answered.api}/{answered.tool}) as {answered.answered_by}")

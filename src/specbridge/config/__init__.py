@@ -36,6 +36,7 @@ from ._model import AnswersConfig as AnswersConfig
 from ._model import ApiConfig as ApiConfig
 from ._model import ApprovalBy as ApprovalBy
 from ._model import ApprovalsConfig as ApprovalsConfig
+from ._model import ApprovalSend as ApprovalSend
 from ._model import AuthConfig as AuthConfig
 from ._model import AuthType as AuthType
 from ._model import CallsConfig as CallsConfig
@@ -87,6 +88,7 @@ __all__ = [
     "AnswersConfig",
     "ApiConfig",
     "ApprovalBy",
+    "ApprovalSend",
     "ApprovalsConfig",
     "AuditConfig",
     "AuthConfig",

@@ -53,6 +53,9 @@ DEFAULT_STORE = "sqlite:///.specbridge/state.db"
 DEFAULT_APPROVAL_WAIT = 50.0
 DEFAULT_APPROVAL_EXPIRE = 86400.0
 ApprovalBy = Literal["operator", "client"]
+# When an approved call is sent: as soon as it is approved (by the gateway, even when the agent stopped
+# waiting), or only when the agent calls again.
+ApprovalSend = Literal["on_answer", "on_retry"]
 IdempotencyTools = Literal["auto", "all", "none"]
 DEFAULT_IDEMPOTENCY_TTL = 86400.0
 DEFAULT_CALL_WAIT = 50.0
@@ -150,6 +153,7 @@ class ApprovalsConfig:
     expire: float = DEFAULT_APPROVAL_EXPIRE
     by: ApprovalBy = "operator"
     webhook: WebhookConfig | None = None
+    send: ApprovalSend = "on_answer"
 
 
 @dataclass(frozen=True, slots=True)

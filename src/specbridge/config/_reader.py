@@ -255,6 +255,8 @@ class _Builder:
             found = replace(found, expire=expire)
         if "by" in raw:
             found = replace(found, by=raw["by"])
+        if "send" in raw:
+            found = replace(found, send=raw["send"])
         if raw.get("webhook"):
             found = replace(found, webhook=self.webhook(raw["webhook"], [*key, "webhook"]))
         return found

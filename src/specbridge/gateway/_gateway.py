@@ -261,6 +261,10 @@ class Gateway:
         async with running_webhooks(store, self.config, current=lambda: self.config):
             await anyio.sleep_forever()
 
+    async def run_approved(self) -> None:
+        """Send approved calls nobody waits for (`approvals.send: on_answer`) until cancelled."""
+        await self.calls.run_approved(lambda: self.states)
+
     # -- reloading ---------------------------------------------------------------------------------
 
     async def watch(self) -> None:

@@ -305,6 +305,7 @@ def http_app(
             async with anyio.create_task_group() as tasks:
                 tasks.start_soon(gateway.watch)
                 tasks.start_soon(gateway.run_webhooks)
+                tasks.start_soon(gateway.run_approved)
                 try:
                     yield
                 finally:

@@ -14,7 +14,7 @@ import mcp_types as types
 from .._json import dumps
 from ..access import Identity
 from ..config import ClientConfig
-from ..service import GET_CALL_RESULT, ToolRules, get_call_result_tool, tool_rules
+from ..service import GET_CALL_RESULT, ToolRules, get_call_result_tool, offers_approval_results, tool_rules
 from ._gateway import ApiState
 from ._mcp import tool_entry
 
@@ -45,5 +45,7 @@ def listing(state: ApiState, client: ClientConfig | None, rules: ToolRules) -> L
 
 
 def offers_results(state: ApiState) -> bool:
-    """`get_call_result` is listed where long calls are on and the document has no tool of that name."""
-    return state.api.calls.long and state.toolset.get(GET_CALL_RESULT) is None
+    """`get_call_result` is listed where long calls are on, or approved calls are sent by the gateway
+    (`approvals.send: on_answer`), and the document has no tool of that name."""
+    later = state.api.calls.long or offers_approval_results(state.api)
+    return later and state.toolset.get(GET_CALL_RESULT) is None

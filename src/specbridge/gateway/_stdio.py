@@ -21,6 +21,7 @@ async def serve_stdio(gateway: Gateway, api: str) -> None:
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(gateway.watch)
             tasks.start_soon(gateway.run_webhooks)
+            tasks.start_soon(gateway.run_approved)
             # Our own stdin reader: Ctrl-C (a cancellation) must not wait for a blocked read.
             with claimed_stdin() as lines:
                 streams = stdio_server(stdin=cast(Any, lines))

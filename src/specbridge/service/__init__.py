@@ -31,6 +31,8 @@ from ._request import CallRequest as CallRequest
 from ._request import Question as Question
 from ._request import Trail as Trail
 from ._results import result_from_json as result_from_json
+from ._sending import ApprovedSender as ApprovedSender
+from ._sending import offers_approval_results as offers_approval_results
 from ._service import CallService as CallService
 from ._tool_access import ToolRules as ToolRules
 from ._tool_access import tool_rules as tool_rules

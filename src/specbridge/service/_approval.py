@@ -14,14 +14,16 @@ Nothing here sends or claims anything: whatever happens here, the call was not s
 from __future__ import annotations
 
 import logging
+import math
 from dataclasses import dataclass
 
 from .._errors import ErrorCode
 from .._logging import log_event, monotonic
-from ..approvals import ApprovalError, Approvals
+from ..approvals import FINISHED, ApprovalError, Approvals, log_answer
 from ..call import CallResult
 from ..store import Approval, Status
 from ._asking import question
+from ._long_calls import GET_CALL_RESULT
 from ._request import Answer, Question, Ready
 from ._results import result_from_json
 from ._waits import MARGIN, SEND_MARGIN
@@ -79,8 +81,16 @@ async def approve(
             client=client,
             approval=approval.id,
         )
-    if approval.status in (Status.PENDING, Status.EXECUTING):  # a person's answer; another's send
+    if approval.status is Status.PENDING:  # a person's answer
         approval = await approvals.wait(approval.id, max(0.0, until - monotonic()))
+    if approval.status is Status.EXECUTING:  # another's send: its outcome is this call's
+        # One of this process (its background sender, another call) ends within its upstream timeout:
+        # wait for it within the deadline (`calls.wait` for a long call's API). Another instance's
+        # (alive or not) within `approvals.wait`.
+        mine = approval.owner == approvals.owner
+        longest = request.api.calls.wait if request.api.calls.long else math.inf
+        left = request.deadline.wait(longest) if mine else max(0.0, until - monotonic())
+        approval = await approvals.wait(approval.id, left)
     if approval.status is Status.APPROVED:
         return Approved(approval, approvals)
     return await outcome(approvals, approval, note=TOO_LARGE if too_large else "")
@@ -91,22 +101,25 @@ async def outcome(approvals: Approvals, approval: Approval, *, note: str = "") -
     still pending or being sent by another call, or a final outcome, which settles the approval (the
     next identical call asks again)."""
     if approval.status in (Status.PENDING, Status.EXECUTING, Status.APPROVED):
+        on_answer = approvals.settings.send == "on_answer"
         if approval.status is Status.PENDING:
+            when = "The gateway sends it as soon as it is approved: c" if on_answer else "C"
             what = (
-                "awaits a person's approval; nothing was sent. Call the tool again with the same arguments "
-                "later to get the answer (it will not be asked twice)"
+                f"awaits a person's approval; nothing was sent. {when}all the tool again with the same "
+                "arguments later to get the outcome (it will not be asked twice)"
             )
         else:
             what = (
                 "was approved and is being sent; call the tool again with the same arguments for its result"
             )
+        also = f", or {GET_CALL_RESULT} with call_id {approval.id}" if on_answer else ""
         return CallResult(
-            f"this call {what} (approval {approval.id}).{note}",
+            f"this call {what}{also} (approval {approval.id}).{note}",
             is_error=True,
             code=ErrorCode.APPROVAL_PENDING,
         )
     await approvals.settle(approval)
-    if approval.status is Status.DONE:
+    if approval.status in FINISHED:
         return result_from_json(approval.result)
     if approval.status is Status.REJECTED:
         return CallResult(
@@ -117,8 +130,8 @@ async def outcome(approvals: Approvals, approval: Approval, *, note: str = "") -
         )
     if approval.status is Status.EXPIRED:
         return CallResult(
-            f"nobody answered this call's approval in time; nothing was sent. Calling again asks again "
-            f"(approval {approval.id})",
+            f"nobody answered this call's approval before it expired; nothing was sent. Calling again "
+            f"asks a person again, as a new approval (approval {approval.id})",
             is_error=True,
             code=ErrorCode.APPROVAL_EXPIRED,
         )
@@ -143,11 +156,5 @@ async def _answer(approvals: Approvals, approval: Approval, client: str | None, 
             answered = await approvals.reject(approval.id, by, f"the client's user {what} the call")
     except ApprovalError as error:
         return error.approval or await approvals.get(approval.id)
-    log_event(
-        "approval answered by the client's user",
-        api=approval.api,
-        tool=approval.tool,
-        client=client,
-        action=answer,
-    )
+    log_answer(answered, by, "approve" if answer == "accept" else "reject", "client")
     return answered

@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import secrets
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 
 import anyio
@@ -94,8 +95,10 @@ class ApprovalGate:
         clock: Callable[[], float] = time.time,
         lease: float = 120.0,
         owner: str | None = None,
+        waiting: Counter[str] | None = None,
     ) -> None:
         owner = owner or secrets.token_hex(8)
+        waiting = waiting if waiting is not None else Counter()
 
         def made(settings: ApprovalsConfig) -> Approvals:
             return Approvals(
@@ -105,6 +108,7 @@ class ApprovalGate:
                 lease=lease,
                 owner=owner,
                 announce=announcer(config, settings),
+                waiting=waiting,
             )
 
         self.store = store
@@ -153,6 +157,12 @@ class ApprovalService:
         self.gate: ApprovalGate | None = None
         self.desk = LiveDesk(self)
         self._opening = anyio.Lock()
+        self.waiting: Counter[str] = Counter()  # approval ids calls of this process wait on now
+        self.owner = secrets.token_hex(8)  # this process's claims of approved calls, across reloads
+        self.approved: Callable[[], None] = lambda: None  # told of each approval given here (the sender)
+
+    def _gate(self, store: Store, config: Config) -> ApprovalGate:
+        return ApprovalGate(store, config, owner=self.owner, waiting=self.waiting)
 
     async def open(self, config: Config) -> Store:
         """The store, opened now if the gateway started without it: the first idempotency key sent to a
@@ -162,14 +172,14 @@ class ApprovalService:
         async with self._opening:
             if self.store is None:
                 store = await opened(config)
-                self.store, self.gate = store, ApprovalGate(store, config)
+                self.store, self.gate = store, self._gate(store, config)
             return self.store
 
     async def start(self, config: Config) -> None:
         if self.store is not None or not store_needed(config):
             return
         store = await opened(config)
-        self.store, self.gate = store, ApprovalGate(store, config)
+        self.store, self.gate = store, self._gate(store, config)
 
     def reload(self, config: Config) -> str | None:
         """Rebuild the gate for `config`; what cannot change without a restart, said in words (or None)."""
@@ -179,7 +189,7 @@ class ApprovalService:
                 if store_needed(config)
                 else None
             )
-        self.gate = ApprovalGate(self.store, config)
+        self.gate = self._gate(self.store, config)
         return None
 
     def current(self) -> ApprovalGate:
@@ -219,7 +229,9 @@ class LiveDesk(Desk):
         return await self._desk().list(status, limit)
 
     async def approve(self, approval_id: str, by: str) -> Approval:
-        return await self._desk().approve(approval_id, by)
+        approved = await self._desk().approve(approval_id, by)
+        self._service.approved()  # `approvals.send: on_answer`: the gateway sends it now
+        return approved
 
     async def reject(self, approval_id: str, by: str, reason: str) -> Approval:
         return await self._desk().reject(approval_id, by, reason)

@@ -44,7 +44,7 @@ GET_CALL_RESULT_SCHEMA: dict[str, Json] = {
             "type": "string",
             "minLength": 1,
             "maxLength": 64,
-            "description": "The call id a `call-pending` result gave.",
+            "description": "The call id a `call-pending` result gave, or the approval id of `approval-pending`.",
         }
     },
     "required": ["call_id"],
@@ -57,9 +57,9 @@ def get_call_result_tool() -> dict[str, Json]:
     return {
         "name": GET_CALL_RESULT,
         "title": "Get a long call's result",
-        "description": "Returns the result of a call that answered `call-pending` with a call id, once it "
-        "has finished (or `call-pending` again while it runs). Calling the same tool with the same "
-        "arguments again works too.",
+        "description": "Returns the result of a call that answered `call-pending` with a call id (or "
+        "`approval-pending` with an approval id, as the call id), once it has finished (or the same "
+        "pending answer again meanwhile). Calling the same tool with the same arguments again works too.",
         "inputSchema": GET_CALL_RESULT_SCHEMA,
         "annotations": {
             "readOnlyHint": True,

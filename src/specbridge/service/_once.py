@@ -19,7 +19,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,7 +30,7 @@ from .._logging import log_event
 from ..approvals import Approvals
 from ..call import CallResult
 from ..files import Files
-from ..store import Approval, Store, StoreError
+from ..store import Announcement, Approval, Store, StoreError
 from ._approval import Approved, outcome
 from ._idempotency import claim_key, record, replayed
 from ._long_calls import Running
@@ -68,6 +68,10 @@ class Held:
     approvals: Approvals | None = None
     long: Running | None = None  # the long call this is the background of
     sent: bool = False  # the request went to the network (from here on it may have had an effect)
+    # The approval's result is handed to an agent at once (its own call), or kept for its next call
+    # (the background sender of `approvals.send: on_answer`), with these events (`call.completed`).
+    settle: bool = True
+    announce: Callable[[Approval, float], Sequence[Announcement]] | None = None
 
 
 async def claim(
@@ -149,7 +153,7 @@ async def store(held: Held, result: CallResult, *, clock: Callable[[], float]) -
     try:
         with anyio.CancelScope(shield=True):  # a result that arrived is kept, whatever happens now
             if held.approval is not None and held.approvals is not None:
-                await held.approvals.finish(held.approval, data)
+                await held.approvals.finish(held.approval, data, settle=held.settle, announce=held.announce)
             if held.long is not None:
                 await held.long.keep(result, data)
             if held.key is not None and held.store is not None:

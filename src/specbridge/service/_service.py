@@ -15,7 +15,9 @@ client's user, which it asks and hands back (`resume`).
       audit     _access.audit       the audit line, whatever the end (a background end has its own)
 
 Admit comes first, so a tool the caller may not use says nothing of itself (not even a malformed
-key). Long calls run 6-8 in the background (`_long_calls`); nothing before 6 runs there. A call with no
+key). Long calls run 6-8 in the background (`_long_calls`); nothing before 6 runs there. Under
+`approvals.send: on_answer` the gateway's sender (`_sending`) runs 1-3 and 6-8 for an approved call
+nobody waits for, from its approval's record. A call with no
 key, no approval, no long call and no rate limit never touches the store.
 """
 
@@ -47,6 +49,7 @@ from ._planning import plan
 from ._request import Answer, CallRequest, Question, Ready
 from ._resolving import check, resolve
 from ._results import store_unavailable
+from ._sending import ApprovedSender, Served, approval_result, offers_approval_results
 from ._waits import MARGIN, Deadline
 
 Json = Any
@@ -74,6 +77,10 @@ class CallService:
         self.owner = secrets.token_hex(8)
         self.long = LongCalls(config, self.owner, clock=clock)
         self.grants = Grants(lambda: approvals.open(config()), clock=clock)  # OAuth tokens toward the APIs
+        # approvals.send: on_answer: approved calls sent by the gateway (`run_approved`)
+        self.sender = ApprovedSender(
+            approvals, files, self.grants, config, deadline=deadline, owner=self.owner, clock=clock
+        )
 
     async def call(self, request: CallRequest) -> CallResult | Question:
         """One call, from its plan to its stored result (or the question its client's user is asked)."""
@@ -218,9 +225,17 @@ class CallService:
             return opened
         wait = deadline.wait(api.calls.wait)
         try:
-            return await self.long.result(opened, api.name, client, call_id, wait=wait)
+            found = await self.long.result(opened, api.name, client, call_id, wait=wait)
+            if found.code is ErrorCode.CALL_NOT_FOUND and offers_approval_results(api):
+                approved = await approval_result(self._approvals, api.name, client, call_id, wait=wait)
+                found = approved or found
         except StoreError as error:
             return store_unavailable(error)
+        return found
+
+    async def run_approved(self, served: Callable[[], Mapping[str, Served]]) -> None:
+        """`approvals.send: on_answer`: send approved calls nobody waits for, until cancelled."""
+        await self.sender.run(served)
 
     async def aclose(self) -> None:
         """Stop the background calls (each becomes outcome unknown in the store)."""

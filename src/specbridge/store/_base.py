@@ -89,11 +89,12 @@ class Store(ABC):
     async def attach_or_create(
         self, approval: Approval, now: float, announce: Announced = None
     ) -> tuple[Approval, bool]:
-        """The open approval with `approval.fingerprint` (not settled, not expired), or `approval` stored
-        (and `announce` put in the outbox in the same step).
+        """The open approval with `approval.fingerprint` (not settled), or `approval` stored (and
+        `announce` put in the outbox in the same step).
 
-        A pending one whose `expires_at` has passed is marked expired on the way and does not count.
-        Returns the record and whether it was created."""
+        A pending one whose `expires_at` has passed is marked expired on the way and returned: it stays
+        open until its caller settles it (an agent is told it expired, once). Returns the record and
+        whether it was created."""
 
     @abstractmethod
     async def get_approval(self, approval_id: str) -> Approval | None: ...
@@ -115,7 +116,8 @@ class Store(ABC):
 
     @abstractmethod
     async def expire_due(self, now: float) -> int:
-        """Mark every pending approval whose `expires_at` has passed as expired; how many were."""
+        """Mark every pending approval whose `expires_at` has passed as expired (still open: not
+        settled until an agent is told); how many were."""
 
     # Execute-once claims
 

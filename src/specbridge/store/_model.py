@@ -20,7 +20,8 @@ class Status(StrEnum):
     REJECTED = "rejected"  # a person said no, with a reason
     EXPIRED = "expired"  # nobody answered within `approvals.expire`
     EXECUTING = "executing"  # one caller claimed the call and is sending it (until `lease_until`)
-    DONE = "done"  # sent once; `result` holds what the API answered
+    DONE = "done"  # sent once; `result` holds what the API answered (a 2xx status)
+    FAILED = "failed"  # sent once (or refused as it was built); `result` holds the error (a non-2xx status)
     OUTCOME_UNKNOWN = "outcome_unknown"  # claimed, then its owner died or failed before storing a result
 
 

@@ -179,7 +179,7 @@ class PostgresStore(PostgresMarker, PostgresRates, PostgresSealed):
             for _ in range(5):
                 async with conn.transaction():
                     await conn.execute(
-                        sql.expire_pending(P, one_call=True).encode(), (now, now, approval.fingerprint)
+                        sql.expire_pending(P, one_call=True).encode(), (now, approval.fingerprint)
                     )
                     row = await (await conn.execute(insert.encode(), approval_values(approval))).fetchone()
                     if row is not None:
@@ -220,7 +220,7 @@ class PostgresStore(PostgresMarker, PostgresRates, PostgresSealed):
         return None if row is None else approval_from(row)
 
     async def expire_due(self, now: float) -> int:
-        return await self._count(sql.expire_pending(P, one_call=False), (now, now))
+        return await self._count(sql.expire_pending(P, one_call=False), (now,))
 
     # Claims
 

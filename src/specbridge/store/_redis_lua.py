@@ -61,12 +61,12 @@ if existing then
   local h = redis.call('HMGET', key, 'status', 'expires_at', 'created_at', 'settled_at')
   if not h[1] or h[4] then
     redis.call('DEL', open)
-  elseif h[1] == 'pending' and tonumber(h[2]) <= tonumber(now) then
-    redis.call('HSET', key, 'status', 'expired', 'settled_at', now)
-    redis.call('ZREM', p .. 'status:pending', existing)
-    redis.call('ZADD', p .. 'status:expired', h[3], existing)
-    redis.call('DEL', open)
   else
+    if h[1] == 'pending' and tonumber(h[2]) <= tonumber(now) then  -- expired: open until reported once
+      redis.call('HSET', key, 'status', 'expired')
+      redis.call('ZREM', p .. 'status:pending', existing)
+      redis.call('ZADD', p .. 'status:expired', h[3], existing)
+    end
     return {0, redis.call('HGETALL', key)}
   end
 end
@@ -121,11 +121,9 @@ for _, id in ipairs(redis.call('ZRANGE', p .. 'status:pending', 0, -1)) do
   local key = p .. 'a:' .. id
   local h = redis.call('HMGET', key, 'expires_at', 'created_at', 'fingerprint')
   if h[1] and tonumber(h[1]) <= tonumber(now) then
-    redis.call('HSET', key, 'status', 'expired', 'settled_at', now)
+    redis.call('HSET', key, 'status', 'expired')
     redis.call('ZREM', p .. 'status:pending', id)
     redis.call('ZADD', p .. 'status:expired', h[2], id)
-    local open = p .. 'open:' .. h[3]
-    if redis.call('GET', open) == id then redis.call('DEL', open) end
     count = count + 1
   end
 end

@@ -75,9 +75,10 @@ def insert_approval(p: str) -> str:
 
 
 def expire_pending(p: str, *, one_call: bool) -> str:
-    """Params: now, now (and the fingerprint with `one_call`)."""
+    """Params: now (and the fingerprint with `one_call`). An expired approval stays open (unsettled)
+    until an agent is told, once: the next identical call gets `approval-expired` and settles it."""
     sql = (
-        f"UPDATE approvals SET status = 'expired', settled_at = {p} WHERE settled_at IS NULL "
+        "UPDATE approvals SET status = 'expired' WHERE settled_at IS NULL "
         f"AND status = 'pending' AND expires_at <= {p}"
     )
     return sql + f" AND fingerprint = {p}" if one_call else sql

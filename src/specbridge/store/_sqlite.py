@@ -142,7 +142,7 @@ class SqliteStore(SqliteMarker, SqliteRates, SqliteSealed):
         self, approval: Approval, now: float, announce: Announced = None
     ) -> tuple[Approval, bool]:
         def work(db: sqlite3.Connection) -> tuple[Approval, bool]:
-            db.execute(sql.expire_pending(P, one_call=True), (now, now, approval.fingerprint))
+            db.execute(sql.expire_pending(P, one_call=True), (now, approval.fingerprint))
             row = db.execute(sql.open_approval(P), (approval.fingerprint,)).fetchone()
             if row is not None:
                 return approval_from(row), False
@@ -188,7 +188,7 @@ class SqliteStore(SqliteMarker, SqliteRates, SqliteSealed):
 
     async def expire_due(self, now: float) -> int:
         return await self._write(
-            lambda db: db.execute(sql.expire_pending(P, one_call=False), (now, now)).rowcount
+            lambda db: db.execute(sql.expire_pending(P, one_call=False), (now,)).rowcount
         )
 
     # Claims

@@ -5,6 +5,8 @@ from ._catalogue import CATALOGUE_MAX_TOOLS as CATALOGUE_MAX_TOOLS
 from ._catalogue import catalogue_tokens as catalogue_tokens
 from ._catalogue import too_big_for_one_context as too_big_for_one_context
 from ._convert import convert as convert
+from ._describe import APPROVAL_NOTE as APPROVAL_NOTE
+from ._describe import with_approval_note as with_approval_note
 from ._export import ExportFormat as ExportFormat
 from ._export import export as export
 from ._export import export_anthropic as export_anthropic
@@ -33,6 +35,7 @@ from ._strict import StrictIncompatible as StrictIncompatible
 from ._strict import strict_schema as strict_schema
 
 __all__ = [
+    "APPROVAL_NOTE",
     "CATALOGUE_MAX_TOKENS",
     "CATALOGUE_MAX_TOOLS",
     "FORBIDDEN_HEADERS",
@@ -64,4 +67,5 @@ __all__ = [
     "portable_name",
     "strict_schema",
     "too_big_for_one_context",
+    "with_approval_note",
 ]

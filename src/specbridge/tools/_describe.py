@@ -58,6 +58,21 @@ def describe(operation: Operation, limit: int | None = None) -> str:
     return text if limit is None else shorten_text(text, limit)
 
 
+# The last sentence of a tool whose calls a person approves (`requires_approval`), in every export: a
+# model reading it can tell its user that the call waits for a person, and what to do meanwhile.
+APPROVAL_NOTE = (
+    "A person approves each call of this tool before it is sent; until then the call answers "
+    "approval-pending with an id, and calling it again with the same arguments returns the outcome."
+)
+
+
+def with_approval_note(description: str) -> str:
+    """`description` ending with `APPROVAL_NOTE` (once)."""
+    if description.endswith(APPROVAL_NOTE):
+        return description
+    return f"{description}\n\n{APPROVAL_NOTE}" if description else APPROVAL_NOTE
+
+
 def shorten_text(text: str, limit: int) -> str:
     """`text` within `limit` characters: whole when it fits, else cut after the last sentence or
     paragraph that fits (at a word when none does), with "…" to say so."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Literal, get_args
 
 from .._errors import ExportError
-from ._describe import describe, shorten_text
+from ._describe import APPROVAL_NOTE, describe, shorten_text
 from ._model import Tool, ToolSet
 from ._strict import StrictIncompatible, strict_schema
 
@@ -80,9 +80,13 @@ def openai_description(tool: Tool) -> str:
     request with `string_above_max_length`): the document's own description is what gets shortened."""
     if len(tool.description) <= OPENAI_DESCRIPTION_MAX:
         return tool.description
-    if tool.description == describe(tool.operation):
-        return describe(tool.operation, OPENAI_DESCRIPTION_MAX)
-    return shorten_text(tool.description, OPENAI_DESCRIPTION_MAX)  # the config's own text
+    text, note, limit = tool.description, "", OPENAI_DESCRIPTION_MAX
+    if text.endswith(APPROVAL_NOTE):  # the approval sentence is kept whole; what comes before is cut
+        text = text.removesuffix(APPROVAL_NOTE).rstrip()
+        note, limit = "\n\n" + APPROVAL_NOTE, limit - len(APPROVAL_NOTE) - 2
+    if text == describe(tool.operation):
+        return describe(tool.operation, limit) + note
+    return shorten_text(text, limit) + note  # the config's own text
 
 
 def export(toolset: ToolSet, fmt: ExportFormat, *, strict: bool = False, defer_loading: bool = False) -> Json:
