@@ -1,8 +1,8 @@
 """What lives in one process unless it is shared through the store, under round-robin with no
 stickiness: handshake-era MCP sessions (the 2025 protocol versions: `initialize`, then
-`Mcp-Session-Id` on every request) and the admin page's sign-ins. Both need the `shared-sessions`
-branch (issue 26 items 2 and 3); until it is merged they fail (133 of 200 calls answered
-`Session not found`; two of three page loads showed the sign-in form)."""
+`Mcp-Session-Id` on every request) and the admin page's sign-ins, both kept in the store (issue 26 items 2
+and 3). Before, 133 of 200 calls answered `Session not found` and two of three page loads showed the
+sign-in form."""
 
 from __future__ import annotations
 
@@ -14,10 +14,8 @@ import pytest
 from tests.cluster._cluster import ADMIN_KEY, Cluster, code, load, text
 
 pytestmark = pytest.mark.cluster
-NEEDS = pytest.mark.xfail(strict=True, reason="needs branch shared-sessions (issue 26 items 2, 3)")
 
 
-@NEEDS
 async def test_handshake_era_sessions_serve_200_calls_under_round_robin_without_session_not_found(
     cluster: Cluster,
 ) -> None:
@@ -27,7 +25,6 @@ async def test_handshake_era_sessions_serve_200_calls_under_round_robin_without_
     assert {code(result) for result in results} == {None}, {text(r) for r in results if r.is_error}
 
 
-@NEEDS
 async def test_the_admin_page_signed_in_through_the_balancer_is_signed_in_on_every_instance(
     cluster: Cluster,
 ) -> None:

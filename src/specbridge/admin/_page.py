@@ -36,7 +36,7 @@ from ._facts import ToolLookup, no_lookup
 from ._form import read_form
 from ._guard import Refused, check_host, check_id, find_admin, log_admin, log_answer, refusal_of
 from ._html import document, e, redirect, when
-from ._sessions import DEFAULT_SESSION_TTL, Session, Sessions
+from ._sessions import DEFAULT_SESSION_TTL, PageSessions, Session, Sessions
 from ._views import approval_view, banner, pending_view, recent_view, sign_in_view
 
 SESSION_COOKIE = "specbridge_admin"
@@ -62,11 +62,12 @@ class AdminPage:
         clock: Callable[[], float] = time.monotonic,
         tools: ToolLookup = no_lookup,
         wall: Callable[[], float] = time.time,
+        sessions: PageSessions | None = None,
     ) -> None:
         self.desk = desk
         self.admins = admins
         self.allowed_hosts = tuple(allowed_hosts)
-        self.sessions = Sessions(session_ttl, clock)
+        self.sessions = sessions if sessions is not None else Sessions(session_ttl, clock)
         self.tools = tools
         self.wall = wall
 
@@ -81,8 +82,12 @@ class AdminPage:
             Route("/admin/page/{id}/reject", self.reject, methods=["POST"]),
         ]
 
-    def _session(self, request: Request) -> Session | None:
-        return self.sessions.get(request.cookies.get(SESSION_COOKIE), self.admins)
+    async def _session(self, request: Request) -> Session | None:
+        """The request's signed-in session, or None; `Refused` (503) when the store cannot say."""
+        try:
+            return await self.sessions.get(request.cookies.get(SESSION_COOKIE), self.admins)
+        except SpecbridgeError as failure:
+            raise refusal_of(failure) from None
 
     def _signed_out(self, request: Request) -> Response:
         path = request.url.path
@@ -93,9 +98,9 @@ class AdminPage:
     async def home(self, request: Request) -> Response:
         try:
             check_host(request, self.allowed_hosts)
+            session = await self._session(request)
         except Refused as refused:
             return self._error_page(refused, None)
-        session = self._session(request)
         if session is None:
             return self._signed_out(request)
         query = request.query_params
@@ -134,9 +139,9 @@ class AdminPage:
         """`GET /admin/approvals/<id>` from a browser: the approval and, while pending, its answers."""
         try:
             check_host(request, self.allowed_hosts)
+            session = await self._session(request)
         except Refused as refused:
             return self._error_page(refused, None)
-        session = self._session(request)
         if session is None:
             return self._signed_out(request)
         try:
@@ -175,6 +180,7 @@ class AdminPage:
             if not _same(form.get("csrf"), request.cookies.get(SIGNIN_COOKIE)):
                 raise Refused(403, ErrorCode.CSRF_INVALID, "the form is stale; load the sign-in page again")
             admin = find_admin(form.get("key") or None, self.admins)
+            sid, _ = await self._open(admin)
         except Refused as refused:
             log_admin(
                 "admin sign-in refused", code=str(refused.code), via="admin-page", status=refused.status
@@ -182,7 +188,6 @@ class AdminPage:
             if refused.status == 401:
                 return await self.sign_in_form(request, f"{refused.message} [{refused.code}]", 401)
             return self._error_page(refused, None)
-        sid, _ = self.sessions.open(admin)
         log_admin("admin signed in", admin=admin.id, via="admin-page")
         next_path = form.get("next", "")
         response = redirect(next_path if NEXT_PATH.fullmatch(next_path) else "/admin/")
@@ -196,7 +201,10 @@ class AdminPage:
             session, _ = await self._session_form(request)
         except Refused as refused:
             return self._error_page(refused, None)
-        self.sessions.close(sid)
+        try:
+            await self.sessions.close(sid)
+        except SpecbridgeError as failure:
+            return self._error_page(refusal_of(failure), session)
         log_admin("admin signed out", admin=session.admin, via="admin-page")
         response = redirect("/admin/sign-in")
         response.delete_cookie(SESSION_COOKIE, path="/admin")
@@ -215,7 +223,7 @@ class AdminPage:
         except Refused as refused:
             if refused.status == 401:
                 return redirect("/admin/sign-in")
-            return self._error_page(refused, None if refused.status != 404 else self._session(request))
+            return self._error_page(refused, None if refused.status != 404 else await self._quiet(request))
         reason = form.get("reason", "")
         try:
             if reject:
@@ -241,7 +249,7 @@ class AdminPage:
 
     async def _session_form(self, request: Request) -> tuple[Session, dict[str, str]]:
         form = await read_form(request, self.allowed_hosts)
-        session = self._session(request)
+        session = await self._session(request)
         if session is None:
             raise Refused(401, ErrorCode.KEY_MISSING, "signed out")
         if not _same(form.get("csrf"), session.csrf):
@@ -249,6 +257,18 @@ class AdminPage:
                 403, ErrorCode.CSRF_INVALID, "the form's CSRF token is missing or wrong; reload the page"
             )
         return session, form
+
+    async def _open(self, admin: AdminConfig) -> tuple[str, Session]:
+        try:
+            return await self.sessions.open(admin)
+        except SpecbridgeError as failure:
+            raise refusal_of(failure) from None
+
+    async def _quiet(self, request: Request) -> Session | None:
+        try:
+            return await self._session(request)
+        except Refused:
+            return None
 
     def _cookie(self, response: Response, request: Request, name: str, value: str, *, max_age: int) -> None:
         response.set_cookie(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -11,12 +11,14 @@ from starlette.routing import BaseRoute
 
 from ..config import AdminConfig
 from ..service import Desk
+from ..store import Store
 from ._api import AdminApi
 from ._facts import ToolLookup, no_lookup
 from ._guard import LOOPBACK_HOSTS
 from ._html import redirect
 from ._page import AdminPage
 from ._sessions import DEFAULT_SESSION_TTL
+from ._stored_sessions import StoredSessions
 
 
 async def _to_list(request: Request) -> Response:
@@ -31,15 +33,19 @@ def admin_routes(
     page: bool = True,
     session_ttl: float | None = None,
     tools: ToolLookup = no_lookup,
+    store: Callable[[], Awaitable[Store]] | None = None,
 ) -> list[BaseRoute]:
     """The admin API's routes, and the web page's unless `page=False`, to add to the gateway's app.
     `admins` is read on every request (the gateway passes the admins of the config it serves now);
-    `tools(api, tool)` tells the page what a tool's call does (the gateway's current documents)."""
+    `tools(api, tool)` tells the page what a tool's call does (the gateway's current documents);
+    `store` (the gateway's) keeps the page's sign-ins, so every instance on it knows them; without it,
+    this process does."""
     api = AdminApi(desk, admins, allowed_hosts)
     if not page:
         return api.routes()
     ttl = DEFAULT_SESSION_TTL if session_ttl is None else session_ttl
-    view = AdminPage(desk, admins, allowed_hosts, session_ttl=ttl, tools=tools)
+    sessions = StoredSessions(store, ttl) if store is not None else None
+    view = AdminPage(desk, admins, allowed_hosts, session_ttl=ttl, tools=tools, sessions=sessions)
     return api.routes({"list": _to_list, "show": view.approval}) + view.routes()
 
 

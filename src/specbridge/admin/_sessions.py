@@ -1,17 +1,21 @@
-"""The page's sign-in sessions: kept in this process, by a random id, each tied to the admin and the key
-it signed in with.
+"""The page's sign-in sessions, each tied to the admin and the key it signed in with: `PageSessions`,
+kept in this process (`Sessions`, for the admin app on its own) or in the store (`_stored_sessions`,
+what the gateway uses, so a page load on any instance is signed in).
 
 A session is only as good as the admin behind it: every request checks that the admin still exists in
 the config served now, with the same key hash. A reload that removes an admin or gives it a new key
 ends its sessions at their next request (the old key no longer opens anything, and neither does a
-session opened with it).
+session opened with it). The CSRF token is derived from the session's id (`csrf_of`), so nothing a
+store keeps is enough to answer a form.
 """
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import secrets
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -30,7 +34,38 @@ class Session:
     expires: float
 
 
-class Sessions:
+def csrf_of(sid: str) -> str:
+    return hashlib.sha256(b"specbridge-admin-csrf:" + sid.encode()).hexdigest()
+
+
+def ended_why(session: Session, now: float, admins: Mapping[str, AdminConfig]) -> str | None:
+    """Why `session` no longer opens the page (expired, admin removed, key changed), or None."""
+    if session.expires <= now:
+        return "expired"
+    admin = admins.get(session.admin)
+    if admin is None:
+        return "admin removed"
+    if not hmac.compare_digest(admin.key_sha256.encode(), session.key_sha256.encode()):
+        return "admin key changed"
+    return None
+
+
+class PageSessions(ABC):
+    ttl: float
+
+    @abstractmethod
+    async def open(self, admin: AdminConfig) -> tuple[str, Session]:
+        """A new session for `admin`: its id (the cookie's value) and the session."""
+
+    @abstractmethod
+    async def get(self, sid: str | None, admins: Mapping[str, AdminConfig]) -> Session | None:
+        """The live session `sid` names: not expired, its admin still in `admins` with the same key."""
+
+    @abstractmethod
+    async def close(self, sid: str | None) -> None: ...
+
+
+class Sessions(PageSessions):
     """Sessions of this process; the oldest go first past `MAX_SESSIONS`."""
 
     def __init__(self, ttl: float, clock: Callable[[], float] = time.monotonic) -> None:
@@ -38,35 +73,26 @@ class Sessions:
         self.clock = clock
         self._open: dict[str, Session] = {}
 
-    def open(self, admin: AdminConfig) -> tuple[str, Session]:
+    async def open(self, admin: AdminConfig) -> tuple[str, Session]:
         while len(self._open) >= MAX_SESSIONS:
             del self._open[next(iter(self._open))]
         sid = secrets.token_urlsafe(32)
-        session = Session(admin.id, admin.key_sha256, secrets.token_urlsafe(32), self.clock() + self.ttl)
+        session = Session(admin.id, admin.key_sha256, csrf_of(sid), self.clock() + self.ttl)
         self._open[sid] = session
         return sid, session
 
-    def get(self, sid: str | None, admins: Mapping[str, AdminConfig]) -> Session | None:
-        """The live session `sid` names: not expired, its admin still in `admins` with the same key."""
+    async def get(self, sid: str | None, admins: Mapping[str, AdminConfig]) -> Session | None:
         session = self._open.get(sid or "")
         if session is None:
             return None
-        ended = None
-        if session.expires <= self.clock():
-            ended = "expired"
-        else:
-            admin = admins.get(session.admin)
-            if admin is None:
-                ended = "admin removed"
-            elif not hmac.compare_digest(admin.key_sha256.encode(), session.key_sha256.encode()):
-                ended = "admin key changed"
+        ended = ended_why(session, self.clock(), admins)
         if ended is None:
             return session
         del self._open[sid or ""]
         log_event("admin session ended", admin=session.admin, why=ended, via="admin-page")
         return None
 
-    def close(self, sid: str | None) -> None:
+    async def close(self, sid: str | None) -> None:
         self._open.pop(sid or "", None)
 
     def __len__(self) -> int:

@@ -350,6 +350,8 @@ class Config:
     webhooks: WebhooksConfig = field(default_factory=WebhooksConfig)
     rate_limits: RateLimits = field(default_factory=RateLimits)  # `limits.per_client`, `limits.per_tool`
     audit: AuditConfig = field(default_factory=AuditConfig)
+    # Where handshake-era MCP sessions live: "store" (any instance serves them) or "memory" (`_store.py`)
+    sessions: str = "memory"
 
     def approvals_for(self, api: str | None = None) -> ApprovalsConfig:
         """The approval settings of an API (its `approvals:` over the top level's), or the top level's."""

@@ -42,7 +42,7 @@ from ._oauth import check_keyless_client, oauth_settings
 from ._operations import read_operations
 from ._schema import key_path, validate
 from ._secrets import secret_reference, shown
-from ._store import store_url
+from ._store import sessions_mode, store_url
 
 _UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
 _DURATION = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([smhd]?)\s*")
@@ -176,6 +176,7 @@ class _Builder:
             files=self.files(top.get("files") or {}),
             webhooks=self.webhooks(top.get("webhooks") or {}),
         )
+        config = replace(config, sessions=self.sessions(top.get("sessions"), config.store))
         return read_access(top, config, self.fail, self.base_dir)  # clients' tools, rate limits, audit
 
     def webhooks(self, raw: Mapping[str, Any]) -> WebhooksConfig:
@@ -237,6 +238,12 @@ class _Builder:
             return store_url(url, self.base_dir)
         except ValueError as error:
             raise self.fail(["store"], str(error)) from None
+
+    def sessions(self, value: object, store: str) -> str:
+        try:
+            return sessions_mode(value, store)
+        except ValueError as error:
+            raise self.fail(["sessions"], str(error)) from None
 
     def approvals(
         self, raw: Mapping[str, Any], inherited: ApprovalsConfig, key: list[str | int]

@@ -38,3 +38,14 @@ def store_url(url: str, base_dir: Path) -> str:
     if path and path != ":memory:" and not Path(path).is_absolute():
         path = str(base_dir / path)
     return f"sqlite:///{path}{mark}{query}"
+
+
+def sessions_mode(value: object, store: str) -> str:
+    """`sessions:`: `store` (handshake-era MCP sessions kept in the store, served by any instance) or
+    `memory` (kept by the instance that opened them). Unset: `store` on a PostgreSQL or Redis store (one
+    that several instances share), `memory` on SQLite. ValueError for anything else."""
+    if value is None:
+        return "memory" if store.lower().startswith("sqlite:") else "store"
+    if value not in ("store", "memory"):
+        raise ValueError("must be store or memory")
+    return str(value)

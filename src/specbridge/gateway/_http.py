@@ -19,7 +19,7 @@ import contextlib
 import importlib.util
 import socket
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from urllib.parse import urlsplit
 
 import anyio
@@ -38,15 +38,17 @@ from starlette.types import Receive, Scope, Send
 from .._errors import ErrorCode
 from .._logging import log_event
 from ..access import WELL_KNOWN, Identity, Refusal, ResourceServers, authenticate
-from ..admin import LOOPBACK_HOSTS, ToolFacts, admin_routes
-from ..config import AdminConfig, ApiConfig, ClientConfig
+from ..config import ApiConfig, ClientConfig
 from ..files import file_routes
+from ..store import StoreError
 from ._accounts import account_routes
+from ._admin import gateway_admin_routes
 from ._gateway import Gateway
 from ._local import LOCAL_HOSTS, is_loopback
 from ._protected import protected_resource_endpoint, resource_of
 from ._server import CLIENT_SCOPE_KEY, IDENTITY_SCOPE_KEY, SNAPSHOT_SCOPE_KEY, ApiServer
 from ._sessions import SESSION_HEADER, SessionTable
+from ._shared_sessions import SharedManager, SharedSessions, shared_sessions, store_unavailable
 
 SESSION_IDLE_TIMEOUT = 1800.0
 
@@ -78,12 +80,14 @@ class McpEndpoint:
         manager: StreamableHTTPSessionManager,
         sessions: SessionTable,
         resource_servers: ResourceServers | None = None,
+        shared: SharedSessions | None = None,
     ) -> None:
         self.gateway = gateway
         self.api = api
         self.manager = manager
         self.sessions = sessions
         self.resource_servers = resource_servers or ResourceServers()
+        self.shared = shared  # `sessions: store`: the sessions any instance serves (_shared_sessions.py)
 
     async def _admit_token(
         self, scope: Scope, headers: Headers, clients: Mapping[str, ClientConfig], api: ApiConfig
@@ -134,7 +138,12 @@ class McpEndpoint:
             scope["user"] = AuthenticatedUser(AccessToken(token="", client_id=outcome.id, scopes=[]))
             client = outcome.id
         session = headers.get(SESSION_HEADER)
-        if session is None and scope.get("method") == "POST" and self.sessions.full(client):
+        try:
+            full = session is None and scope.get("method") == "POST" and await self._full(client)
+        except StoreError as error:
+            await store_unavailable(error)(scope, receive, send)
+            return
+        if full:
             log_event("session limit", api=self.api, client=client, status=429)
             refusal = _refuse(
                 429,
@@ -145,9 +154,19 @@ class McpEndpoint:
             refusal.headers["Retry-After"] = "60"
             await refusal(scope, receive, send)
             return
+        if self.shared is not None:
+            answer = None if session is None else await self.shared.admit(scope, client, session)
+            if answer is not None:
+                await answer(scope, receive, send)
+                return
+            await self.manager.handle_request(scope, receive, self.shared.watch(scope, send, client, session))
+            return
         await self.manager.handle_request(scope, receive, self.sessions.watch(send, client, session))
         if session is not None and scope.get("method") == "DELETE":
             self.sessions.closed(session)
+
+    async def _full(self, client: str | None) -> bool:
+        return await self.shared.full(client) if self.shared is not None else self.sessions.full(client)
 
 
 def security_settings(host: str) -> TransportSecuritySettings | None:
@@ -199,36 +218,6 @@ def local_route(
     return guarded
 
 
-class LiveAdmins(Mapping[str, AdminConfig]):
-    """The admins of the config the gateway serves now, so a reload that adds or removes one applies."""
-
-    def __init__(self, gateway: Gateway) -> None:
-        self._gateway = gateway
-
-    def __getitem__(self, key: str) -> AdminConfig:
-        return self._gateway.config.admins[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._gateway.config.admins)
-
-    def __len__(self) -> int:
-        return len(self._gateway.config.admins)
-
-
-def tool_facts(gateway: Gateway, api: str, name: str) -> ToolFacts | None:
-    """What the approvals page shows of a tool's call, from the documents served now."""
-    state = gateway.snapshot.states.get(api)
-    tool = state.toolset.get(name) if state is not None else None
-    if state is None or tool is None:
-        return None
-    operation = tool.operation
-    summary = operation.summary or tool.title or tool.description.partition("\n")[0]
-    hints = tool.hints
-    return ToolFacts(
-        operation.method, operation.path, state.caller.base_url, summary, hints.read_only, hints.destructive
-    )
-
-
 def http_app(
     gateway: Gateway,
     *,
@@ -238,8 +227,10 @@ def http_app(
     """The gateway's ASGI app. Its lifespan loads the APIs (unless started), watches for changes, and
     runs each API's session manager. Each client may hold `max_sessions_per_client` sessions per API."""
     servers = {name: ApiServer(gateway, name) for name in gateway.api_names}
+    # `sessions: store`: a manager that can take up a session another instance opened (_shared_sessions)
+    kind = SharedManager if gateway.config.sessions == "store" else StreamableHTTPSessionManager
     managers = {
-        name: StreamableHTTPSessionManager(
+        name: kind(
             app=server.server,
             security_settings=security_settings(host),
             session_idle_timeout=SESSION_IDLE_TIMEOUT,
@@ -254,18 +245,26 @@ def http_app(
     }
     cap = max_sessions_per_client or gateway.config.limits.sessions_per_client  # `limits:` at start
     tables = {name: SessionTable(cap, SESSION_IDLE_TIMEOUT) for name in managers}
+    shared = {
+        name: shared_sessions(gateway, name, managers[name], cap, SESSION_IDLE_TIMEOUT) for name in managers
+    }
     resource_servers = ResourceServers()  # each OAuth API's token checks and their caches
     routes: list[BaseRoute] = [
         Route(
             f"/{name}/mcp",
-            endpoint=McpEndpoint(gateway, name, managers[name], tables[name], resource_servers),
+            endpoint=McpEndpoint(gateway, name, managers[name], tables[name], resource_servers, shared[name]),
         )
         for name in managers
     ]
     if len(managers) == 1:
         (only,) = managers
         routes.append(
-            Route("/mcp", endpoint=McpEndpoint(gateway, only, managers[only], tables[only], resource_servers))
+            Route(
+                "/mcp",
+                endpoint=McpEndpoint(
+                    gateway, only, managers[only], tables[only], resource_servers, shared[only]
+                ),
+            )
         )
 
     async def healthz(request: Request) -> Response:
@@ -287,13 +286,7 @@ def http_app(
         gateway.files, lambda: gateway.snapshot.clients, lambda endpoint: local_route(endpoint, local)
     )  # POST /files, …
     routes += account_routes(gateway, lambda host: host_allowed(host, local))  # /oauth/connect|callback/<api>
-    # People answer approvals here (admin keys of the config as it is now; the store's current gate).
-    routes += admin_routes(
-        gateway.approvals.desk,
-        LiveAdmins(gateway),
-        allowed_hosts=LOOPBACK_HOSTS if is_loopback(host) else ("*",),
-        tools=lambda api, name: tool_facts(gateway, api, name),
-    )
+    routes += gateway_admin_routes(gateway, loopback=is_loopback(host))  # /admin/: approvals, sign-ins
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

@@ -35,6 +35,7 @@ from ._model import Condition as Condition
 from ._model import Delivery as Delivery
 from ._model import Status as Status
 from ._model import StoredFile as StoredFile
+from ._model import StoredSession as StoredSession
 from ._rates import RateLimit as RateLimit
 
 # The store next to the config, when `store:` is not set.
@@ -67,6 +68,7 @@ __all__ = [
     "StoreError",
     "StoreLost",
     "StoredFile",
+    "StoredSession",
     "open_store",
     "persistence_warning",
     "store_connections",

@@ -23,7 +23,7 @@ from typing import Self
 from .._errors import ErrorCode, SpecbridgeError
 from ._bounded import DEFAULT_TIMEOUT, bounded
 from ._marker import Guarantees, Marker, MarkerKind, Watch, judge, lost_message
-from ._model import Approval, Claim, Condition, Delivery, Json, Status, StoredFile
+from ._model import Approval, Claim, Condition, Delivery, Json, Status, StoredFile, StoredSession
 from ._rates import RateLimit
 from ._records import Announced
 
@@ -263,3 +263,32 @@ class Store(ABC):
             lost = Marker.new(MarkerKind.LOST, now)
             await self.write_marker(lost, replace=None if found is None else found.id)
         raise StoreLost(lost_message(self.name))
+
+    # Sessions any instance serves (`_sql_sessions`, `_redis_sessions`): the gateway's handshake-era MCP
+    # sessions and the admin page's sign-ins, each by the SHA-256 of the id its client holds.
+
+    @abstractmethod
+    async def put_session(self, session: StoredSession, now: float) -> None:
+        """Keep `session` until its `expires_at`, replacing one with the same id (and forgetting sessions
+        past their expiry, where the backend does not forget them by itself)."""
+
+    @abstractmethod
+    async def get_session(self, session_id: str, now: float) -> StoredSession | None:
+        """The session `session_id` names, or None (never was, ended, or expired)."""
+
+    @abstractmethod
+    async def touch_session(self, session_id: str, expires_at: float, now: float) -> bool:
+        """Note the session was used at `now` and keep it until `expires_at` at least (never shortened);
+        False when there is no such session (ended or expired): nothing is brought back."""
+
+    @abstractmethod
+    async def end_session(self, session_id: str) -> bool:
+        """Forget the session; False when there was none."""
+
+    @abstractmethod
+    async def count_sessions(self, kind: str, owner: str, now: float) -> int:
+        """How many sessions of `kind` `owner` holds now (not expired)."""
+
+    @abstractmethod
+    async def sweep_sessions(self, now: float) -> int:
+        """Forget sessions past their expiry (Redis forgets them by itself); how many were removed."""

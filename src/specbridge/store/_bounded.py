@@ -39,6 +39,9 @@ NOT_FOUND: dict[str, Any] = {
     "delete_file": False,
     "get_sealed": None,
     "take_sealed": None,
+    "get_session": None,
+    "touch_session": False,
+    "end_session": False,
 }
 
 _ABANDONED: set[asyncio.Task[Any]] = set()  # cut-off operations still cleaning up

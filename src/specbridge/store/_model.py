@@ -126,3 +126,18 @@ class StoredFile:
     size: int
     created_at: float
     expires_at: float  # gone after this (`files.ttl`); `sweep_files` removes the bytes
+
+
+@dataclass(frozen=True, slots=True)
+class StoredSession:
+    """A sign-in or protocol session any instance may serve: an MCP session of the handshake era
+    (`kind` "mcp:API") or an admin page's sign-in (`kind` "admin"). The store never sees the id the
+    client holds, only its SHA-256 (`id`), so reading the store opens no session."""
+
+    id: str  # hex SHA-256 of the session id the client holds
+    kind: str
+    owner: str  # the client (or admin) it belongs to: no one else's key may use it
+    data: Json  # what the kind keeps (protocol version, capabilities; the admin's key hash)
+    created_at: float
+    last_seen: float
+    expires_at: float  # an idle session (or a sign-in past its lifetime) is gone after this

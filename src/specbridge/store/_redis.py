@@ -46,6 +46,7 @@ from ._redis_marker import RedisMarker
 from ._redis_pool import IDLE, BoundedPool, bounded_pool, closing_idle
 from ._redis_rates import RedisRates
 from ._redis_sealed import RedisSealed
+from ._redis_sessions import RedisSessions
 
 # Redis needs no migration steps; the key guards against an older specbridge. 2: files (`f:ID`);
 # 3: outbox receivers and streams (`s:STREAM`), which an older sender would route and order wrongly.
@@ -79,7 +80,7 @@ def _delivery(announce: Announced) -> str:
     return json.dumps(records) if records else ""
 
 
-class RedisStore(RedisMarker, RedisRates, RedisSealed):
+class RedisStore(RedisMarker, RedisRates, RedisSealed, RedisSessions):
     def __init__(
         self,
         url: str,

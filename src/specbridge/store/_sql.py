@@ -14,6 +14,7 @@ from ._model import Condition
 from ._records import APPROVAL_FIELDS
 from ._sql_marker import MARKER_TABLE
 from ._sql_sealed import SEALED_TABLE
+from ._sql_sessions import SESSIONS_TABLE
 
 TIME = "DOUBLE PRECISION"
 
@@ -55,7 +56,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     ),
     rates.MIGRATION,  # 4: rate-limit counters (`_rates`)
     SEALED_TABLE,  # 5: sealed values (`_sql_sealed`: grants' tokens, states)
-    MARKER_TABLE,  # 6: the store's marker (`_sql_marker`: whether it lost its data while gateways ran)
+    SESSIONS_TABLE,  # 6: sessions any instance serves (`_sql_sessions`: MCP sessions, admin sign-ins)
+    MARKER_TABLE,  # 7: the store's marker (`_sql_marker`: whether it lost its data while gateways ran)
 )
 VERSION = len(MIGRATIONS)
 
