@@ -248,3 +248,11 @@ class Nginx(Process):
     def start(self) -> None:
         super().start()
         until("nginx listens", lambda: _accepts(self.front))
+
+    def kill(self) -> None:
+        """SIGTERM: the master stops its workers first (SIGKILL would leave them listening)."""
+        self.signal(signal.SIGTERM)
+        try:
+            self.wait(30)
+        except subprocess.TimeoutExpired:
+            super().kill()
