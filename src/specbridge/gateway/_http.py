@@ -139,7 +139,7 @@ class McpEndpoint:
             client = outcome.id
         session = headers.get(SESSION_HEADER)
         try:
-            full = session is None and scope.get("method") == "POST" and await self._full(client)
+            full = opens_session(scope, session, headers) and await self._full(client)
         except StoreError as error:
             await store_unavailable(error)(scope, receive, send)
             return
@@ -167,6 +167,14 @@ class McpEndpoint:
 
     async def _full(self, client: str | None) -> bool:
         return await self.shared.full(client) if self.shared is not None else self.sessions.full(client)
+
+
+def opens_session(scope: Scope, session: str | None, headers: Headers) -> bool:
+    """Whether a request may open a handshake-era session (so the client's cap is counted): a POST
+    without a session that is not a 2026-07-28 request (those name their method in `Mcp-Method`, and
+    only `initialize` opens a session), so a stateless call never needs the session store."""
+    method = headers.get("mcp-method")
+    return session is None and scope.get("method") == "POST" and method in (None, "initialize")
 
 
 def security_settings(host: str) -> TransportSecuritySettings | None:
