@@ -237,6 +237,22 @@ async def test_a_store_that_cannot_be_reached_is_a_503_store_unavailable(
         assert later.status_code == 503 and later.json()["error"]["data"]["code"] == "store-unavailable"
 
 
+async def test_a_2026_era_call_that_needs_no_store_is_served_while_the_session_store_is_down(
+    tmp_path: Path, upstream: Upstream
+) -> None:
+    """Only an `initialize` opens a session, so only it counts the client's sessions in the store: a
+    stateless call (it names its method in `Mcp-Method`) goes on (before: 503, its cap counted)."""
+    closed = "postgresql://postgres@127.0.0.1:9/test?timeout=1"
+    config = shared_config(tmp_path, upstream, closed, extra="sessions: store\n")
+    async with (
+        instances(config, 1) as (one,),
+        http_client(URL, mode="2026-07-28", key=KEYS["alice"], transport=one) as client,
+    ):
+        result = await client.call_tool("getProduct", {"id": "p1"})
+    assert result.is_error is not True, result
+    assert result.structured_content == {"id": "p1", "name": "Mug"}
+
+
 async def test_the_2026_era_needs_no_session_and_alternates_freely(
     tmp_path: Path, upstream: Upstream, shared_store: str
 ) -> None:

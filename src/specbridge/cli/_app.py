@@ -43,6 +43,7 @@ COMMAND_MODULES = {
     "tools": "_tools",
     "approvals": "_approvals",
     "webhooks": "_webhooks",
+    "store": "_store",
 }
 
 

@@ -29,7 +29,6 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from starlette.applications import Starlette
 from starlette.datastructures import Headers
 from starlette.requests import Request
@@ -141,10 +140,8 @@ class McpEndpoint:
             scope["user"] = AuthenticatedUser(AccessToken(token="", client_id=outcome.id, scopes=[]))
             client = outcome.id
         session = headers.get(SESSION_HEADER)
-        # A 2026-07-28 request opens no session: not counted, so it needs no store (issue 26 item 4).
-        opens = session is None and headers.get("mcp-protocol-version") not in MODERN_PROTOCOL_VERSIONS
         try:
-            full = opens and scope.get("method") == "POST" and await self._full(client)
+            full = opens_session(scope, session, headers) and await self._full(client)
         except StoreError as error:
             await store_unavailable(error)(scope, receive, send)
             return
@@ -172,6 +169,14 @@ class McpEndpoint:
 
     async def _full(self, client: str | None) -> bool:
         return await self.shared.full(client) if self.shared is not None else self.sessions.full(client)
+
+
+def opens_session(scope: Scope, session: str | None, headers: Headers) -> bool:
+    """Whether a request may open a handshake-era session (so the client's cap is counted): a POST
+    without a session that is not a 2026-07-28 request (those name their method in `Mcp-Method`, and
+    only `initialize` opens a session), so a stateless call never needs the session store."""
+    method = headers.get("mcp-method")
+    return session is None and scope.get("method") == "POST" and method in (None, "initialize")
 
 
 def security_settings(host: str) -> TransportSecuritySettings | None:

@@ -10,6 +10,7 @@ expiry, who answers, webhook), the `Desk` people answer at (admin API, web page,
 
 from __future__ import annotations
 
+import logging
 import secrets
 import time
 from collections import Counter
@@ -18,6 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 import anyio
 
 from .._errors import ErrorCode
+from .._logging import log_event
 from ..approvals import (
     OPERATORS,
     Announcer,
@@ -28,7 +30,7 @@ from ..approvals import (
     client_receiver,
 )
 from ..config import ApprovalsConfig, Config
-from ..store import Announcement, Approval, Status, Store, open_store
+from ..store import Announcement, Approval, Status, Store, open_store, persistence_warning
 
 
 def config_store(config: Config) -> Store:
@@ -130,6 +132,22 @@ def store_needed(config: Config) -> bool:
     return False
 
 
+async def opened(config: Config) -> Store:
+    """The gateway's store, started and marked (`Store.mark`: a store that later loses its data is
+    noticed), with a warning when it may not keep its data across a restart (`persistence_warning`)."""
+    store = config_store(config)
+    await store.start()
+    try:
+        await store.mark(time.time())
+        warning = persistence_warning(store.name, await store.guarantees())
+    except BaseException:
+        await store.close()
+        raise
+    if warning is not None:
+        log_event("store may forget", level=logging.WARNING, reason=warning)
+    return store
+
+
 class ApprovalService:
     """The store and the approval gate of a running gateway: opened at start when the config needs them,
     the gate rebuilt on every reload (on the same store: a changed `store:` needs a restart)."""
@@ -153,16 +171,14 @@ class ApprovalService:
             return self.store
         async with self._opening:
             if self.store is None:
-                store = config_store(config)
-                await store.start()
+                store = await opened(config)
                 self.store, self.gate = store, self._gate(store, config)
             return self.store
 
     async def start(self, config: Config) -> None:
         if self.store is not None or not store_needed(config):
             return
-        store = config_store(config)
-        await store.start()
+        store = await opened(config)
         self.store, self.gate = store, self._gate(store, config)
 
     def reload(self, config: Config) -> str | None:

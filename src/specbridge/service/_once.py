@@ -88,6 +88,10 @@ async def claim(
     another call that is sending the same approval (each waited for up to `budget` seconds)."""
     planned = ready.planned
     try:
+        if held.store is not None and (
+            planned.key is not None or approved is not None or held.long is not None
+        ):
+            await held.store.hold_once(clock())  # a store that lost its data since: StoreLost, no send
         if planned.key is not None and held.store is not None:
             taken = await claim_key(
                 held.store,

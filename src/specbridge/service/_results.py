@@ -10,7 +10,7 @@ from typing import Any
 from .._errors import ErrorCode
 from .._logging import log_event
 from ..call import CallResult, ImageContent
-from ..store import StoreError
+from ..store import StoreError, StoreLost
 
 Json = Any
 
@@ -32,6 +32,8 @@ def store_unavailable(error: StoreError, *, sent: CallResult | None = None) -> C
     or, after a send, that the request went out and its outcome could not be recorded, with the API's
     answer as it came (so the model does not redo what already happened)."""
     log_event("store unavailable", level=logging.ERROR, code=str(error.code), reason=error.message)
+    if isinstance(error, StoreLost):  # nothing was sent: the check comes before any claim
+        return CallResult(error.message, is_error=True, code=ErrorCode.STORE_UNAVAILABLE)
     if sent is None:
         return CallResult(
             "the gateway's store cannot be reached now, and this call needs it; nothing was sent. Try "

@@ -36,7 +36,7 @@ from ..call import Caller, CallResult
 from ..config import ApiConfig, Config
 from ..files import Files
 from ..grants import Grants
-from ..store import Announcement, Approval, Status, StoreError
+from ..store import Announcement, Approval, Status, StoreError, StoreLost
 from ..tools import ToolSet
 from ._access import audit
 from ._approval import outcome
@@ -205,6 +205,14 @@ class ApprovedSender:
         if ready is None:
             return None
         approvals = self._approvals.approvals_for(approval.api)
+        marked = self._approvals.store
+        if marked is not None:
+            try:  # a store that lost its data since this gateway marked it: nothing is sent (_marker)
+                await marked.hold_once(self.clock())
+            except StoreLost as error:
+                log_event("approved call not sent", level=logging.WARNING, approval=approval.id,
+                    reason=error.message)  # fmt: skip
+                return None
         mine = await approvals.claim(approval)
         if mine is None:  # another sender, or the agent's call, has it
             return None

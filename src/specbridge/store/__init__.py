@@ -18,9 +18,15 @@ import re
 from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from ._base import ANY as ANY
 from ._base import Store as Store
 from ._base import StoreError as StoreError
+from ._base import StoreLost as StoreLost
 from ._bounded import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
+from ._marker import Guarantees as Guarantees
+from ._marker import Marker as Marker
+from ._marker import MarkerKind as MarkerKind
+from ._marker import persistence_warning as persistence_warning
 from ._model import Announcement as Announcement
 from ._model import Approval as Approval
 from ._model import Claim as Claim
@@ -42,6 +48,7 @@ _OWN = ("namespace", "timeout", "connections")  # query parameters the store rea
 MAX_TIMEOUT, MAX_CONNECTIONS = 300.0, 1000
 
 __all__ = [
+    "ANY",
     "DEFAULT_CONNECTIONS",
     "DEFAULT_NAMESPACE",
     "DEFAULT_STORE",
@@ -52,13 +59,18 @@ __all__ = [
     "ClaimState",
     "Condition",
     "Delivery",
+    "Guarantees",
+    "Marker",
+    "MarkerKind",
     "RateLimit",
     "Status",
     "Store",
     "StoreError",
+    "StoreLost",
     "StoredFile",
     "StoredSession",
     "open_store",
+    "persistence_warning",
     "store_connections",
     "store_folder",
     "store_timeout",

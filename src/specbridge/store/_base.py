@@ -22,6 +22,7 @@ from typing import Self
 
 from .._errors import ErrorCode, SpecbridgeError
 from ._bounded import DEFAULT_TIMEOUT, bounded
+from ._marker import Guarantees, Marker, MarkerKind, Watch, judge, lost_message
 from ._model import Approval, Claim, Condition, Delivery, Json, Status, StoredFile, StoredSession
 from ._rates import RateLimit
 from ._records import Announced
@@ -31,6 +32,15 @@ class StoreError(SpecbridgeError):
     """The store cannot be reached, opened or migrated; the message names the store, never a password."""
 
     code = ErrorCode.STORE_UNAVAILABLE
+
+
+class StoreLost(StoreError):
+    """The store lost its data while the gateway ran (`_marker`): calls that must happen at most once
+    are refused until an operator acknowledges it."""
+
+
+# `write_marker(..., replace=ANY)`: whatever marker is there.
+ANY = "*"
 
 
 class Store(ABC):
@@ -46,6 +56,8 @@ class Store(ABC):
     timeout: float = DEFAULT_TIMEOUT
     #: The driver waits on a cancelled step (`_bounded`): run each as a task abandoned when late.
     slow_to_cancel: bool = False
+    #: What this instance remembers of the store's marker (`mark`, `hold_once`).
+    watch: Watch | None = None
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
@@ -216,6 +228,41 @@ class Store(ABC):
     @abstractmethod
     async def take_sealed(self, key: str, now: float) -> bytes | None:
         """The bytes under `key`, removed in the same step: of many takers at once, one gets them."""
+
+    # The store's own guarantees (`_marker`): its marker, whether it keeps its data across a restart.
+
+    @abstractmethod
+    async def read_marker(self) -> Marker | None:
+        """The store's marker, or None when there is none."""
+
+    @abstractmethod
+    async def write_marker(self, marker: Marker, *, replace: str | None) -> Marker:
+        """Write `marker` when there is none (`replace=None`), when the one there has the id `replace`,
+        or whatever is there (`replace=ANY`), in one step; the marker there afterwards."""
+
+    @abstractmethod
+    async def guarantees(self) -> Guarantees:
+        """The backend, its schema version, and the settings that decide whether data survives a restart."""
+
+    async def mark(self, now: float) -> Marker:
+        """A gateway opening the store: the marker written unless one is there, and remembered."""
+        found = await self.write_marker(Marker.new(MarkerKind.STARTED, now), replace=None)
+        self.watch = Watch(found, lost=found.kind is MarkerKind.LOST)
+        return found
+
+    async def hold_once(self, now: float) -> None:
+        """Before a claim that makes a call happen at most once: `StoreLost` when the store lost its data
+        since this gateway marked it (and no operator acknowledged it since). One read of the marker."""
+        watch = self.watch
+        if watch is None:
+            return
+        found = await self.read_marker()
+        if judge(watch, found):
+            return
+        if found is None or found.kind is not MarkerKind.LOST:  # every gateway refuses from now on
+            lost = Marker.new(MarkerKind.LOST, now)
+            await self.write_marker(lost, replace=None if found is None else found.id)
+        raise StoreLost(lost_message(self.name))
 
     # Sessions any instance serves (`_sql_sessions`, `_redis_sessions`): the gateway's handshake-era MCP
     # sessions and the admin page's sign-ins, each by the SHA-256 of the id its client holds.

@@ -35,6 +35,7 @@ from . import _sql as sql
 from ._base import StoreError
 from ._bounded import DEFAULT_TIMEOUT
 from ._model import Approval, Claim, Condition, Delivery, Json, Status, StoredFile
+from ._postgres_marker import PostgresMarker
 from ._postgres_rates import PostgresRates
 from ._postgres_sealed import PostgresSealed
 from ._postgres_sessions import PostgresSessions
@@ -68,7 +69,7 @@ def without_password(url: str) -> str:
     return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
 
 
-class PostgresStore(PostgresRates, PostgresSealed, PostgresSessions):
+class PostgresStore(PostgresMarker, PostgresRates, PostgresSealed, PostgresSessions):
     slow_to_cancel = True  # psycopg cancels a query in the server and waits for it (`_bounded`)
 
     def __init__(

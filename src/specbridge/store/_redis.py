@@ -42,6 +42,7 @@ from ._records import (
     file_from,
     file_values,
 )
+from ._redis_marker import RedisMarker
 from ._redis_pool import IDLE, BoundedPool, bounded_pool, closing_idle
 from ._redis_rates import RedisRates
 from ._redis_sealed import RedisSealed
@@ -79,7 +80,7 @@ def _delivery(announce: Announced) -> str:
     return json.dumps(records) if records else ""
 
 
-class RedisStore(RedisRates, RedisSealed, RedisSessions):
+class RedisStore(RedisMarker, RedisRates, RedisSealed, RedisSessions):
     def __init__(
         self,
         url: str,

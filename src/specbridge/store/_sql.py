@@ -12,6 +12,7 @@ from typing import Any
 from . import _rates as rates
 from ._model import Condition
 from ._records import APPROVAL_FIELDS
+from ._sql_marker import MARKER_TABLE
 from ._sql_sealed import SEALED_TABLE
 from ._sql_sessions import SESSIONS_TABLE
 
@@ -56,6 +57,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     rates.MIGRATION,  # 4: rate-limit counters (`_rates`)
     SEALED_TABLE,  # 5: sealed values (`_sql_sealed`: grants' tokens, states)
     SESSIONS_TABLE,  # 6: sessions any instance serves (`_sql_sessions`: MCP sessions, admin sign-ins)
+    MARKER_TABLE,  # 7: the store's marker (`_sql_marker`: whether it lost its data while gateways ran)
 )
 VERSION = len(MIGRATIONS)
 

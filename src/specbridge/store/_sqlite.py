@@ -50,6 +50,7 @@ from ._records import (
     file_from,
     file_values,
 )
+from ._sqlite_marker import SqliteMarker
 from ._sqlite_rates import SqliteRates
 from ._sqlite_sealed import SqliteSealed
 from ._sqlite_sessions import SqliteSessions
@@ -62,7 +63,7 @@ def _dict_row(cursor: sqlite3.Cursor, row: tuple[Any, ...]) -> dict[str, Any]:
     return {column[0]: value for column, value in zip(cursor.description, row, strict=True)}
 
 
-class SqliteStore(SqliteRates, SqliteSealed, SqliteSessions):
+class SqliteStore(SqliteMarker, SqliteRates, SqliteSealed, SqliteSessions):
     def __init__(self, path: Path | str, *, timeout: float = DEFAULT_TIMEOUT) -> None:
         self.path = str(path)
         self.name = f"sqlite:///{self.path}"
