@@ -52,6 +52,7 @@ class ErrorCode(StrEnum):
     # Gateway (specbridge serve)
     GATEWAY_TIMEOUT = "gateway-timeout"
     GATEWAY_INTERNAL = "gateway-internal"
+    GATEWAY_STOPPING = "gateway-stopping"
     CURSOR_INVALID = "cursor-invalid"
     KEY_MISSING = "key-missing"
     KEY_INVALID = "key-invalid"

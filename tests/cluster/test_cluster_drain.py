@@ -1,7 +1,7 @@
-"""A long call repeated on another instance, and a rolling restart by SIGTERM, under round-robin.
-Both need the `drain` branch (issue 26 items 1 and 6): until it is merged, the repeat of a running long
-call is sent again by each instance it reaches (three upstream requests for one call), and SIGTERM ends
-an instance while its calls are in flight (`gateway-internal`, then outcome unknown on retry)."""
+"""A long call repeated on another instance, and a rolling restart by SIGTERM, under round-robin
+(issue 26 items 1 and 6). Both failed before: the repeat of a running long call was sent again by each
+instance it reached (three upstream requests for one call), and SIGTERM ended an instance while its
+calls were in flight (`gateway-internal`, then outcome unknown on retry)."""
 
 from __future__ import annotations
 
@@ -20,10 +20,8 @@ from tests.cluster._servers import until
 from tests.support.upstream import Gate
 
 pytestmark = pytest.mark.cluster
-NEEDS = pytest.mark.xfail(strict=True, reason="needs branch drain (issue 26 items 1, 6)")
 
 
-@NEEDS
 async def test_a_long_call_repeated_on_each_instance_is_sent_once(cluster: Cluster) -> None:
     shop = "l" + secrets.token_hex(4)
     gate = Gate(limit=60)
@@ -87,7 +85,6 @@ def _health_after_stop(base: str) -> int:
     return seen[-1]
 
 
-@NEEDS
 async def test_a_rolling_restart_by_sigterm_loses_no_call_and_sends_each_key_once(
     redis_cluster: Cluster,
 ) -> None:

@@ -170,6 +170,12 @@ TERMINAL_NOTICE = (
     help="Seconds per tool call.",
 )
 @click.option(
+    "--drain-timeout",
+    type=float,
+    callback=lambda _ctx, _param, value: None if value is None else positive_seconds(value),
+    help="At SIGTERM: seconds calls already sent have to finish  [default: the --deadline].",
+)
+@click.option(
     "--strict-start",
     is_flag=True,
     help="Refuse to start when a call is sure to fail (a secret unset, no usable base URL).",
@@ -200,6 +206,7 @@ def serve_command(
     api_name: str | None,
     client_id: str | None,
     deadline: float,
+    drain_timeout: float | None,
     strict_start: bool,
     log_format: str,
     log_level: str,
@@ -209,14 +216,15 @@ def serve_command(
     Over HTTP, clients send a key (`specbridge keys new`); a config without clients is served without
     keys, and then only on a loopback address. Every line on stderr is a log record (JSON, or text with
     --log-format text), the error that stops it too. At start, one warning per API whose calls are
-    sure to fail (its secret unset, no usable base URL); --strict-start makes those errors."""
+    sure to fail (its secret unset, no usable base URL); --strict-start makes those errors. SIGTERM
+    stops it gracefully: no new calls (/healthz answers 503), calls already sent finish first."""
     from .._logging import LEVELS, configure_logging
 
     configure_logging(level=LEVELS[log_level], fmt=log_format)
     try:
         _serve(
             spec, config_path, base_url, allow, transport, host, port, api_name, client_id, deadline,
-            strict_start,
+            drain_timeout, strict_start,
         )  # fmt: skip
     except BaseException as error:
         known = coded(error)
@@ -270,6 +278,7 @@ def _serve(
     api_name: str | None,
     client_id: str | None,
     deadline: float,
+    drain_timeout: float | None,
     strict_start: bool,
 ) -> None:
     # The gateway (and the mcp SDK) load only when serving, so other commands start fast.
@@ -317,7 +326,7 @@ def _serve(
             except ConfigError:
                 await gateway.aclose()
                 raise
-            await run_stdio(gateway, api)
+            await run_stdio(gateway, api, drain_timeout=drain_timeout)
 
         anyio.run(stdio_main, api_name)
         return
@@ -345,7 +354,7 @@ def _serve(
             for name, url in endpoint_urls(gateway, base).items():
                 log_event(f"serving {name} at {url}", api=name, url=url)
 
-        await run_http(gateway, sock, on_ready=ready)
+        await run_http(gateway, sock, on_ready=ready, drain_timeout=drain_timeout)
 
     try:
         anyio.run(main, backend_options=event_loop_options())

@@ -16,6 +16,7 @@ cap on the sessions one client holds open per API (429 `session-limit`, see _ses
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib.util
 import socket
 import sys
@@ -43,6 +44,7 @@ from ..files import file_routes
 from ..store import StoreError
 from ._accounts import account_routes
 from ._admin import gateway_admin_routes
+from ._drain import DrainingServer, InFlight, draining, end_sessions
 from ._gateway import Gateway
 from ._local import LOCAL_HOSTS, is_loopback
 from ._protected import protected_resource_endpoint, resource_of
@@ -257,31 +259,22 @@ def http_app(
         name: shared_sessions(gateway, name, managers[name], cap, SESSION_IDLE_TIMEOUT) for name in managers
     }
     resource_servers = ResourceServers()  # each OAuth API's token checks and their caches
-    routes: list[BaseRoute] = [
-        Route(
-            f"/{name}/mcp",
-            endpoint=McpEndpoint(gateway, name, managers[name], tables[name], resource_servers, shared[name]),
+    posts = InFlight()  # POSTs being answered: a drain ends the sessions only after them (_drain)
+    endpoints = {
+        name: posts.counted(
+            McpEndpoint(gateway, name, managers[name], tables[name], resource_servers, shared[name])
         )
         for name in managers
-    ]
-    if len(managers) == 1:
-        (only,) = managers
-        routes.append(
-            Route(
-                "/mcp",
-                endpoint=McpEndpoint(
-                    gateway, only, managers[only], tables[only], resource_servers, shared[only]
-                ),
-            )
-        )
+    }
+    routes: list[BaseRoute] = [Route(f"/{name}/mcp", endpoint=endpoints[name]) for name in managers]
+    if len(endpoints) == 1:
+        routes.append(Route("/mcp", endpoint=next(iter(endpoints.values()))))
 
     async def healthz(request: Request) -> Response:
-        return JSONResponse(
-            {
-                "status": "ok",
-                "apis": {name: len(state.toolset.tools) for name, state in gateway.states.items()},
-            }
-        )
+        stopping = draining(gateway)  # 503 while it drains, so a balancer stops sending (_drain)
+        apis = {name: len(state.toolset.tools) for name, state in gateway.states.items()}
+        status = "draining" if stopping else "ok"
+        return JSONResponse({"status": status, "apis": apis}, status_code=503 if stopping else 200)
 
     async def metrics(request: Request) -> Response:
         return PlainTextResponse(gateway.metrics.render(), media_type="text/plain; version=0.0.4")
@@ -314,7 +307,9 @@ def http_app(
         await resource_servers.aclose()
         await gateway.aclose()
 
-    return Starlette(routes=routes, lifespan=lifespan)
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.state.posts, app.state.mcp_managers = posts, tuple(managers.values())  # for `_drain.end_sessions`
+    return app
 
 
 def endpoint_urls(gateway: Gateway, base: str) -> dict[str, str]:
@@ -362,20 +357,24 @@ async def serve_http(
     on_ready: Callable[[str], None] | None = None,
     stop: anyio.Event | None = None,
     max_sessions_per_client: int | None = None,
+    drain_timeout: float | None = None,
 ) -> None:
-    """Serve the gateway's app on `sock` with uvicorn until Ctrl-C or `stop` is set."""
+    """Serve the gateway's app on `sock` with uvicorn until Ctrl-C, SIGTERM (drained first, for up to
+    `drain_timeout` seconds, by default the call deadline: `_drain`) or `stop` is set."""
     host = sock.getsockname()[0]
     if gateway.host is None:
         gateway.host = host  # so that reloads keep the bind rule (`Gateway.unsafe`)
+    app = http_app(gateway, host=host, max_sessions_per_client=max_sessions_per_client)
     config = uvicorn.Config(
-        http_app(gateway, host=host, max_sessions_per_client=max_sessions_per_client),
+        app,
         log_config=None,
         access_log=False,
         lifespan="on",
         timeout_graceful_shutdown=2,
         http="auto",  # httptools when installed (a dependency), else h11
     )
-    server = uvicorn.Server(config)
+    ended = functools.partial(end_sessions, app.state.posts, app.state.mcp_managers)
+    server = DrainingServer(config, gateway, drain_timeout or gateway.deadline, ended)
 
     async def announce() -> None:
         while not server.started:

@@ -280,14 +280,19 @@ class ApiServer:
             call.identity,
         )
         result: CallResult | None = None
-        with anyio.move_on_after(self.gateway.deadline):
+        # busy: a stop (SIGTERM) waits for this call, and cuts only its waits that send nothing
+        with anyio.move_on_after(self.gateway.deadline), service.stopping.busy():
             try:
                 outcome = await service.call(request)
                 if isinstance(outcome, Question):
                     if call.round_trip:  # 2026-07-28: the client asks its user and calls again
                         log_event("tool call asks the client's user", **where)
                         return input_required(outcome)
-                    answer = await ask_user(call.session, call.request_id, outcome, service.until_answered)
+                    answer = None
+                    with service.stopping.cut():  # then `resume` answers `gateway-stopping`
+                        answer = await ask_user(
+                            call.session, call.request_id, outcome, service.until_answered
+                        )
                     outcome = await service.resume(outcome, answer)
                 result = outcome
             except Exception:

@@ -52,6 +52,14 @@ class StdinLines:
 
     def __init__(self, fd: int) -> None:
         self.fd = fd
+        self._closed = False
+        self._send: MemoryObjectSendStream[bytes] | None = None
+
+    def close(self) -> None:
+        """End the lines here, as at end of input (the gateway stopping); the thread's reads are dropped."""
+        self._closed = True
+        if self._send is not None:
+            self._send.close()
 
     def __aiter__(self) -> AsyncIterator[str]:
         return self._lines()
@@ -60,6 +68,9 @@ class StdinLines:
         send: MemoryObjectSendStream[bytes]
         receive: MemoryObjectReceiveStream[bytes]
         send, receive = anyio.create_memory_object_stream[bytes](math.inf)
+        self._send = send
+        if self._closed:
+            send.close()
         token = anyio.lowlevel.current_token()
         thread = threading.Thread(
             target=_pump, args=(self.fd, send, token), name="specbridge stdin", daemon=True

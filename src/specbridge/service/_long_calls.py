@@ -3,12 +3,20 @@ background, and the agent gets `call-pending` with the call id. No MCP here.
 
 A long call runs as a task of the gateway process: the call service hands `LongCalls.start` the steps
 after the approval (claim, send, store), and they run in the background; nothing before them runs
-there, so nothing that sends nothing (a file, a person) can end as "outcome unknown". Its result is
-kept through the store's claim (`call:` + SHA-256 of api, client and call id, taken when it starts) and
-in memory for the callers waiting here. The agent gets the result by calling the same tool with the
-same arguments again (on this instance: the running call is found by the call's fingerprint) or from
-`get_call_result` with the id (on any instance sharing the store). Send-once holds: the background
-task is the only sender, bounded by the upstream timeout.
+there, so nothing that sends nothing (a file, a person) can end as "outcome unknown". Two claims in the
+store carry it, so any instance sharing the store finds it:
+
+    call:     + SHA-256 of api, client, call id      its result (`get_call_result`), kept for the ttl
+    running:  + SHA-256 of api, client, fingerprint  owned by the call id: the same call again, on any
+                                                     instance, attaches to this call id (`attach`)
+
+The call's own claim is taken first, then the running claim: of two instances starting the same call
+at once, one wins the running claim and the other gives its call id back and attaches. The running
+claim is given back (by its owner, the call id) when the result is handed out, so the same call then
+is a new one; it is kept a lease shorter than the call's own claim, so a call id it names is always
+found. A call whose instance died reads outcome unknown (its lease passed): never sent again. The
+background task is the only sender, bounded by the upstream timeout; the instance running it also
+keeps the result in memory for the callers waiting there.
 """
 
 from __future__ import annotations
@@ -33,6 +41,7 @@ from ..call import CallResult
 from ..config import Config
 from ..store import Announcement, ClaimState, Store, StoreError
 from ._results import result_from_json, store_unavailable
+from ._stopping import Stopping
 
 Json = Any
 GET_CALL_RESULT = "get_call_result"
@@ -78,6 +87,11 @@ def call_key(api: str, client: str, call_id: str) -> str:
     return "call:" + hashlib.sha256("\0".join((api, client, call_id)).encode()).hexdigest()
 
 
+def running_key(api: str, client: str, same: str) -> str:
+    """The claim that names the call id of the long call running for this fingerprint, if any."""
+    return "running:" + hashlib.sha256("\0".join((api, client, same)).encode()).hexdigest()
+
+
 def _pending(call_id: str) -> CallResult:
     return CallResult(
         f"the call is still running (call id {call_id}); it is sent once and goes on in the background. "
@@ -93,6 +107,15 @@ UNKNOWN = CallResult(
     is_error=True,
     code=ErrorCode.CALL_OUTCOME_UNKNOWN,
 )
+
+
+def _unknown(call_id: str) -> CallResult:
+    return CallResult(
+        f"call {call_id} was sent, but its outcome was never recorded (the gateway running it stopped); "
+        "it is not sent again",
+        is_error=True,
+        code=ErrorCode.CALL_OUTCOME_UNKNOWN,
+    )
 
 
 @dataclass(slots=True)
@@ -134,22 +157,33 @@ class Running:
 
 
 class LongCalls:
-    """The long calls of one gateway process: started, found again by fingerprint, awaited."""
+    """The long calls of one gateway process: started, found again by fingerprint (from the store, so
+    from any instance), awaited; at a stop, let finish for a while (`finish`), then cancelled."""
 
     def __init__(
-        self, config: Callable[[], Config], owner: str, *, clock: Callable[[], float] = time.time
+        self,
+        config: Callable[[], Config],
+        owner: str,
+        *,
+        clock: Callable[[], float] = time.time,
+        stopping: Stopping | None = None,
     ) -> None:
         self._config = config
         self.owner = owner
         self.clock = clock
-        self._running: dict[str, Running] = {}  # by call id
-        self._by_call: dict[tuple[tuple[str, str, str], str], str] = {}  # (scope, fingerprint) -> call id
+        self.stopping = stopping or Stopping()
+        self._running: dict[str, Running] = {}  # by call id: this instance's, running or not handed out
         self._tasks: set[asyncio.Task[None]] = set()
 
-    def find(self, scope: tuple[str, str, str], same: str) -> Running | None:
-        """The running (or finished, not yet handed out) long call of this very call, on this instance."""
-        call_id = self._by_call.get((scope, same))
-        return self._running.get(call_id) if call_id is not None else None
+    async def attach(
+        self, store: Store, scope: tuple[str, str, str], same: str, *, wait: float
+    ) -> CallResult | None:
+        """Step 4: the long call of this very call running on any instance (its result, or `call-pending`
+        with its id after `wait`); None when there is none."""
+        claim = await store.get_claim(running_key(scope[0], scope[1], same), self.clock())
+        if claim is None:
+            return None
+        return await self._follow(store, scope, same, claim.owner, wait)
 
     async def start(
         self,
@@ -162,18 +196,29 @@ class LongCalls:
         keep: float,
         wait: float,
     ) -> CallResult:
-        """Claim a fresh call id (always won), run `work` (claim, send, store) in the background, and
-        wait up to `wait` seconds for its result; `call-pending` with the id after that."""
+        """Claim a fresh call id and this call's running claim, run `work` (claim, send, store) in the
+        background, and wait up to `wait` seconds for its result; `call-pending` with the id after
+        that. When another instance started the same call meanwhile, attach to it instead."""
         self._prune()
         call_id = secrets.token_hex(16)
         name = call_key(scope[0], scope[1], call_id)
         running = Running(call_id, scope, same, store, name, self.owner, self.clock, self._completed)
+        now = self.clock()
         try:
-            await store.claim(running.name, self.owner, same, lease, keep, self.clock())
+            # the call's own claim outlives its running claim: a call id that one names is always found
+            await store.claim(running.name, self.owner, same, lease, keep + lease, now)
+            mine = await store.claim(running_key(scope[0], scope[1], same), call_id, same, lease, keep, now)
         except StoreError as error:
+            with contextlib.suppress(StoreError):
+                await store.abandon(running.name, self.owner, sent=False)  # nothing was sent
             return store_unavailable(error)
+        if not mine.won:  # the same call, started on another instance (or here) a moment ago
+            try:
+                await store.abandon(running.name, self.owner, sent=False)
+                return await self._follow(store, scope, same, mine.owner, wait)
+            except StoreError as error:
+                return store_unavailable(error)
         self._running[running.id] = running
-        self._by_call[(scope, same)] = running.id
         task = asyncio.get_running_loop().create_task(self._background(running, work))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -212,27 +257,66 @@ class LongCalls:
 
     async def wait(self, running: Running, wait: float) -> CallResult:
         """The call's result once there (it is then handed out: the same call again is a new one), or
-        `call-pending` after `wait` seconds."""
-        with anyio.move_on_after(wait):
+        `call-pending` after `wait` seconds (at once when the gateway stops: the call goes on)."""
+        with self.stopping.cut(wait):
             await running.done.wait()
         if running.result is None:
             running.told_pending = True
             return _pending(running.id)
-        self._handed(running)
+        self._running.pop(running.id, None)
+        await self._handed(running.store, running.scope, running.same, running.id)
         return running.result
 
+    async def _follow(
+        self, store: Store, scope: tuple[str, str, str], same: str, call_id: str, wait: float
+    ) -> CallResult:
+        """The result of call `call_id` (the long call running for `same`): from memory when it runs
+        here, else from its claim in the store, read until it is there or `wait` passes."""
+        running = self._running.get(call_id)
+        if running is not None:
+            return await self.wait(running, wait)
+        found, _ = await self._stored(store, scope[0], scope[1], call_id, wait)
+        if found is None:  # its own claim is gone although its running claim names it: never resend
+            found = _unknown(call_id)
+        if found.code is not ErrorCode.CALL_PENDING:
+            await self._handed(store, scope, same, call_id)
+        return found
+
+    async def _stored(
+        self, store: Store, api: str, client: str, call_id: str, wait: float
+    ) -> tuple[CallResult | None, str]:
+        """Call `call_id`'s outcome as its claim says (and the call's fingerprint), read again until it
+        is final or `wait` passes (`call-pending` then, at once when the gateway stops); None when the
+        store knows no such call."""
+        name, pause, give_up = call_key(api, client, call_id), 0.02, anyio.current_time() + wait
+        while True:
+            claim = await store.get_claim(name, self.clock())
+            if claim is None:
+                return None, ""
+            if claim.state is ClaimState.DONE:
+                return result_from_json(claim.result), claim.fingerprint
+            if claim.state is ClaimState.UNKNOWN:
+                return _unknown(call_id), claim.fingerprint
+            left = give_up - anyio.current_time()
+            if left <= 0 or self.stopping.stopping:
+                return _pending(call_id), claim.fingerprint
+            with self.stopping.cut(min(pause, left)):
+                await anyio.sleep_forever()
+            pause = min(pause * 2, 0.5)
+
+    async def _handed(self, store: Store, scope: tuple[str, str, str], same: str, call_id: str) -> None:
+        """The result went to the agent: give the running claim back (only if it still names this
+        call), so the same call again is a new one. If the store fails here, the same call again gets
+        this result once more, which is safe."""
+        with contextlib.suppress(StoreError):
+            await store.abandon(running_key(scope[0], scope[1], same), call_id, sent=False)
+
     def _prune(self) -> None:
-        """Forget the oldest finished calls nobody asked for again beyond `KEPT` (their results stay in
-        the store, for `get_call_result`); running ones are always kept."""
+        """Forget the oldest finished calls nobody asked for here beyond `KEPT` (their results stay in
+        the store, found by fingerprint and by id); running ones are always kept."""
         finished = [call_id for call_id, running in self._running.items() if running.result is not None]
         for call_id in finished[: max(0, len(finished) - KEPT)]:
-            self._handed(self._running[call_id])
-
-    def _handed(self, running: Running) -> None:
-        key = (running.scope, running.same)
-        if self._by_call.get(key) == running.id:
-            del self._by_call[key]
-        self._running.pop(running.id, None)
+            del self._running[call_id]
 
     async def result(
         self, store: Store, api: str, client: str | None, call_id: str, *, wait: float
@@ -242,34 +326,32 @@ class LongCalls:
         running = self._running.get(call_id)
         if running is not None and running.scope[:2] == (api, client or ""):
             return await self.wait(running, wait)
-        name = call_key(api, client or "", call_id)
-        pause, give_up = 0.02, anyio.current_time() + wait
-        while True:
-            claim = await store.get_claim(name, self.clock())
-            if claim is None:
-                break
-            if claim.state is ClaimState.DONE:
-                return result_from_json(claim.result)
-            if claim.state is ClaimState.UNKNOWN:
-                return CallResult(
-                    f"call {call_id} was sent, but its outcome was never recorded (the gateway running it "
-                    "stopped); it is not sent again",
-                    is_error=True,
-                    code=ErrorCode.CALL_OUTCOME_UNKNOWN,
-                )
-            left = give_up - anyio.current_time()
-            if left <= 0:
-                return _pending(call_id)
-            await anyio.sleep(min(pause, left))
-            pause = min(pause * 2, 0.5)
-        return CallResult(
-            f"no call {call_id[:64]!r} of yours is known here (results are kept for the idempotency ttl)",
-            is_error=True,
-            code=ErrorCode.CALL_NOT_FOUND,
-        )
+        found, same = await self._stored(store, api, client or "", call_id, wait)
+        if found is None:
+            return CallResult(
+                f"no call {call_id[:64]!r} of yours is known here (results are kept for the idempotency ttl)",
+                is_error=True,
+                code=ErrorCode.CALL_NOT_FOUND,
+            )
+        if found.code is not ErrorCode.CALL_PENDING:  # handed out: the same call again is a new one
+            await self._handed(store, (api, client or "", ""), same, call_id)
+        return found
+
+    @property
+    def running(self) -> int:
+        """Long calls still running in this process."""
+        return len(self._tasks)
+
+    async def finish(self, seconds: float) -> bool:
+        """Let the running long calls finish and store their results, for up to `seconds`; whether
+        they all did."""
+        with anyio.move_on_after(seconds):
+            while self._tasks:
+                await asyncio.wait(list(self._tasks))
+        return not self._tasks
 
     async def aclose(self) -> None:
-        """Stop the background calls (each becomes outcome unknown in the store)."""
+        """Stop the background calls still running (each becomes outcome unknown in the store)."""
         tasks = list(self._tasks)
         for task in tasks:
             task.cancel()

@@ -46,6 +46,7 @@ from ._long_calls import CALL_COMPLETED, iso
 from ._once import Held, abandon, send, store
 from ._request import CallRequest, Planned, Ready
 from ._resolving import check, resolve
+from ._stopping import Stopping
 from ._waits import Deadline
 
 Json = Any
@@ -136,6 +137,7 @@ class ApprovedSender:
         self._later: dict[str, float] = {}  # approval id -> when (monotonic) to look at it again
         self._said: set[str] = set()  # approval ids whose `_later_on` was logged
         self._limit = anyio.CapacityLimiter(PARALLEL)
+        self.stopping = Stopping()  # the call service's: at a stop, no new send; those started finish
         approvals.approved = self.nudge
 
     def nudge(self) -> None:
@@ -168,6 +170,8 @@ class ApprovedSender:
         opened, config = self._approvals.store, self._config()
         if opened is None or not any(offers_approval_results(api) for api in config.apis.values()):
             return 0
+        if self.stopping.stopping:  # the gateway stops: another instance (or this one, restarted) sends
+            return 0
         now, started = monotonic(), 0
         self._later = {key: when for key, when in self._later.items() if when > now}
         for approval in reversed(await opened.list_approvals(Status.APPROVED, BATCH)):
@@ -185,8 +189,9 @@ class ApprovedSender:
 
     async def _send(self, approval: Approval, served: Callable[[], Mapping[str, Served]]) -> None:
         try:
-            async with self._limit:
-                await self.send(approval, served())
+            with self.stopping.busy():  # a stop waits for it (`CallService.drain`)
+                async with self._limit:
+                    await self.send(approval, served())
         except Exception:  # a fault here must not stop the sweeps: the claim (if taken) reads as unknown
             log_event("approved call failed inside the gateway", level=logging.ERROR, exc_info=True,
                 approval=approval.id, api=approval.api, tool=approval.tool)  # fmt: skip

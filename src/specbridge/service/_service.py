@@ -19,6 +19,9 @@ key). Long calls run 6-8 in the background (`_long_calls`); nothing before 6 run
 `approvals.send: on_answer` the gateway's sender (`_sending`) runs 1-3 and 6-8 for an approved call
 nobody waits for, from its approval's record. A call with no
 key, no approval, no long call and no rate limit never touches the store.
+
+When the gateway stops (`drain`), a call that has sent nothing (steps admit-5, and any new call) ends
+at once with `gateway-stopping`; a call past its claim finishes and stores its outcome (`_stopping`).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ import math
 import secrets
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 
@@ -50,10 +53,12 @@ from ._request import Answer, CallRequest, Question, Ready
 from ._resolving import check, resolve
 from ._results import store_unavailable
 from ._sending import ApprovedSender, Served, approval_result, offers_approval_results
+from ._stopping import STOPPING, Stopping
 from ._waits import MARGIN, Deadline
 
 Json = Any
 LEASE_MARGIN = 10.0  # what a claim's lease adds to the longest the send can take
+T = TypeVar("T")
 
 
 class CallService:
@@ -75,45 +80,64 @@ class CallService:
         self.deadline = deadline
         self.clock = clock
         self.owner = secrets.token_hex(8)
-        self.long = LongCalls(config, self.owner, clock=clock)
+        self.stopping = Stopping()  # `drain`: waits that send nothing end, new calls are refused
+        self.long = LongCalls(config, self.owner, clock=clock, stopping=self.stopping)
         self.grants = Grants(lambda: approvals.open(config()), clock=clock)  # OAuth tokens toward the APIs
         # approvals.send: on_answer: approved calls sent by the gateway (`run_approved`)
         self.sender = ApprovedSender(
             approvals, files, self.grants, config, deadline=deadline, owner=self.owner, clock=clock
         )
+        self.sender.stopping = self.stopping  # a stop: no new send, those started finish (`drain`)
 
     async def call(self, request: CallRequest) -> CallResult | Question:
         """One call, from its plan to its stored result (or the question its client's user is asked)."""
-        return await _audited(request, self._line(request))
+        with self.stopping.busy():
+            return await _audited(request, self._line(request))
 
     async def _line(self, request: CallRequest) -> CallResult | Question:
-        outcome: CallResult | Question
+        if self.stopping.stopping:
+            return STOPPING
+        ready = await self._cut(self._ready(request))
+        if isinstance(ready, CallResult):
+            return ready
+        return await self._on_the_store(ready, request.asking.answer, asked=False, until=None)
+
+    async def _ready(self, request: CallRequest) -> Ready | CallResult:
+        """Admit, plan, check, resolve: the call ready to be sent, or why it is not."""
         limits = self._config().rate_limits
         if (refused := await admit(request, limits, self._store, self.clock())) is not None:
-            outcome = refused
-        elif isinstance(planned := plan(request), CallResult):
-            outcome = planned
-        elif isinstance(checked := await check(planned), CallResult):
-            outcome = checked
-        elif isinstance(ready := await resolve(planned, checked, self.files, self.grants), CallResult):
-            outcome = ready
-        else:
-            outcome = await self._on_the_store(ready, request.asking.answer, asked=False, until=None)
-        return outcome
+            return refused
+        if isinstance(planned := plan(request), CallResult):
+            return planned
+        if isinstance(checked := await check(planned), CallResult):
+            return checked
+        return await resolve(planned, checked, self.files, self.grants)
+
+    async def _cut(self, work: Awaitable[T]) -> T | CallResult:
+        """`work`, which sends nothing, or `gateway-stopping` when the gateway stops meanwhile."""
+        with self.stopping.cut():
+            return await work
+        return STOPPING
 
     async def resume(self, question: Question, answer: Answer | None) -> CallResult:
         """The call a `Question` stopped, once its user answered (`answer`), or did not in time (None)."""
-        outcome = await _audited(
-            question.ready.request,
-            self._on_the_store(question.ready, answer, asked=True, until=question.until),
-        )
+        with self.stopping.busy():
+            outcome = await _audited(
+                question.ready.request,
+                self._on_the_store(question.ready, answer, asked=True, until=question.until),
+            )
         assert not isinstance(outcome, Question)  # a user asked once is never asked again in one call
         return outcome
 
     async def until_answered(self, question: Question) -> None:
-        """Returns once the question's approval is answered by anyone (or its wait ends)."""
+        """Returns once the question's approval is answered by anyone (or its wait ends). A store that
+        fails meanwhile is not an answer: the user may still answer, and `resume` then says what the
+        store allows (`store-unavailable`)."""
         approvals = self._approvals.approvals_for(question.ready.request.api.name)
-        await approvals.wait(question.approval, max(0.0, question.until - monotonic()))
+        try:
+            await approvals.wait(question.approval, max(0.0, question.until - monotonic()))
+        except StoreError:
+            await anyio.sleep(max(0.0, question.until - monotonic()))
 
     async def _on_the_store(
         self, ready: Ready, answer: Answer | None, *, asked: bool, until: float | None
@@ -131,7 +155,7 @@ class CallService:
             return found
         approved = None
         if approval:
-            decision = await self._approve(ready, answer, asked=asked, until=until)
+            decision = await self._cut(self._approve(ready, answer, asked=asked, until=until))
             if not isinstance(decision, Approved):
                 return decision
             approved = decision
@@ -156,13 +180,19 @@ class CallService:
         )
 
     async def look_up(self, ready: Ready, opened: Store) -> CallResult | None:
-        """Step 4: by the call's fingerprint, the same long call running on this instance (its result),
-        and, for a key whose call would wait for a person or run long first, the key's stored result
-        or why it is spent. A key alone is looked up by its claim (step 6): one store step, not two."""
+        """Step 4: by the call's fingerprint, the same long call running on any instance sharing the
+        store (its result), and, for a key whose call would wait for a person or run long first, the
+        key's stored result or why it is spent. A key alone is looked up by its claim (step 6): one
+        store step, not two."""
         request, long = ready.request, ready.request.api.calls.long
-        running = self.long.find(request.scope, ready.fingerprint) if long else None
-        if running is not None:
-            return await self.long.wait(running, request.deadline.wait(request.api.calls.wait))
+        if long:
+            wait = request.deadline.wait(request.api.calls.wait)
+            try:
+                running = await self.long.attach(opened, request.scope, ready.fingerprint, wait=wait)
+            except StoreError as error:
+                return store_unavailable(error)
+            if running is not None:
+                return running
         key = ready.planned.key
         if key is None or not (ready.planned.plan.requires_approval or long):
             return None
@@ -220,22 +250,33 @@ class CallService:
                 is_error=True,
                 code=ErrorCode.ARGUMENTS_INVALID,
             )
-        opened = await self._store()
-        if isinstance(opened, CallResult):
-            return opened
-        wait = deadline.wait(api.calls.wait)
-        try:
-            found = await self.long.result(opened, api.name, client, call_id, wait=wait)
-            if found.code is ErrorCode.CALL_NOT_FOUND and offers_approval_results(api):
-                approved = await approval_result(self._approvals, api.name, client, call_id, wait=wait)
-                found = approved or found
-        except StoreError as error:
-            return store_unavailable(error)
-        return found
+        with self.stopping.busy():
+            opened = await self._store()
+            if isinstance(opened, CallResult):
+                return opened
+            wait = deadline.wait(api.calls.wait)
+            try:
+                found = await self.long.result(opened, api.name, client, call_id, wait=wait)
+                if found.code is ErrorCode.CALL_NOT_FOUND and offers_approval_results(api):
+                    approved = await approval_result(self._approvals, api.name, client, call_id, wait=wait)
+                    found = approved or found
+            except StoreError as error:
+                return store_unavailable(error)
+            return found
 
     async def run_approved(self, served: Callable[[], Mapping[str, Served]]) -> None:
         """`approvals.send: on_answer`: send approved calls nobody waits for, until cancelled."""
         await self.sender.run(served)
+
+    async def drain(self, seconds: float) -> bool:
+        """The gateway stops: no new call, every wait that sends nothing ends (`gateway-stopping`), and
+        the calls already sent, long ones too, finish and store their outcomes, for up to `seconds`.
+        Whether they all did; `aclose` then makes what still runs outcome unknown."""
+        self.stopping.stop()
+        give_up = anyio.current_time() + seconds
+        calls_done = await self.stopping.idle(seconds)
+        long_done = await self.long.finish(max(0.0, give_up - anyio.current_time()))
+        return calls_done and long_done
 
     async def aclose(self) -> None:
         """Stop the background calls (each becomes outcome unknown in the store)."""
