@@ -3,23 +3,15 @@ written by one statement (a conditional upsert), then read."""
 
 from __future__ import annotations
 
-from abc import abstractmethod
-from typing import Any
-
 from . import _sql_marker as sql
-from ._base import Store, StoreError
+from ._base import StoreError
 from ._marker import Guarantees, Marker
+from ._parts import PostgresPart
 
 P = "%s"
 
 
-class PostgresMarker(Store):
-    @abstractmethod
-    async def _one(self, statement: str, params: Any) -> dict[str, Any] | None: ...
-
-    @abstractmethod
-    async def _count(self, statement: str, params: Any) -> int: ...
-
+class PostgresMarker(PostgresPart):
     async def read_marker(self) -> Marker | None:
         return sql.marker_from(await self._one(sql.READ, ()))
 

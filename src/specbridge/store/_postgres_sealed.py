@@ -3,22 +3,13 @@ so each holds across connections and instances (a take is one `DELETE … RETURN
 
 from __future__ import annotations
 
-from abc import abstractmethod
-from typing import Any
-
 from . import _sql_sealed as sql
-from ._base import Store
+from ._parts import PostgresPart
 
 P = "%s"
 
 
-class PostgresSealed(Store):
-    @abstractmethod
-    async def _one(self, statement: str, params: Any) -> dict[str, Any] | None: ...
-
-    @abstractmethod
-    async def _count(self, statement: str, params: Any) -> int: ...
-
+class PostgresSealed(PostgresPart):
     async def put_sealed(self, key: str, data: bytes, expires_at: float, now: float) -> None:
         await self._count(sql.forget(P), (now,))
         await self._count(sql.put(P), (key, data, expires_at))

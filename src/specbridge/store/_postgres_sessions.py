@@ -3,23 +3,14 @@ connections and instances."""
 
 from __future__ import annotations
 
-from abc import abstractmethod
-from typing import Any
-
 from . import _sql_sessions as sql
-from ._base import Store
 from ._model import StoredSession
+from ._parts import PostgresPart
 
 P = "%s"
 
 
-class PostgresSessions(Store):
-    @abstractmethod
-    async def _one(self, statement: str, params: Any) -> dict[str, Any] | None: ...
-
-    @abstractmethod
-    async def _count(self, statement: str, params: Any) -> int: ...
-
+class PostgresSessions(PostgresPart):
     async def put_session(self, session: StoredSession, now: float) -> None:
         await self._count(sql.sweep(P), (now,))
         await self._count(sql.put(P), sql.values(session))

@@ -5,16 +5,12 @@ or renamed (then it could not be checked, and the start says so)."""
 
 from __future__ import annotations
 
-from abc import abstractmethod
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
-import redis.asyncio as aioredis
 from redis.exceptions import ResponseError
 
-from ._base import Store
 from ._marker import Guarantees, Marker, MarkerKind
+from ._parts import RedisPart
 
 WRITE = """
 local there = redis.call('HGET', KEYS[1], 'id')
@@ -25,16 +21,7 @@ return redis.call('HGETALL', KEYS[1])
 """
 
 
-class RedisMarker(Store):
-    prefix: str
-
-    @abstractmethod
-    def _client(self) -> aioredis.Redis: ...
-
-    @abstractmethod
-    @contextmanager
-    def _failing(self) -> Iterator[None]: ...
-
+class RedisMarker(RedisPart):
     async def read_marker(self) -> Marker | None:
         with self._failing():
             row = await self._client().hgetall(self.prefix + "marker")  # type: ignore[misc]

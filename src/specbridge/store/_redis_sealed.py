@@ -6,34 +6,16 @@ deletes in one MULTI transaction, so of two takers one gets the value."""
 from __future__ import annotations
 
 import base64
-from abc import abstractmethod
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
-import redis.asyncio as aioredis
-
-from ._base import Store
+from ._parts import RedisPart, redis_number
 
 
-def _text(value: float) -> str:
-    return repr(float(value))
-
-
-class RedisSealed(Store):
-    prefix: str
-
-    @abstractmethod
-    def _client(self) -> aioredis.Redis: ...
-
-    @abstractmethod
-    @contextmanager
-    def _failing(self) -> Iterator[None]: ...
-
+class RedisSealed(RedisPart):
     async def put_sealed(self, key: str, data: bytes, expires_at: float, now: float) -> None:
         name = self.prefix + "k:" + key
         ttl = max(1, int((expires_at - now) * 1000))
-        record = {"d": base64.b64encode(data).decode("ascii"), "e": _text(expires_at)}
+        record = {"d": base64.b64encode(data).decode("ascii"), "e": redis_number(expires_at)}
         with self._failing():
             async with self._client().pipeline(transaction=True) as pipe:
                 pipe.delete(name)

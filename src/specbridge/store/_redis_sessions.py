@@ -6,16 +6,11 @@ so a touch never brings back a session another instance just ended."""
 from __future__ import annotations
 
 import json
-from abc import abstractmethod
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
-import redis.asyncio as aioredis
-
 from .._json import dumps
-from ._base import Store
 from ._model import StoredSession
+from ._parts import RedisPart, redis_number
 
 # ARGV: prefix, id, kind, owner, data, created_at, last_seen, expires_at, now.
 PUT = """
@@ -68,20 +63,7 @@ return redis.call('ZCARD', index)
 """
 
 
-def _text(value: float) -> str:
-    return repr(float(value))
-
-
-class RedisSessions(Store):
-    prefix: str
-
-    @abstractmethod
-    def _client(self) -> aioredis.Redis: ...
-
-    @abstractmethod
-    @contextmanager
-    def _failing(self) -> Iterator[None]: ...
-
+class RedisSessions(RedisPart):
     async def _session_script(self, source: str, *args: str) -> Any:
         scripts: dict[str, Any] = self.__dict__.setdefault("_session_scripts", {})
         client = self._client()
@@ -98,10 +80,10 @@ class RedisSessions(Store):
             session.kind,
             session.owner,
             dumps(session.data),
-            _text(session.created_at),
-            _text(session.last_seen),
-            _text(session.expires_at),
-            _text(now),
+            redis_number(session.created_at),
+            redis_number(session.last_seen),
+            redis_number(session.expires_at),
+            redis_number(now),
         )
 
     async def get_session(self, session_id: str, now: float) -> StoredSession | None:
@@ -120,13 +102,15 @@ class RedisSessions(Store):
         )
 
     async def touch_session(self, session_id: str, expires_at: float, now: float) -> bool:
-        return bool(await self._session_script(TOUCH, session_id, _text(expires_at), _text(now)))
+        return bool(
+            await self._session_script(TOUCH, session_id, redis_number(expires_at), redis_number(now))
+        )
 
     async def end_session(self, session_id: str) -> bool:
         return bool(await self._session_script(END, session_id))
 
     async def count_sessions(self, kind: str, owner: str, now: float) -> int:
-        return int(await self._session_script(COUNT, kind, owner, _text(now)))
+        return int(await self._session_script(COUNT, kind, owner, redis_number(now)))
 
     async def sweep_sessions(self, now: float) -> int:
         """Redis forgets expired sessions by itself (their TTL); the counts drop them as they count."""

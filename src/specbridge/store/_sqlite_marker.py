@@ -4,25 +4,17 @@ written and read back in one transaction of the store's worker thread."""
 from __future__ import annotations
 
 import sqlite3
-from abc import abstractmethod
-from collections.abc import Callable
 from typing import TypeVar
 
 from . import _sql_marker as sql
-from ._base import Store
 from ._marker import Guarantees, Marker
+from ._parts import SqlitePart
 
 T = TypeVar("T")
 P = "?"
 
 
-class SqliteMarker(Store):
-    @abstractmethod
-    async def _run(self, work: Callable[[sqlite3.Connection], T]) -> T: ...
-
-    @abstractmethod
-    async def _write(self, work: Callable[[sqlite3.Connection], T]) -> T: ...
-
+class SqliteMarker(SqlitePart):
     async def read_marker(self) -> Marker | None:
         return await self._run(lambda db: sql.marker_from(db.execute(sql.READ).fetchone()))
 

@@ -4,24 +4,16 @@
 from __future__ import annotations
 
 import sqlite3
-from abc import abstractmethod
-from collections.abc import Callable
 from typing import TypeVar
 
 from . import _sql_sealed as sql
-from ._base import Store
+from ._parts import SqlitePart
 
 T = TypeVar("T")
 P = "?"
 
 
-class SqliteSealed(Store):
-    @abstractmethod
-    async def _run(self, work: Callable[[sqlite3.Connection], T]) -> T: ...
-
-    @abstractmethod
-    async def _write(self, work: Callable[[sqlite3.Connection], T]) -> T: ...
-
+class SqliteSealed(SqlitePart):
     async def put_sealed(self, key: str, data: bytes, expires_at: float, now: float) -> None:
         def work(db: sqlite3.Connection) -> None:
             db.execute(sql.forget(P), (now,))

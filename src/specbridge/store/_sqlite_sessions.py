@@ -4,25 +4,17 @@ forgets expired sessions first) in the store's one worker thread."""
 from __future__ import annotations
 
 import sqlite3
-from abc import abstractmethod
-from collections.abc import Callable
 from typing import TypeVar
 
 from . import _sql_sessions as sql
-from ._base import Store
 from ._model import StoredSession
+from ._parts import SqlitePart
 
 T = TypeVar("T")
 P = "?"
 
 
-class SqliteSessions(Store):
-    @abstractmethod
-    async def _run(self, work: Callable[[sqlite3.Connection], T]) -> T: ...
-
-    @abstractmethod
-    async def _write(self, work: Callable[[sqlite3.Connection], T]) -> T: ...
-
+class SqliteSessions(SqlitePart):
     async def put_session(self, session: StoredSession, now: float) -> None:
         def work(db: sqlite3.Connection) -> None:
             db.execute(sql.sweep(P), (now,))
