@@ -19,6 +19,7 @@ gateway renders them (`call._render.render`, default budget of 20,000 tokens) an
 from __future__ import annotations
 
 import argparse
+import gc
 import re
 import statistics
 import sys
@@ -143,6 +144,7 @@ def main() -> None:
     shaping_wall: dict[str, list[float]] = {}
     render_ms: dict[str, list[float]] = {}
     selecting: list[float] = []
+    selections: list[tuple[bytes, AnswerPolicy]] = []  # timed again once every answer is built
     notes = {"shortened": 0, "names a real paging argument": 0, "names one it lacks": 0, "no paging": 0}
     for answer in _with_megabyte(list_answers(sizes, per_document=options.per_document)):
         body = orjson.dumps(answer.value)
@@ -168,6 +170,7 @@ def main() -> None:
                 path = "/".join([*answer.list_path, "*", next(iter(items[0]))])
                 picked = AnswerPolicy(select=True, selection=parse_fields([path]))
                 selecting.extend(_time(lambda: json_result(parsed, 200, picked), 3))  # noqa: B023
+                selections.append((body, picked))  # bytes: nothing for the collector to go over
             render_ms.setdefault(bucket, []).extend(
                 _time(lambda: render(_answer(body), Redactor(), policy), max(2, options.repeat // 4))  # noqa: B023
             )
@@ -221,6 +224,22 @@ def main() -> None:
         f"\nfields (one path such as data/*/id) on the answers of about 1 MB, selection and budget: CPU p50 "
         f"{_percentile(selecting, 0.5):.2f} ms, p99 {_percentile(selecting, 0.99):.2f} ms ({len(selecting)} runs)"
     )
+    # The same selections once every answer is built: timed inside the loop above, a run may also pay
+    # for the collector going over the garbage this script made building the answers around it.
+    apart = {"collector on": False, "collector off": True}
+    for label, off in apart.items():
+        times = []
+        for body, picked in selections:
+            parsed = orjson.loads(body)
+            for _ in range(3):
+                if off:
+                    gc.disable()
+                times += _time(lambda: json_result(parsed, 200, picked), 1)  # noqa: B023
+                gc.enable()
+        print(
+            f"fields on the same answers once all are built, {label}: CPU p50 {_percentile(times, 0.5):.2f} ms, "
+            f"p99 {_percentile(times, 0.99):.2f} ms"
+        )
     print(f"\nnotes: {notes}")
     hostile = [{"i": index} for index in range(100_000)]
     data = orjson.dumps(hostile)
