@@ -98,7 +98,13 @@ def _grant(
         raise fail([*key, "scopes"], "must name at least one scope to ask each person for")
     return GrantConfig(
         grant=grant,
-        token_url=_token_url(raw["token_url"], allow, [*key, "token_url"], fail),
+        token_url=server_url(
+            raw["token_url"],
+            allow,
+            [*key, "token_url"],
+            fail,
+            trusted="what it answers is the credential every call carries",
+        ),
         client_id=raw["client_id"].strip(),
         client_secret=secret("client_secret"),
         scopes=scopes,
@@ -109,7 +115,10 @@ def _grant(
     )
 
 
-def _token_url(url: str, allow: list[Any], key: list[str | int], fail: Fail) -> str:
+def server_url(url: str, allow: list[Any], key: list[str | int], fail: Fail, *, trusted: str) -> str:
+    """The URL of a server the gateway itself asks (a token endpoint, an issuer, an introspection or JWKS
+    endpoint): a public address or one under egress.allow, and https:// unless its host is listed there.
+    `trusted`: what rides on its answers, for the message."""
     url = url.strip()
     try:
         check_base_url(url, allow)
@@ -120,8 +129,7 @@ def _token_url(url: str, allow: list[Any], key: list[str | int], fail: Fail) -> 
     if urlsplit(url).scheme != "https" and not is_allowed(allow, host, port):
         raise fail(
             key,
-            "must be an https:// URL: what it answers is the credential every call carries (http:// only "
-            "for a host listed under the API's egress.allow)",
+            f"must be an https:// URL: {trusted} (http:// only for a host listed under the API's egress.allow)",
         )
     return url
 

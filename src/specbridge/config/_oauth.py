@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from .._errors import ConfigError, RequestRefused
-from .._network import base_url_host, check_base_url, is_allowed, parse_allow
+from .._errors import ConfigError
+from .._network import parse_allow
+from ._auth import server_url
 from ._model import ApiConfig, EgressConfig, IntrospectionConfig, OAuthConfig
 from ._secrets import secret_reference
 
@@ -32,20 +33,7 @@ def oauth_settings(
     allow = [parse_allow(entry) for entry in egress.allow]
 
     def fetched(url: str, at: list[str | int]) -> str:
-        url = url.strip()
-        try:
-            check_base_url(url, allow)
-            host, port = base_url_host(url)
-        except RequestRefused as error:
-            message = error.message.replace("the base URL", "this URL")
-            raise fail(at, f"{message} (list the host:port under the API's egress.allow)") from None
-        if urlsplit(url).scheme != "https" and not is_allowed(allow, host, port):
-            raise fail(
-                at,
-                "must be an https:// URL: token checks trust what it answers (http:// only for a host "
-                "listed under the API's egress.allow)",
-            )
-        return url
+        return server_url(url, allow, at, fail, trusted="token checks trust what it answers")
 
     issuer = raw["issuer"].strip()
     jwks_uri = raw.get("jwks_uri")
