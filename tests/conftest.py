@@ -4,9 +4,11 @@ credential in the environment as a config would name it, and a real authorizatio
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
+from tests.support.audit import auditing_to
 from tests.support.glewlwyd import Glewlwyd
 from tests.support.glewlwyd import missing as glewlwyd_missing
 from tests.support.upstream import Upstream
@@ -38,3 +40,10 @@ def glewlwyd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Glewlwyd]:
         pytest.skip(reason)
     with Glewlwyd(tmp_path_factory.mktemp("glewlwyd")) as server:
         yield server
+
+
+@pytest.fixture
+def audit_file(tmp_path: Path) -> Iterator[Path]:
+    """The audit log written to a file of this test's own, for as long as the test runs."""
+    with auditing_to(tmp_path / "audit.jsonl") as path:
+        yield path

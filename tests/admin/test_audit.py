@@ -4,30 +4,11 @@ gateway's log has, never a key or an approval's values."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
-import pytest
-
-from specbridge._audit import audit_to
 from tests.admin._harness import ADMIN_KEY, ARGS, CLIENT_KEY, admin_client, auth
 from tests.admin.test_page import approval_page, csrf_of, sign_in
-
-
-@pytest.fixture
-def audit_file(tmp_path: Path) -> Iterator[Path]:
-    path = tmp_path / "audit.jsonl"
-    audit_to(str(path))
-    try:
-        yield path
-    finally:
-        audit_to(None)
-
-
-def lines(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+from tests.support.audit import audit_lines as lines
 
 
 async def test_admin_api_key_use_refusals_and_answers_are_audited(tmp_path: Path, audit_file: Path) -> None:

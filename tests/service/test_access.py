@@ -4,21 +4,18 @@ is. The rules themselves: `_tool_access` (tests/service/test_tool_access.py) and
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import anyio
 import pytest
 
 from specbridge import ErrorCode
-from specbridge._audit import audit_to
 from specbridge.access import Identity, TokenClaims
 from specbridge.call import CallResult
 from specbridge.service import Asking, Question
 from specbridge.service._access import admit, audit
 from tests.service.conftest import ORDER, counted, harness
+from tests.support.audit import audit_lines as lines
 from tests.support.upstream import Gate, Upstream, json_response
 
 CLIENTS = {
@@ -31,20 +28,6 @@ CLIENTS = {
 def routes(upstream: Upstream) -> None:
     upstream.route("/shops/s1/orders", json_response({"id": "o1"}, status=201))
     upstream.route("/products/p1", json_response({"id": "p1", "name": "Mug"}))
-
-
-@pytest.fixture
-def audit_file(tmp_path: Path) -> Iterator[Path]:
-    path = tmp_path / "audit.jsonl"
-    audit_to(str(path))
-    try:
-        yield path
-    finally:
-        audit_to(None)
-
-
-def lines(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
 def token(client_id: str | None = None, *scopes: str, subject: str = "user-7") -> TokenClaims:

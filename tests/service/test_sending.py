@@ -16,12 +16,12 @@ from typing import Any
 import pytest
 
 from specbridge import ErrorCode
-from specbridge._audit import audit_to
 from specbridge.approvals import Approvals, approval_json
 from specbridge.call import CallResult
 from specbridge.service import Deadline
 from specbridge.store import Approval, Condition, Status
 from tests.service.conftest import ORDER, Harness, harness
+from tests.support.audit import audit_lines, auditing_to
 from tests.support.upstream import Upstream, json_response
 
 TOOLS = {"createOrder": {"requires_approval": True}}
@@ -190,17 +190,13 @@ async def test_get_call_result_knows_only_the_callers_own_approvals(
 
 
 async def test_the_background_send_writes_its_own_audit_line(tmp_path: Path, upstream: Upstream) -> None:
-    path = tmp_path / "audit.jsonl"
-    audit_to(str(path))
-    try:
+    with auditing_to(tmp_path / "audit.jsonl") as path:
         async with harness(
             tmp_path, upstream, tools=TOOLS, approvals={"wait": 0}, clients=CLIENTS
         ) as service:
             approved = await approved_while_nobody_waits(service, "bot")
             await service.service.sender.sweep(served(service))
-    finally:
-        audit_to(None)
-    found = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    found = audit_lines(path)
     calls = [line for line in found if line["event"] == "tool call"]
     assert [(line["outcome"], line.get("background")) for line in calls] == [
         ("approval-pending", None),
