@@ -162,7 +162,7 @@ def lenient() -> Iterator[None]:
 
     style_deserializers["deepObject"] = deep_object_loads
     media.MediaTypeDeserializer.decode = decode  # type: ignore[method-assign]
-    media.MediaTypeDeserializer.decode_property = decode_property  # type: ignore[method-assign]
+    media.MediaTypeDeserializer.decode_property = decode_property  # type: ignore[method-assign,assignment]
     media.MediaTypesDeserializer.get_deserializer_callable = get_deserializer_callable  # type: ignore[method-assign]
     media.MediaTypeDeserializer.decode_property_content_type = decode_property_content_type  # type: ignore[method-assign,assignment]
     try:
@@ -235,7 +235,7 @@ def required_without_read_only(document: dict[str, Any]) -> dict[str, Any]:
         prop = resolve(prop)
         if not isinstance(prop, dict) or depth > 16:
             return False
-        parts = prop.get("allOf") if isinstance(prop.get("allOf"), list) else []
+        parts: list[Any] = prop["allOf"] if isinstance(prop.get("allOf"), list) else []
         return prop.get("readOnly") is True or any(read_only(part, depth + 1) for part in parts)
 
     def names(node: Any, depth: int = 0) -> set[str]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import secrets
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -43,15 +44,19 @@ def new_client(
     glewlwyd: Glewlwyd,
     *,
     grants: list[str],
-    redirect_uris: list[str] = (),
-    public: bool = False,  # type: ignore[assignment]
+    redirect_uris: Sequence[str] = (),
+    public: bool = False,
 ) -> tuple[str, str]:
     """A new client of glewlwyd for the gateway (its own id per test: glewlwyd runs for the session)."""
     people(glewlwyd)
     client_id = f"gateway-{secrets.token_hex(4)}"
     secret = f"secret-{secrets.token_hex(8)}"
     glewlwyd.add_client(
-        client_id, None if public else secret, grants=grants, scopes=[API_SCOPE], redirect_uris=redirect_uris
+        client_id,
+        None if public else secret,
+        grants=grants,
+        scopes=[API_SCOPE],
+        redirect_uris=list(redirect_uris),
     )
     return client_id, secret
 

@@ -218,7 +218,7 @@ def model_answer(parameters: dict[str, Any]) -> Any:
             return [value(schema.get("items"), depth + 1) for _ in range(max(1, schema.get("minItems", 1)))]
         if kind in ("integer", "number"):
             low = schema.get("minimum", schema.get("exclusiveMinimum", 0))
-            return int(low) + 1
+            return int(low or 0) + 1
         if kind == "boolean":
             return True
         if schema.get("format") in _EXAMPLES:

@@ -14,7 +14,7 @@ _FORMATS: dict[str, st.SearchStrategy[str]] = {
     "email": st.from_regex(r"\A[a-z]{1,8}@[a-z]{1,8}\.(com|org)\Z"),
     "uuid": st.uuids().map(str),
 }
-_SAFE_TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12)
+_SAFE_TEXT = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=12)
 
 
 def values(schema: Any, depth: int = 0) -> st.SearchStrategy[Any]:
@@ -42,8 +42,8 @@ def values(schema: Any, depth: int = 0) -> st.SearchStrategy[Any]:
         low = schema.get("minimum", schema.get("exclusiveMinimum", -(10**6)))
         high = schema.get("maximum", schema.get("exclusiveMaximum", 10**6))
         low, high = (
-            int(low) + (1 if "exclusiveMinimum" in schema else 0),
-            int(high) - (1 if "exclusiveMaximum" in schema else 0),
+            int(low or 0) + (1 if "exclusiveMinimum" in schema else 0),
+            int(high or 0) - (1 if "exclusiveMaximum" in schema else 0),
         )
         if kind == "integer":
             return st.integers(low, high)
@@ -52,7 +52,7 @@ def values(schema: Any, depth: int = 0) -> st.SearchStrategy[Any]:
         if schema.get("format") in _FORMATS:
             return _FORMATS[schema["format"]]
         return st.text(
-            st.characters(codec="utf-8", exclude_categories=("Cs",)),
+            st.characters(codec="utf-8", exclude_categories=["Cs"]),
             min_size=schema.get("minLength", 0),
             max_size=min(schema.get("maxLength", 12), 12),
         )
