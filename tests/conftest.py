@@ -11,6 +11,7 @@ import pytest
 from tests.support.audit import auditing_to
 from tests.support.glewlwyd import Glewlwyd
 from tests.support.glewlwyd import missing as glewlwyd_missing
+from tests.support.required import required_failure
 from tests.support.upstream import Upstream
 
 
@@ -47,3 +48,15 @@ def audit_file(tmp_path: Path) -> Iterator[Path]:
     """The audit log written to a file of this test's own, for as long as the test runs."""
     with auditing_to(tmp_path / "audit.jsonl") as path:
         yield path
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """On CI, a test skipped because a tool is missing (tests/support/required.py) fails instead."""
+    outcome = yield
+    report: pytest.TestReport = outcome.get_result()  # type: ignore[attr-defined]
+    if report.skipped and isinstance(report.longrepr, tuple):
+        failure = required_failure(str(report.longrepr[2]))
+        if failure is not None:
+            report.outcome = "failed"
+            report.longrepr = failure

@@ -20,6 +20,8 @@ from pathlib import Path
 
 import httpx
 
+from tests.support.required import lacking
+
 ROOT = Path(__file__).resolve().parents[2]
 HAPROXY_CONFIG = ROOT / "docs" / "deployment" / "haproxy.cfg"
 NGINX_CONFIG = ROOT / "docs" / "deployment" / "nginx.conf"
@@ -53,11 +55,11 @@ def _accepts(port: int) -> bool:
 def missing() -> str | None:
     """Why the cluster cannot run here, or None."""
     if not os.path.exists(HAPROXY):
-        return "haproxy is not installed (Debian: apt-get install -y haproxy; .ci/run installs it)"
+        return lacking("haproxy", "not installed (Debian: apt-get install -y haproxy; .ci/run installs it)")
     if not os.path.exists(REDIS_SERVER):
-        return "redis-server is not installed"
+        return lacking("redis-server", "not installed (Debian: apt-get install -y redis-server)")
     if not glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"):
-        return "no PostgreSQL binaries under /usr/lib/postgresql/*/bin"
+        return lacking("postgresql", "no PostgreSQL binaries under /usr/lib/postgresql/*/bin")
     return None
 
 

@@ -12,6 +12,7 @@ import pytest
 
 from tests.cluster._cluster import Cluster, code, load, text
 from tests.cluster._servers import NGINX, Nginx, free_port
+from tests.support.required import lacking
 
 pytestmark = pytest.mark.cluster
 
@@ -19,7 +20,7 @@ pytestmark = pytest.mark.cluster
 @pytest.fixture
 def nginx(redis_cluster: Cluster) -> Iterator[Nginx]:
     if not os.path.exists(NGINX):
-        pytest.skip("nginx is not installed (Debian: apt-get install -y nginx)")
+        pytest.skip(lacking("nginx", "not installed (Debian: apt-get install -y nginx)"))
     server = Nginx(redis_cluster.folder, free_port(), [gateway.port for gateway in redis_cluster.gateways])
     server.start()
     yield server

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.required import lacking
+
 from . import _reading
 
 DOCS = _reading.ROOT / "docs"
@@ -27,7 +29,7 @@ def test_the_page_shows_the_shipped_config_as_it_is(balancer: str) -> None:
 def test_the_shipped_haproxy_config_is_valid() -> None:
     haproxy = shutil.which("haproxy") or "/usr/sbin/haproxy"
     if not Path(haproxy).exists():
-        pytest.skip("haproxy is not installed (Debian: apt-get install -y haproxy)")
+        pytest.skip(lacking("haproxy", "not installed (Debian: apt-get install -y haproxy)"))
     checked = subprocess.run(
         [haproxy, "-c", "-f", str(SHIPPED["haproxy"])], capture_output=True, text=True, check=False
     )
@@ -37,7 +39,7 @@ def test_the_shipped_haproxy_config_is_valid() -> None:
 def test_the_shipped_nginx_config_is_valid(tmp_path: Path) -> None:
     nginx = shutil.which("nginx") or "/usr/sbin/nginx"
     if not Path(nginx).exists():
-        pytest.skip("nginx is not installed (Debian: apt-get install -y nginx)")
+        pytest.skip(lacking("nginx", "not installed (Debian: apt-get install -y nginx)"))
     (tmp_path / "logs").mkdir()
     argv = [
         nginx,

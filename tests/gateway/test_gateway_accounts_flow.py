@@ -11,8 +11,6 @@ why, without glewlwyd, Chromium or playwright."""
 from __future__ import annotations
 
 import contextlib
-import importlib.util
-import os
 import re
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -28,6 +26,7 @@ from specbridge.config import load_config
 from specbridge.gateway import Gateway, bind, serve_http
 from specbridge.gateway._http import base_url
 from tests.gateway._harness import http_client
+from tests.support.browser import NEEDS_CHROMIUM, chromium
 from tests.support.glewlwyd import Glewlwyd
 from tests.support.oauth_api import (
     API_SCOPE,
@@ -41,9 +40,6 @@ from tests.support.oauth_api import (
 )
 from tests.support.upstream import Upstream
 
-CHROMIUM = os.environ.get("SPECBRIDGE_TEST_CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]  # fmt: skip
 KEY_BOB, KEY_CAROL = "sbk_accounts-flow-bob-client", "sbk_accounts-flow-carol-client"
 CLIENTS = {
     "bobs-agent": {"key_sha256": key_sha256(KEY_BOB), "apis": ["shop"]},
@@ -51,26 +47,13 @@ CLIENTS = {
 }
 LINK = re.compile(r"https?://\S+/oauth/connect/shop\?id=[A-Za-z0-9_-]+")
 
-pytestmark = [
-    pytest.mark.skipif(
-        not Path(CHROMIUM).is_file(), reason=f"no Chromium at {CHROMIUM} (apt-get install chromium)"
-    ),
-    pytest.mark.skipif(
-        importlib.util.find_spec("playwright") is None, reason="the playwright package is not installed"
-    ),
-]
+pytestmark = NEEDS_CHROMIUM
 
 
 @pytest.fixture
 async def browser() -> AsyncIterator[Any]:
-    from playwright.async_api import async_playwright
-
-    async with async_playwright() as playwright:
-        launched = await playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS, timeout=60_000)
-        try:
-            yield launched
-        finally:
-            await launched.close()
+    async with chromium() as launched:
+        yield launched
 
 
 async def connect_in_browser(browser: Any, url: str, person: str) -> str:

@@ -17,6 +17,7 @@ import anyio
 import pytest
 
 from tests.gateway._harness import running_gateway, write_config
+from tests.support.required import lacking
 from tests.support.upstream import Upstream, binary_response, json_response, text_response
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,7 +30,7 @@ PNG = bytes.fromhex(
     "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
     "1f15c4890000000d49444154789c6360f8cf00000301010018dd8db00000000049454e44ae426082"
 )
-NO_NODE = "needs Node 22 in bench/.node22 (see this module's docstring)"
+NO_NODE = lacking("node22", "Node 22 and the conformance suite are not in bench/.node22 (make node22)")
 
 
 @pytest.fixture(autouse=True)

@@ -28,6 +28,7 @@ from tests.gateway.test_gateway_idempotency import KEY_SPEC
 from tests.store._backends import POSTGRES, _refused, namespaces
 from tests.store.test_bounded import through
 from tests.support.proxy import Proxy
+from tests.support.required import lacking
 from tests.support.upstream import Gate, Upstream, json_response
 
 __all__ = ["namespaces"]
@@ -71,7 +72,7 @@ def own_redis(folder: Path) -> Iterator[Outage]:
     """redis-server on a free port, in `folder`, without persistence; stopped (SIGSTOP) to hang,
     killed to go away. Always killed at the end."""
     if REDIS_SERVER is None:
-        pytest.skip("redis-server is not installed")
+        pytest.skip(lacking("redis-server", "not installed (Debian: apt-get install -y redis-server)"))
     port = free_port()
     command = [REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
     server = subprocess.Popen(

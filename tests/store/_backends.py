@@ -21,6 +21,7 @@ import pytest
 import redis
 
 from specbridge.store import Store, open_store
+from tests.support.required import lacking
 
 POSTGRES = os.environ.get("SPECBRIDGE_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
 REDIS = os.environ.get("SPECBRIDGE_TEST_REDIS", "redis://127.0.0.1:6379/0")
@@ -35,7 +36,7 @@ def _refused(url: str) -> str | None:
     try:
         socket.create_connection((parts.hostname or "127.0.0.1", parts.port or 0), timeout=5).close()
     except ConnectionRefusedError:
-        return f"{parts.scheme} is not running at {parts.hostname}:{parts.port} (connection refused)"
+        return lacking(parts.scheme, f"not running at {parts.hostname}:{parts.port} (connection refused)")
     return None
 
 

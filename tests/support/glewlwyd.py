@@ -36,6 +36,8 @@ import httpx
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
+from tests.support.required import lacking
+
 BINARY = Path(os.environ.get("SPECBRIDGE_TEST_GLEWLWYD", "/usr/bin/glewlwyd"))
 SCHEMA = Path("/usr/share/dbconfig-common/data/glewlwyd/install/sqlite3")
 SCHEMA_DOC = Path("/usr/share/doc/glewlwyd/database/init.sqlite3.sql.gz")
@@ -52,10 +54,11 @@ READY = "Glewlwyd started on port"
 def missing() -> str | None:
     """Why glewlwyd cannot run here (None when it can)."""
     if not BINARY.is_file():
-        return f"no glewlwyd at {BINARY} (apt-get install glewlwyd)"
+        return lacking("glewlwyd", f"no glewlwyd at {BINARY} (apt-get install glewlwyd)")
     if not (SCHEMA.is_file() or SCHEMA_DOC.is_file()) or not WEBAPP.is_dir():
-        return (
-            "glewlwyd's database schema or web pages are not installed (apt-get install --reinstall glewlwyd)"
+        return lacking(
+            "glewlwyd",
+            "its database schema or web pages are not installed (apt-get install --reinstall glewlwyd)",
         )
     return None
 
