@@ -6,13 +6,22 @@
     ├── CallError                   one tool call that was refused or failed; becomes an isError result
     │   ├── ArgumentError           arguments that do not fit the tool's input schema (paths only)
     │   ├── RequestRefused          a request that would be unsafe to send (path escape, header, egress)
-    │   └── UpstreamError           the API answered badly or not at all (status, timeout, redirect)
+    │   ├── UpstreamError           the API answered badly or not at all (status, timeout, redirect)
+    │   ├── ApprovalError           approvals/: an approval that does not (yet) allow the call or answer
+    │   ├── FileNotFound            files/: a file id that is not the caller's, or expired
+    │   └── GrantError              grants/: the API's token endpoint gave no usable token
     ├── TokenError                  an OAuth access token refused, or not checkable now (access/)
+    ├── ConnectError                grants/: a connect page or callback that cannot go on
+    ├── StoreError                  store/: the store cannot be reached, opened or migrated
+    │   └── StoreLost               the store lost its data while the gateway ran (at-most-once calls refused)
+    ├── DeliveryFailed              webhooks/: one webhook delivery attempt failed (retried later)
+    ├── SemanticUnavailable         search/: semantic ranking asked for without its extra or model
     ├── StartError                  a command cannot do its work: a port in use, an address not of this
     │                               machine, an output file that cannot be written
     └── ExportError (ValueError)    `export()` asked for a format or option that does not exist
 
-`ErrorCode` is the list `docs/errors.md` documents; a test keeps the two in step.
+Classes outside this file live with the package that raises them; `tests/test_error_tree.py` keeps
+this drawing whole. `ErrorCode` is the list `docs/errors.md` documents; a test keeps the two in step.
 """
 
 from __future__ import annotations
