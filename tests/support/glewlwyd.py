@@ -28,6 +28,7 @@ import socket
 import sqlite3
 import subprocess
 import threading
+from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
@@ -67,6 +68,31 @@ def _schema() -> str:
     if SCHEMA.is_file():
         return SCHEMA.read_text(encoding="utf-8")
     return gzip.decompress(SCHEMA_DOC.read_bytes()).decode("utf-8")
+
+
+ADMIN_LOGIN = {"username": "admin", "password": "password"}
+
+
+class _SignedIn(httpx.Auth):
+    """glewlwyd's admin API on a session cookie, signed in again when the session lapses: its `g_admin`
+    scope asks for the password again after `password_max_age` (10 minutes in its schema), which a
+    whole suite on a loaded machine outlasts (the admin API then answers 401)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+
+    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        response = yield request
+        if response.status_code != 401 or request.url.path == "/api/auth/":
+            return
+        signed_in = yield httpx.Request("POST", f"{self.url}/api/auth/", json=ADMIN_LOGIN)
+        if signed_in.status_code != 200:
+            return
+        cookies = httpx.Cookies()
+        cookies.extract_cookies(signed_in)
+        request.headers.pop("Cookie", None)
+        cookies.set_cookie_header(request)
+        yield request
 
 
 def _free_port() -> int:
@@ -172,8 +198,8 @@ class Glewlwyd:
                 break
         else:
             raise RuntimeError("glewlwyd did not start:\n" + "\n".join(self.output[-20:]))
-        self._admin = httpx.Client(base_url=self.url, timeout=10)
-        self._check(self._admin.post("/api/auth/", json={"username": "admin", "password": "password"}))
+        self._admin = httpx.Client(base_url=self.url, timeout=10, auth=_SignedIn(self.url))
+        self._check(self._admin.post("/api/auth/", json=ADMIN_LOGIN))
         self._setup()
 
     def _launch(self) -> bool:
