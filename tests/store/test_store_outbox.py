@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from contextlib import closing
 
 import psycopg
 import pytest
@@ -139,7 +140,7 @@ def _old_store(url: str) -> None:
     base, _, query = url.partition("?namespace=")
     row = ("old-1", "approval.requested", '{"data": {"api": "shop"}}', NOW, NOW)
     if url.startswith("sqlite:"):
-        with sqlite3.connect(url.removeprefix("sqlite:///")) as db:
+        with closing(sqlite3.connect(url.removeprefix("sqlite:///"))) as db, db:  # `with db` only commits
             db.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
             for version, steps in enumerate(_sql.MIGRATIONS[:2], start=1):
                 for statement in steps:

@@ -113,9 +113,13 @@ class SqliteStore(SqliteMarker, SqliteRates, SqliteSealed, SqliteSessions):
             db = sqlite3.connect(
                 self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False
             )
-            db.row_factory = _dict_row
-            _wal(db)
-            db.execute("PRAGMA synchronous=NORMAL")
+            try:
+                db.row_factory = _dict_row
+                _wal(db)
+                db.execute("PRAGMA synchronous=NORMAL")
+            except BaseException:
+                db.close()  # never left to the collector (Python 3.13 warns of it)
+                raise
             return db
 
         try:
