@@ -165,7 +165,10 @@ async def test_an_issuer_dripping_its_keys_is_given_up_at_the_whole_timeout(
     ("named", "why"),
     [
         ("http://keys.example.com/jwks", "must be https://"),  # plain http to a host not under egress.allow
-        ("https://localhost:9/jwks", "is not fetched: the host localhost is an internal name"),  # not public, not under egress.allow
+        (
+            "https://localhost:9/jwks",
+            "is not fetched: the host localhost is an internal name",
+        ),  # not public, not under egress.allow
         ("https://169.254.169.254/jwks", "is not fetched"),
     ],
 )
