@@ -28,6 +28,7 @@ import socket
 import sqlite3
 import subprocess
 import threading
+import time
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
@@ -47,6 +48,7 @@ USER, PASSWORD = "alice", "alice-password-1"
 USER_SUB = "alice-subject-7f3a"  # her `sub` in access tokens (glewlwyd's public subject identifier)
 ROBOT, ROBOT_SECRET = "robot", "robot-secret-1"
 READY = "Glewlwyd started on port"
+ADMIN_SIGN_IN_AGE = 300.0
 
 
 def missing() -> str | None:
@@ -125,6 +127,7 @@ class Glewlwyd:
         self._process: subprocess.Popen[str] | None = None
         self._reader: threading.Thread | None = None
         self._admin: httpx.Client | None = None
+        self._admin_since = 0.0  # when the admin last signed in (time.monotonic())
         self._resources: list[str] = []
         self._printed = threading.Condition()  # notified for each line glewlwyd prints
         self._marker = False  # the client `marker` exists (`tokens_issued`)
@@ -170,7 +173,7 @@ class Glewlwyd:
         else:
             raise RuntimeError("glewlwyd did not start:\n" + "\n".join(self.output[-20:]))
         self._admin = httpx.Client(base_url=self.url, timeout=10)
-        self._check(self._admin.post("/api/auth/", json={"username": "admin", "password": "password"}))
+        self._sign_in_admin()
         self._setup()
 
     def _launch(self) -> bool:
@@ -328,8 +331,7 @@ class Glewlwyd:
 
     def allow_resources(self, *urls: str) -> None:
         """Let tokens for `mcp:tools` be issued for these resource URLs (and only these)."""
-        admin = self._admin
-        assert admin is not None
+        admin = self._admin_client()
         self._resources = list(urls)
         self._check(admin.put("/api/mod/plugin/oidc", json=self._plugin()))
         self._check(admin.put("/api/mod/plugin/oidc/reset"))  # glewlwyd reads the new settings
@@ -434,8 +436,17 @@ class Glewlwyd:
             database.close()
         return None if row is None else str(row[0])
 
-    def _admin_client(self) -> httpx.Client:
+    def _sign_in_admin(self) -> None:
         assert self._admin is not None, "glewlwyd is not started"
+        self._check(self._admin.post("/api/auth/", json={"username": "admin", "password": "password"}))
+        self._admin_since = time.monotonic()
+
+    def _admin_client(self) -> httpx.Client:
+        """The admin's client, signed in again once its sign-in is five minutes old: glewlwyd's admin
+        scope asks for the password again after ten (a session-wide server outlives that in a long run)."""
+        assert self._admin is not None, "glewlwyd is not started"
+        if time.monotonic() - self._admin_since > ADMIN_SIGN_IN_AGE:
+            self._sign_in_admin()
         return self._admin
 
     def revoke(self, token: str) -> None:
