@@ -239,3 +239,29 @@ def test_with_send_on_retry_approve_says_the_agents_next_call_sends_it(config_pa
     approved = run("approvals", "approve", approval.id, "--config", str(config_path))
     assert approved.exit_code == 0
     assert "the agent's next identical call sends it (approvals.send: on_retry)" in approved.stdout
+
+
+def test_list_counts_every_client_and_pages_past_another_clients_flood(config_path: Path) -> None:
+    # The review: one client's 1,010 approvals hid another's older one (`list` stopped at 1,000).
+    async def flood(desk: Any) -> Approval:
+        lone = await desk.for_api("shop").request("shop", "refundOrder", "shopfront", ARGS, {})
+        for number in range(1010):
+            await desk.for_api("shop").request("shop", "refundOrder", "bot", {"orderId": f"o-{number}"}, {})
+        return lone  # type: ignore[no-any-return]
+
+    lone = on_store(config_path, flood)
+    first = run("approvals", "list", "--limit", "1000", "--config", str(config_path))
+    assert first.exit_code == 0
+    lines = first.output.splitlines()
+    assert lines[0] == "1011 pending (by client, longest wait first: shopfront 1, bot 1010)"
+    assert lone.id not in first.output and lines[-1].startswith("more may follow: add --after ")
+    cursor = lines[-1].rsplit(" ", 1)[1]
+    rest = run("approvals", "list", "--limit", "1000", "--after", cursor, "--config", str(config_path))
+    assert lone.id in rest.output and "more may follow" not in rest.output
+    assert len(rest.output.splitlines()) == 1 + 11
+    theirs = run(
+        "approvals", "list", "--client", "shopfront", "--format", "json", "--config", str(config_path)
+    )
+    listed = json.loads(theirs.output)
+    assert [item["id"] for item in listed["approvals"]] == [lone.id] and listed["next"] is None
+    assert listed["clients"] == [{"client": "shopfront", "count": 1}, {"client": "bot", "count": 1010}]

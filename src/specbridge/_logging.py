@@ -2,7 +2,10 @@
 a person at a terminal, `--log-format text`: the same records as readable lines).
 
 Only the fields named by the caller of `log_event` are written; nothing from a request body, an
-argument or a header is ever passed in, so nothing secret can leak through a log line. Records of the
+argument or a header is ever passed in, so nothing secret can leak through a log line. Text lines go to a
+terminal, so every control character in them (C0 such as ESC, DEL, C1 such as CSI, line separators, bidi
+overrides) is written as an escape (`\x1b`): a URL path a caller chose cannot clear the screen, retitle
+the window or forge a line. Records of the
 libraries the gateway runs on (the MCP SDK, uvicorn, Python's own warnings) go through the same handler,
 so every line on stderr has the one format.
 """
@@ -10,6 +13,7 @@ so every line on stderr has the one format.
 from __future__ import annotations
 
 import logging
+import re
 import sys
 import time
 from typing import Any, TextIO
@@ -44,20 +48,36 @@ class TextFormatter(logging.Formatter):
 
     def format(self, record: logging.LogRecord) -> str:
         clock = time.strftime("%H:%M:%S", time.localtime(record.created))
-        parts = [clock, f"{record.levelname.lower():<7}", record.getMessage()]
+        parts = [clock, f"{record.levelname.lower():<7}", escaped(record.getMessage())]
         fields = getattr(record, "fields", None)
         if isinstance(fields, dict):
-            parts += [f"{key}={_text(value)}" for key, value in fields.items()]
+            parts += [f"{escaped(str(key))}={_text(value)}" for key, value in fields.items()]
         if record.name not in (LOGGER_NAME, "specbridge"):
-            parts.append(f"logger={record.name}")
+            parts.append(f"logger={escaped(record.name)}")
         if record.exc_info and record.exc_info[0] is not None:
-            parts.append(f"exception={record.exc_info[0].__name__}")
+            parts.append(f"exception={escaped(record.exc_info[0].__name__)}")
         return " ".join(parts)
+
+
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def escaped(text: str) -> str:
+    """`text` with every character a terminal acts on written as an escape (`\\x1b`, `\\u202e`)."""
+    return _CONTROLS.sub(_escape, text)
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    return _NAMED.get(char) or (f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}")
 
 
 def _text(value: Any) -> str:
     shown = value if isinstance(value, str) else orjson.dumps(value, default=str).decode()
-    return orjson.dumps(shown).decode() if not shown or any(ch in shown for ch in ' "=\n') else shown
+    if shown and not any(char in shown for char in ' "=\\') and not _CONTROLS.search(shown):
+        return shown
+    return '"' + escaped(shown.replace("\\", "\\\\").replace('"', '\\"')) + '"'
 
 
 LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING, "error": logging.ERROR}

@@ -9,9 +9,10 @@ import pytest
 
 from specbridge import ErrorCode
 from specbridge._errors import TokenError
+from specbridge.access import _fetch
 from tests.access.conftest import RESOURCE, Clock, MakeServer
 from tests.support.tokens import Issuer, SigningKey
-from tests.support.upstream import Upstream, json_response
+from tests.support.upstream import Upstream, json_response, slow_drip
 
 
 def jwks_fetches(upstream: Upstream) -> int:
@@ -146,3 +147,38 @@ async def test_keys_already_held_keep_working_while_the_issuer_is_down(
     claims = await server.check(issuer.mint(aud=RESOURCE, client_id="still"), RESOURCE)
     assert claims.client_id == "still"
     assert jwks_fetches(upstream) == 2
+
+
+async def test_an_issuer_dripping_its_keys_is_given_up_at_the_whole_timeout(
+    make_server: MakeServer, issuer: Issuer, upstream: Upstream, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a byte every 0.2 s: no read waits its timeout, the whole answer takes 12 s
+    monkeypatch.setattr(_fetch, "TIMEOUT", 1.0)
+    upstream.route("/jwks", slow_drip(interval=0.2, total=60))
+    with pytest.raises(TokenError) as caught:
+        await make_server().check(issuer.mint(aud=RESOURCE), RESOURCE)
+    assert caught.value.code == ErrorCode.TOKEN_CHECK_UNAVAILABLE
+    assert "no whole answer within 1 s" in caught.value.message
+
+
+@pytest.mark.parametrize(
+    ("named", "why"),
+    [
+        ("http://keys.example.com/jwks", "must be https://"),  # plain http to a host not under egress.allow
+        (
+            "https://localhost:9/jwks",
+            "is not fetched: the host localhost is an internal name",
+        ),  # not public, not under egress.allow
+        ("https://169.254.169.254/jwks", "is not fetched"),
+    ],
+)
+async def test_a_jwks_uri_the_metadata_names_meets_the_rules_a_written_one_does(
+    make_server: MakeServer, issuer: Issuer, upstream: Upstream, named: str, why: str
+) -> None:
+    upstream.route(
+        "/.well-known/oauth-authorization-server", json_response({"issuer": issuer.issuer, "jwks_uri": named})
+    )
+    with pytest.raises(TokenError) as caught:
+        await make_server(jwks_uri=None).check(issuer.mint(aud=RESOURCE), RESOURCE)
+    assert caught.value.code == ErrorCode.TOKEN_CHECK_UNAVAILABLE
+    assert why in caught.value.message

@@ -4,8 +4,12 @@ served by the real loopback upstream and fetched through the egress policy)."""
 from __future__ import annotations
 
 import time
+import tomllib
+from importlib import metadata
+from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
 
 from specbridge import ErrorCode
 from specbridge._errors import TokenError
@@ -123,3 +127,34 @@ async def test_a_token_longer_than_16_kb_is_refused_unread(
 @pytest.mark.parametrize("token", ["abc", "a.b.c", "eyJhbGciOiJSUzI1NiJ9.!!!.x", ""])
 async def test_something_that_is_not_a_jwt_is_refused(make_server: MakeServer, token: str) -> None:
     assert "JWT" in await refused(make_server, token)
+
+
+def test_the_pyjwt_pin_admits_no_release_with_the_substring_iss_or_unknown_crit_bugs() -> None:
+    # 2.10.0 took an `iss` that is a substring of the issuer (CVE-2024-53861, fixed in 2.10.1); up to
+    # 2.11.0 a token with unknown `crit` header extensions verified (CVE-2026-32597, fixed in 2.12.0).
+    project = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())
+    (pin,) = [
+        Requirement(line)
+        for line in project["project"]["optional-dependencies"]["gateway"]
+        if Requirement(line).name.lower() == "pyjwt"
+    ]
+    assert not any(pin.specifier.contains(old) for old in ("2.10.0", "2.10.1", "2.11.0"))
+    assert pin.specifier.contains("2.12.0")
+    assert pin.specifier.contains(metadata.version("PyJWT"))  # what the tests run is what is pinned
+
+
+async def test_an_iss_that_is_only_part_of_the_issuer_is_refused(
+    make_server: MakeServer, issuer: Issuer
+) -> None:
+    part = issuer.issuer[:-1]  # "http://127.0.0.1:4567" of "http://127.0.0.1:45678"
+    assert part in issuer.issuer
+    assert "iss" in await refused(make_server, issuer.mint(aud=RESOURCE, iss=part))
+
+
+async def test_a_token_with_a_critical_header_extension_is_refused(
+    make_server: MakeServer, issuer: Issuer
+) -> None:
+    # RFC 7515 §4.1.11: a `crit` extension the recipient does not understand makes the JWS invalid;
+    # the gateway understands none
+    token = issuer.mint(aud=RESOURCE, headers={"crit": ["x-policy"], "x-policy": "require-mfa"})
+    assert "crit" in await refused(make_server, token)

@@ -100,6 +100,26 @@ async def test_an_unknown_approval_is_404_and_a_bad_status_filter_400(sqlite_url
         assert "pending" in bad.json()["error"]["message"]
 
 
+async def test_a_listing_pages_by_its_next_cursor_one_client_at_a_time_if_asked(sqlite_url: str) -> None:
+    async with admin_client(sqlite_url) as admin:
+        theirs = await admin.pending(arguments={"orderId": "theirs"}, client="shopfront")
+        ours = [await admin.pending(arguments={"orderId": f"o-{n}"}) for n in range(5)]
+        first = (await admin.client.get("/admin/approvals", params={"limit": "3"}, headers=auth())).json()
+        assert [a["id"] for a in first["approvals"]] == [a.id for a in ours[::-1][:3]]
+        params = {"limit": "3", "after": first["next"]}
+        second = (await admin.client.get("/admin/approvals", params=params, headers=auth())).json()
+        assert [a["id"] for a in second["approvals"]] == [ours[1].id, ours[0].id, theirs.id]
+        assert second["next"] is not None  # a full page: there may be more (here, an empty one)
+        params = {"client": "shopfront", "order": "oldest"}
+        only = (await admin.client.get("/admin/approvals", params=params, headers=auth())).json()
+        assert ([a["id"] for a in only["approvals"]], only["next"]) == ([theirs.id], None)
+        counted = (await admin.client.get("/admin/approvals/clients", headers=auth())).json()
+        assert counted["total"] == 6 and [c["count"] for c in counted["clients"]] == [1, 5]
+        for bad in ({"after": "not-a-cursor"}, {"order": "random"}, {"client": "a\x00b"}):
+            refused = await admin.client.get("/admin/approvals", params=bad, headers=auth())
+            assert (refused.status_code, error_code(refused)) == (400, "request-invalid")
+
+
 async def test_without_a_key_401_key_missing_and_a_client_key_is_not_an_admin_key(sqlite_url: str) -> None:
     async with admin_client(sqlite_url) as admin:
         approval = await admin.pending()

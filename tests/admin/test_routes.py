@@ -47,7 +47,7 @@ async def test_a_browser_asking_for_the_approvals_list_is_sent_to_the_page(tmp_p
         response = await admin.client.get("/admin/approvals", headers={"Accept": BROWSER})
         assert (response.status_code, response.headers["location"]) == (303, "/admin/")
         api = await admin.client.get("/admin/approvals", headers={"Accept": BROWSER, **auth()})
-        assert api.json() == {"approvals": []}
+        assert api.json() == {"approvals": [], "next": None}
 
 
 async def test_without_the_page_the_same_path_is_always_the_api(tmp_path: Path) -> None:

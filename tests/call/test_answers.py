@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from typing import Any
 
 import orjson
@@ -10,6 +11,7 @@ import pytest
 
 from specbridge.call import answer_tools
 from specbridge.call._paging import paging_of
+from specbridge.call._select import Selection, Walk
 from specbridge.call._tokens import estimate_tokens
 from specbridge.config import AnswersConfig, ToolConfig
 from specbridge.document import from_data
@@ -142,6 +144,26 @@ async def test_fields_selects_before_the_budget_and_is_never_sent(
     assert not result.is_error and result.structured is None
     assert orjson.loads(result.text) == {"data": [{"id": item["id"]} for item in ISSUES], "has_more": True}
     assert upstream.requests[-1].query == [("limit", "400")]
+
+
+async def test_fields_over_a_large_answer_are_selected_off_the_event_loop(
+    make_caller: MakeCaller, upstream: Upstream, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    threads: list[int] = []
+    apply = Selection.apply
+
+    def noted(self: Selection, value: Any, walk: Walk | None = None) -> tuple[Any, Walk]:
+        threads.append(threading.get_ident())
+        return apply(self, value, walk)
+
+    monkeypatch.setattr(Selection, "apply", noted)
+    caller = _caller(make_caller, select=True)
+    large = await _call(caller, "listCustomers", {"fields": ["data/*/id"]})
+    upstream.route("/v1/issues", json_response(ISSUES[:2]))
+    small = await _call(caller, "listIssues", {"fields": "*/id"})
+    assert orjson.loads(small.text) == [{"id": "issue-0"}, {"id": "issue-1"}] and not large.is_error
+    assert threads[0] != threading.get_ident()  # the 620 KB answer: in a worker thread
+    assert threads[1] == threading.get_ident()  # a small one: not worth a thread
 
 
 async def test_bad_fields_are_refused_before_anything_is_sent(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tracemalloc
 from typing import Any
 
 import orjson
@@ -10,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from specbridge._errors import ArgumentError
+from specbridge.call import _select
 from specbridge.call._select import MAX_PATHS, MAX_STEPS, parse_fields, top_fields
 
 ANSWER = {
@@ -149,3 +151,36 @@ def test_leaf_paths_over_a_list_pick_each_item_in_the_answers_key_order() -> Non
     assert selection is not None
     _, walk = selection.apply(answer)
     assert selection.unmatched(walk) == ["*/nope"]
+
+
+def test_a_map_of_46000_distinct_keys_under_64_wildcard_paths_holds_memory_of_the_paths_not_the_keys() -> (
+    None
+):
+    # The outside review's attack (issue 31): every member of a ~1 MB map moves all 64 paths one step;
+    # the matcher kept an entry per distinct key (~280 MB for one call).
+    answer = {f"k{index:06d}": f"v{index:08d}" for index in range(46_000)}
+    selection = parse_fields([f"*/f{index}" for index in range(MAX_PATHS)])
+    assert selection is not None
+    tracemalloc.start()
+    try:
+        found, walk = selection.apply(answer)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert found is None and not walk.stopped
+    assert peak < 2_000_000
+
+
+def test_past_the_states_it_keeps_a_selection_counts_its_work_and_returns_what_it_found(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_select, "MAX_STATES", 1)
+    monkeypatch.setattr(_select, "MAX_WORK", 1_000)
+    # every level moves the paths to a state of its own: none kept past the first, each worked out again
+    answer = {"a": [{"b": {"c": index}} for index in range(1_000)]}
+    selection = parse_fields(["a/*/b/c", *(f"a/*/b/x{index}" for index in range(30))])
+    assert selection is not None
+    found, walk = selection.apply(answer)
+    assert walk.stopped and 1_000 < walk.work < 1_100
+    assert found == {"a": [{"b": {"c": index}} for index in range(len(found["a"]))]}
+    assert 0 < len(found["a"]) < 1_000

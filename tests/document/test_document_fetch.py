@@ -15,7 +15,7 @@ from specbridge._network import parse_allow
 from specbridge.config import api_document, config_from_data
 from specbridge.document import FetchRules, load_document
 from specbridge.tools import convert
-from tests.support.upstream import Upstream, redirect, text_response
+from tests.support.upstream import Reply, Upstream, redirect, slow_drip, text_response
 
 MAIN = """\
 openapi: 3.1.0
@@ -102,6 +102,46 @@ def test_a_document_past_the_size_bound_is_not_read_whole(upstream: Upstream) ->
     with pytest.raises(DocumentError) as caught:
         load_document(f"{upstream.url}/specs/api.yaml", rules=rules(upstream, max_bytes=100))
     assert caught.value.code is ErrorCode.DOCUMENT_TOO_LARGE
+
+
+def test_a_server_dripping_its_document_is_given_up_at_the_fetchs_whole_timeout(upstream: Upstream) -> None:
+    # one byte every 0.2 s for 12 s: no single read waits its timeout, the whole fetch is over it
+    upstream.route("/drip.yaml", slow_drip(interval=0.2, total=60))
+    with pytest.raises(DocumentError) as caught:
+        load_document(f"{upstream.url}/drip.yaml", rules=rules(upstream, timeout=1.0))
+    assert caught.value.code is ErrorCode.DOCUMENT_NOT_FOUND
+    assert "no whole answer within 1 s" in str(caught.value)
+
+
+def test_a_server_dripping_its_headers_is_given_up_at_the_fetchs_whole_timeout(upstream: Upstream) -> None:
+    filler = [(f"X-Filler-{index}", "y" * 20) for index in range(10)]  # about 300 bytes: 30 s at 0.1 s each
+    upstream.route("/head.yaml", Reply(200, filler, MAIN.encode(), head_drip=0.1))
+    with pytest.raises(DocumentError) as caught:
+        load_document(f"{upstream.url}/head.yaml", rules=rules(upstream, timeout=1.0))
+    assert caught.value.code is ErrorCode.DOCUMENT_NOT_FOUND
+    assert "no whole answer within 1 s" in str(caught.value)
+
+
+def test_a_fetched_documents_refs_share_one_size_budget_with_it(upstream: Upstream) -> None:
+    # the review's six 60 MB refs, in small: each is under the size bound, together they are over it
+    paths = "".join(
+        f"  /op{index}:\n    post:\n      operationId: op{index}\n      requestBody:\n"
+        f"        content: {{application/json: {{schema: {{$ref: 'big{index}.yaml#/S'}}}}}}\n"
+        f"      responses: {{'200': {{description: ok}}}}\n"
+        for index in range(6)
+    )
+    main = f"openapi: 3.1.0\ninfo: {{title: Refs, version: '1'}}\npaths:\n{paths}"
+    big = "S: {type: object, description: '" + "x" * 700 + "'}\n"
+    upstream.route("/specs/api.yaml", text_response(main, content_type="application/yaml"))
+    for index in range(6):
+        upstream.route(f"/specs/big{index}.yaml", text_response(big, content_type="application/yaml"))
+    bound = len(main) + 2 * len(big) + 100  # the document and two of its refs
+    toolset = convert(load_document(f"{upstream.url}/specs/api.yaml", rules=rules(upstream, max_bytes=bound)))
+    over = [why for why in toolset.unresolved_refs.values() if "[document-too-large]" in why]
+    assert len(over) == 4
+    assert "the document and the $refs fetched for it may hold" in over[0]
+    fetched = [request for request in upstream.requests if request.path.startswith("/specs/big")]
+    assert len(main) + len(fetched) * len(big) <= bound + len(big)  # the last one read up to the bound
 
 
 def test_a_config_spec_url_is_fetched_under_the_api_s_own_egress_rules(

@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import logging
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx2
 import pytest
@@ -18,7 +19,7 @@ from specbridge._logging import LOGGER_NAME, configure_logging
 from specbridge.access import key_sha256
 from specbridge.config import load_config
 from specbridge.gateway import Gateway
-from tests.gateway._harness import IN_PROCESS, http_client, in_process_gateway, write_config
+from tests.gateway._harness import IN_PROCESS, http_client, in_process_gateway, running_gateway, write_config
 from tests.support.glewlwyd import Glewlwyd
 from tests.support.tokens import Issuer
 from tests.support.upstream import Upstream, echo, json_response
@@ -65,23 +66,24 @@ async def get(transport: httpx2.AsyncBaseTransport, path: str) -> httpx2.Respons
         return await plain.get(IN_PROCESS + path)
 
 
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "0"},
+    },
+}
+ACCEPT = {"Accept": "application/json, text/event-stream"}
+
+
 async def post(
     transport: httpx2.AsyncBaseTransport, headers: dict[str, str] | None = None
 ) -> httpx2.Response:
-    body = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "t", "version": "0"},
-        },
-    }
     async with httpx2.AsyncClient(transport=transport) as plain:
-        return await plain.post(
-            RESOURCE, json=body, headers={"Accept": "application/json, text/event-stream", **(headers or {})}
-        )
+        return await plain.post(RESOURCE, json=INITIALIZE, headers={**ACCEPT, **(headers or {})})
 
 
 async def test_the_api_serves_its_protected_resource_metadata(config: Path, glewlwyd: Glewlwyd) -> None:
@@ -274,3 +276,34 @@ async def test_a_reload_that_changes_oauth_applies_to_the_next_request(
         after = await post(transport, token)
     assert before.status_code == 403 and before.json()["error"]["code"] == "token-client-unknown"
     assert after.status_code == 200
+
+
+async def test_on_loopback_without_audience_a_host_naming_another_port_names_no_other_resource(
+    tmp_path: Path, upstream: Upstream
+) -> None:
+    # The review: a token another local MCP server (port 9999) was issued was accepted here by sending
+    # `Host: localhost:9999`. The resource is the URL of the port the gateway itself listens on.
+    issuer = Issuer(upstream.url)
+    upstream.route("/jwks", json_response(issuer.jwks()))
+    oauth = f"oauth: {{issuer: {issuer.issuer}, jwks_uri: {upstream.url}/jwks}}\n"
+    config = write_config(tmp_path, upstream, extra=AUTH + oauth, clients=clients())
+    other = issuer.mint(aud="http://localhost:9999/shop/mcp", client_id="robot")
+    async with running_gateway(config) as (base, _), httpx2.AsyncClient() as plain:
+        port = urlsplit(base).port
+        ours = issuer.mint(aud=f"http://localhost:{port}/shop/mcp", client_id="robot")
+        for_other = await plain.post(
+            f"{base}/shop/mcp",
+            json=INITIALIZE,
+            headers={**ACCEPT, "Authorization": f"Bearer {other}", "Host": "localhost:9999"},
+        )
+        metadata = await plain.get(
+            f"{base}/.well-known/oauth-protected-resource/shop/mcp", headers={"Host": "localhost:9999"}
+        )
+        for_us = await plain.post(
+            f"{base}/shop/mcp",
+            json=INITIALIZE,
+            headers={**ACCEPT, "Authorization": f"Bearer {ours}", "Host": f"localhost:{port}"},
+        )
+    assert for_other.status_code == 401 and for_other.json()["error"]["code"] == "token-invalid"
+    assert metadata.json()["resource"] == f"http://localhost:{port}/shop/mcp"
+    assert for_us.status_code == 200

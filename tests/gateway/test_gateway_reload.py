@@ -12,10 +12,11 @@ import anyio
 import mcp_types as types
 import pytest
 
+from specbridge.access import key_sha256
 from specbridge.config import load_config
 from specbridge.gateway import Gateway
-from tests.gateway._harness import EXTRA_OPERATION, SPEC, http_client, running_gateway, write_config
-from tests.support.upstream import Upstream
+from tests.gateway._harness import EXTRA_OPERATION, SPEC, http_client, raw_post, running_gateway, write_config
+from tests.support.upstream import Upstream, slow_drip, text_response
 
 NO_POLL = 3600.0  # the watcher never looks during a test; each test reloads itself
 
@@ -101,3 +102,73 @@ async def test_a_broken_new_document_keeps_the_old_tools_and_logs_why(
         assert len(gateway.state("shop").toolset.tools) == 6
     finally:
         await gateway.aclose()
+
+
+KEY_A = "sbk_test-key-for-client-a-reload"
+KEY_B = "sbk_test-key-for-client-b-reload"
+
+
+def _url_config(directory: Path, upstream: Upstream, *, clients: tuple[str, ...], tools: str = "") -> Path:
+    """A config whose API's document is at a URL of the upstream, with a key per client named."""
+    keys = {"a": KEY_A, "b": KEY_B}
+    listed = "".join(
+        f'  client-{name}:\n    key_sha256: "{key_sha256(keys[name])}"\n    apis: [shop]\n'
+        for name in clients
+    )
+    path = directory / "specbridge.yaml"
+    path.write_text(
+        f"apis:\n  shop:\n    spec: {upstream.url}/specs/shop.yaml\n    base_url: {upstream.url}\n"
+        f'    egress: {{allow: ["{upstream.address}"]}}\n{tools}clients:\n{listed}',
+        encoding="utf-8",
+    )
+    return path
+
+
+async def test_a_document_server_that_drips_holds_no_reload_and_a_removed_key_stops_at_once(
+    tmp_path: Path, upstream: Upstream
+) -> None:
+    upstream.route("/specs/shop.yaml", text_response(SPEC, content_type="application/yaml"))
+    config = _url_config(tmp_path, upstream, clients=("a", "b"))
+    async with running_gateway(config, poll_interval=NO_POLL) as (base, gateway):
+        async with http_client(f"{base}/mcp", key=KEY_B) as client:
+            assert "getLogo" in [tool.name for tool in (await client.list_tools()).tools]
+        upstream.route("/specs/shop.yaml", slow_drip(interval=0.5, total=10_000))  # a byte every 0.5 s
+        # the API's settings change (its document is read again) and client-b is removed
+        disabled = "    tools: {getLogo: {disabled: true}}\n"
+        _url_config(tmp_path, upstream, clients=("a",), tools=disabled)
+        with anyio.fail_after(10):  # not the fetch's 30 s: the reload does not wait for the document
+            assert await gateway.reload(load_config(config)) == ["shop"]
+        refused = await raw_post(f"{base}/mcp", {"Authorization": f"Bearer {KEY_B}"})
+        assert refused.status_code == 401 and refused.json()["error"]["code"] == "key-invalid"
+        async with http_client(f"{base}/mcp", key=KEY_A) as client:  # the settings apply at once too
+            assert "getLogo" not in [tool.name for tool in (await client.list_tools()).tools]
+        # a later reload does not wait behind the read still dripping either
+        _url_config(tmp_path, upstream, clients=("b",), tools=disabled)  # client-a removed, client-b back
+        with anyio.fail_after(10):
+            assert await gateway.reload(load_config(config)) == ["shop"]
+        assert (await raw_post(f"{base}/mcp", {"Authorization": f"Bearer {KEY_A}"})).status_code == 401
+
+
+async def test_a_document_read_apart_from_its_reload_is_swapped_in_when_it_arrives(
+    tmp_path: Path, upstream: Upstream
+) -> None:
+    upstream.route("/specs/shop.yaml", text_response(SPEC, content_type="application/yaml"))
+    config = _url_config(tmp_path, upstream, clients=("a",))
+    arrived = anyio.Event()
+
+    async def on_change(api: str) -> None:
+        if gateway.state(api).toolset.get("extraThing") is not None:
+            arrived.set()
+
+    async with running_gateway(config, poll_interval=NO_POLL) as (base, gateway):
+        gateway.on_change(on_change)
+        upstream.route(
+            "/specs/shop.yaml", text_response(SPEC + EXTRA_OPERATION, content_type="application/yaml")
+        )
+        _url_config(tmp_path, upstream, clients=("a",), tools="    tools: {getLogo: {disabled: true}}\n")
+        assert await gateway.reload(load_config(config)) == ["shop"]
+        with anyio.fail_after(10):
+            await arrived.wait()
+        async with http_client(f"{base}/mcp", key=KEY_A) as client:
+            names = [tool.name for tool in (await client.list_tools()).tools]
+        assert "extraThing" in names and "getLogo" not in names

@@ -92,11 +92,15 @@ async def test_a_state_works_once_and_only_in_the_browser_that_started_it(
 ) -> None:
     url = await grants.connections.authorize(api, await link_id(grants, api, "bot-1"), "browser-1")
     state, code = consent(glewlwyd, url, "bob")
-    with pytest.raises(ConnectError, match="another browser"):
-        await grants.connections.finish(api, state, code, "someone-elses-browser")
-    with pytest.raises(ConnectError, match="used or expired"):  # the attempt spent it
+    for forged in ("someone-elses-browser", None):  # a callback forged with the state, without the cookie
+        with pytest.raises(ConnectError, match="another browser"):
+            await grants.connections.finish(api, state, code, forged)
+        with pytest.raises(ConnectError, match="another browser"):  # a forged decline (`error=`) too
+            await grants.connections.drop(api, state, forged)
+    assert await grants.connections.finish(api, state, code, "browser-1") == "bot-1"  # nothing was spent
+    with pytest.raises(ConnectError, match="used or expired"):
         await grants.connections.finish(api, state, code, "browser-1")
-    assert isinstance(await grants.credential(api, "bot-1"), AccountNotConnected)
+    assert isinstance(await grants.credential(api, "bot-1"), Fetched)
 
 
 async def test_a_code_is_no_use_without_the_verifier_of_its_own_authorization(

@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 
 from specbridge.config import GrantConfig, Secret
-from specbridge.grants import GrantError
+from specbridge.grants import GrantError, _endpoint
 from specbridge.grants._endpoint import TokenEndpoint
 from tests.support.glewlwyd import Glewlwyd
 from tests.support.oauth_api import API_SCOPE, new_client, token_url
-from tests.support.upstream import Reply, Upstream, json_response, redirect
+from tests.support.upstream import Reply, Upstream, json_response, redirect, slow_drip
 
 NOW = 1_764_500_000.0
 FORM = {"grant_type": "client_credentials", "scope": API_SCOPE}
@@ -124,3 +124,18 @@ async def test_a_token_endpoint_the_egress_policy_refuses_is_never_asked(
     finally:
         await endpoint.aclose()
     assert upstream.requests == []
+
+
+async def test_a_token_endpoint_that_drips_its_answer_is_given_up_at_the_whole_timeout(
+    upstream: Upstream, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a byte every 0.2 s: no read waits its timeout, the whole answer takes 12 s
+    monkeypatch.setenv("GW_SECRET", "s")
+    monkeypatch.setattr(_endpoint, "TIMEOUT", 1.0)
+    upstream.route("/token", slow_drip(interval=0.2, total=60))
+    endpoint = TokenEndpoint((upstream.address,))
+    try:
+        with pytest.raises(GrantError, match="no whole answer within 1 s"):
+            await endpoint.ask(grant(upstream.url + "/token"), FORM, NOW)
+    finally:
+        await endpoint.aclose()

@@ -141,6 +141,26 @@ async def test_a_declined_consent_says_so_and_spends_the_authorization(
         assert late.status_code == 400 and "[connect-invalid]" in late.text
 
 
+async def test_a_callback_forged_without_the_browsers_cookie_spends_nothing(
+    tmp_path: Path, upstream: Upstream, glewlwyd: Glewlwyd
+) -> None:
+    async with pages(tmp_path, upstream, glewlwyd) as (browser, link):
+        going = await browser.post(
+            link, data=fields((await browser.get(link)).text), headers={"Origin": IN_PROCESS}
+        )
+        back = glewlwyd.consent(going.headers["location"], "carol", PEOPLE["carol"])
+        state = re.search(r"state=([^&]+)", back).group(1)  # type: ignore[union-attr]
+        person = httpx2.Cookies(browser.cookies)
+        browser.cookies.clear()  # another browser: the state (in a link an attacker saw), not the cookie
+        declined = await browser.get(f"/oauth/callback/shop?error=access_denied&state={state}")
+        with_code = await browser.get(f"/oauth/callback/shop?code=forged&state={state}")
+        browser.cookies = person
+        for forged in (declined, with_code):
+            assert forged.status_code == 400 and "[connect-invalid]" in forged.text
+        landed = await browser.get(back)  # the person's own callback still connects
+        assert landed.status_code == 200 and "connected to the client" in landed.text
+
+
 async def test_pages_of_an_api_that_connects_no_accounts_and_other_hosts_are_refused(
     tmp_path: Path, upstream: Upstream, glewlwyd: Glewlwyd
 ) -> None:

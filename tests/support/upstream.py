@@ -62,6 +62,9 @@ class Reply:
     # seconds): a server that hangs. Other connections are served meanwhile.
     hold: threading.Event | None = None
     held: float = 20.0
+    # When set, the status line and headers are sent one byte every this many seconds (a server
+    # dripping its head, which no per-read timeout runs out on).
+    head_drip: float = 0.0
 
 
 Responder = Reply | Callable[[RecordedRequest], Reply]
@@ -309,7 +312,13 @@ async def _write(writer: asyncio.StreamWriter, reply: Reply, head_only: bool) ->
     elif reply.stream is not None:
         headers.append(("Transfer-Encoding", "chunked"))
     head = status_line + "".join(f"{name}: {value}\r\n" for name, value in headers) + "\r\n"
-    writer.write(head.encode("latin-1"))
+    if reply.head_drip:
+        for byte in head.encode("latin-1"):
+            writer.write(bytes([byte]))
+            await writer.drain()
+            await asyncio.sleep(reply.head_drip)
+    else:
+        writer.write(head.encode("latin-1"))
     if head_only:
         await writer.drain()
         return

@@ -3,22 +3,27 @@
 Every request goes through the API's egress policy (`call.EgressPolicy` under `call.EgressTransport`:
 each resolved address checked, the connection pinned to it), so an authorization server on a private
 address needs `apis.<name>.egress.allow`, like the API itself. Redirects are not followed, answers are
-read up to a bound, and any failure becomes `token-check-unavailable`: the gateway cannot check a token
-now, which is not the token's fault.
+read up to a bound, each request ends within `TIMEOUT` in all (a server dripping its answer a byte at a
+time included), and any failure becomes `token-check-unavailable`: the gateway cannot check a token now,
+which is not the token's fault. A URL the authorization server names (a JWKS found from its metadata) is
+held to the rules a written one meets (`check_named`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
+import anyio
 import httpx
 import orjson
 
-from .._errors import ErrorCode, SpecbridgeError, TokenError
+from .._errors import ErrorCode, RequestRefused, SpecbridgeError, TokenError
+from .._network import base_url_host, check_base_url, is_allowed, parse_allow
 from ..call import EgressPolicy, EgressTransport
 
-TIMEOUT = 5.0
+TIMEOUT = 5.0  # one request in all: connecting, sending, every byte of the answer
 MAX_ANSWER_BYTES = 256 * 1024  # a JWKS of a few dozen keys, a metadata document, an introspection answer
 
 
@@ -41,6 +46,24 @@ class Fetcher:
             headers={"Accept": "application/json", "Accept-Encoding": "identity"},
         )
         self.requests = 0  # how many were sent (the JWKS refetch rule is tested on it)
+        self._allow = tuple(parse_allow(entry) for entry in allow)
+
+    def check_named(self, url: str, what: str) -> str:
+        """`url`, named by the authorization server, when it meets what `oauth.jwks_uri` written in the
+        config must: a public address or one under egress.allow, https:// unless its host is listed
+        there; else `token-check-unavailable` and nothing is fetched."""
+        try:
+            check_base_url(url, self._allow)
+            host, port = base_url_host(url)
+        except RequestRefused as error:
+            raise unavailable(
+                f"{what} is not fetched: {error.message.replace('the base URL', 'it')}"
+            ) from None
+        if urlsplit(url).scheme != "https" and not is_allowed(self._allow, host, port):
+            raise unavailable(
+                f"{what} is not fetched: it must be https:// (http:// only for a host under egress.allow)"
+            )
+        return url
 
     async def get_json(self, url: str, what: str) -> tuple[int, Any]:
         return await self._send("GET", url, what)
@@ -55,13 +78,16 @@ class Fetcher:
         `what` names the document in messages ("the JWKS at https://…"); never a token or secret."""
         self.requests += 1
         try:
-            async with self._client.stream(method, url, **options) as response:
-                body = bytearray()
-                async for chunk in response.aiter_raw():
-                    body += chunk
-                    if len(body) > MAX_ANSWER_BYTES:
-                        raise unavailable(f"{what} answered more than {MAX_ANSWER_BYTES // 1024} KB")
-                status = response.status_code
+            with anyio.fail_after(TIMEOUT):
+                async with self._client.stream(method, url, **options) as response:
+                    body = bytearray()
+                    async for chunk in response.aiter_raw():
+                        body += chunk
+                        if len(body) > MAX_ANSWER_BYTES:
+                            raise unavailable(f"{what} answered more than {MAX_ANSWER_BYTES // 1024} KB")
+                    status = response.status_code
+        except TimeoutError:
+            raise unavailable(f"{what} gave no whole answer within {TIMEOUT:g} s") from None
         except SpecbridgeError as error:  # the egress policy refused the address, or DNS failed
             raise unavailable(f"{what} cannot be reached: {error.message}") from None
         except httpx.HTTPError as error:

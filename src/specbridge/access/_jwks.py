@@ -6,7 +6,8 @@ issuer rotated its keys), but at most once a minute, so tokens with made-up key 
 gateway hammer the authorization server. Concurrent requests share one fetch.
 
 Without `jwks_uri`, the JWKS's address comes from the issuer's metadata (RFC 8414 or OpenID Connect
-Discovery), whose `issuer` must be the configured one.
+Discovery), whose `issuer` must be the configured one, and that address must meet the rules a written
+`jwks_uri` meets (https:// unless its host is under egress.allow; a public address or one listed there).
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ async def discover_jwks_uri(issuer: str, fetch: Fetcher) -> str:
         jwks_uri = document.get("jwks_uri")
         if not isinstance(jwks_uri, str) or not jwks_uri.startswith(("https://", "http://")):
             raise unavailable(f"the metadata at {url} names no jwks_uri; set `oauth.jwks_uri`")
-        return jwks_uri
+        return fetch.check_named(jwks_uri, f"the jwks_uri the metadata at {url} names ({jwks_uri[:200]})")
     raise unavailable(f"no metadata found for the issuer {issuer}; set `oauth.jwks_uri`")
 
 

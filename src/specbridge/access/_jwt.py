@@ -5,16 +5,22 @@ What each check stops (docs/security.md, "OAuth access tokens"):
   required of the key: `none` (an unsigned token) and every HMAC algorithm are refused before any key is
   looked at, so a token "signed" with the issuer's public key as an HMAC secret never verifies;
 - the signature, against the JWKS key of the token's `kid` whose type fits the algorithm;
-- `iss` is the configured issuer (a token of another authorization server);
+- `iss` is the configured issuer, equal as a whole (a token of another authorization server; PyJWT 2.10.0
+  took a part of it);
+- the header lists no `crit` extension: RFC 7515 says one the recipient does not understand makes the
+  token invalid, and the gateway understands none (PyJWT before 2.12 let them through);
 - `aud` names this resource (RFC 8707: a token issued for another API or MCP server);
 - `exp` is required and not past, `nbf` and `iat` not in the future, each with 30 s of leeway.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 from collections.abc import Collection
 
 import jwt
+import orjson
 
 from .._errors import TokenError
 from ._claims import LEEWAY, TokenClaims, token_claims
@@ -51,6 +57,10 @@ class JwtVerifier:
         self.jwks = jwks
 
     async def verify(self, token: str, resources: Collection[str]) -> TokenClaims:
+        if _critical(token):
+            raise TokenError(
+                "the token is refused: its header lists extensions (crit) this gateway does not use"
+            )
         try:
             header = jwt.get_unverified_header(token)
         except jwt.PyJWTError:
@@ -76,4 +86,16 @@ class JwtVerifier:
             )
         except jwt.PyJWTError as error:
             raise TokenError(f"the token is refused: {_why(error)}") from None
+        if claims.get("iss") != self.issuer:  # whole, whatever the PyJWT release compares
+            raise TokenError("the token is refused: it was issued by another authorization server (iss)")
         return token_claims(claims, self.issuer)
+
+
+def _critical(token: str) -> bool:
+    """Whether the token's header has `crit` (a header that cannot be read is for PyJWT to refuse)."""
+    head = token.split(".", 1)[0]
+    try:
+        header = orjson.loads(base64.urlsafe_b64decode(head + "=" * (-len(head) % 4)))
+    except (ValueError, binascii.Error):
+        return False
+    return isinstance(header, dict) and "crit" in header

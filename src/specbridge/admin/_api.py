@@ -1,6 +1,8 @@
 """The admin HTTP API: people answer approvals with an admin key (never a client key).
 
-    GET  /admin/approvals?status=pending[&limit=100]    {"approvals": [approval_json, …]}
+    GET  /admin/approvals?status=pending[&limit=100][&client=C][&order=oldest][&after=CURSOR]
+                                                        {"approvals": [approval_json, …], "next": CURSOR|null}
+    GET  /admin/approvals/clients?status=pending        {"total": N, "clients": [{"client", "count", "oldest_at"}, …]}
     GET  /admin/approvals/{id}                          approval_json
     POST /admin/approvals/{id}/approve                  approval_json (who answered: the admin's id)
     POST /admin/approvals/{id}/reject  {"reason": "…"}  approval_json
@@ -12,6 +14,10 @@ against every admin's in constant time. Refusals are JSON `{"error": {"code", "m
 (`store-unavailable`), 413 (`request-invalid`: a body over 64 KB). An id that cannot be an approval's
 (not 1-64 of `A-Za-z0-9_-`) is 404 before the store is asked. Each use of an admin key (and each key
 refused) and each answer is a line of the gateway's log and of the audit log (`_guard.log_admin`).
+
+A listing is a page: `next` is the cursor of its last approval while the page is full, and `after=next`
+gives the following one, so every approval is reachable however many another client makes; `client=`
+keeps one client's, and `/admin/approvals/clients` counts every client's, the longest wait first.
 
 The web page (`_page`) sits beside it under `/admin/`. The two GET paths above are the page too for a
 browser's navigation (`wants_page`: no key sent, `Accept` preferring `text/html`); anything that sends
@@ -30,10 +36,10 @@ from starlette.routing import BaseRoute, Route
 
 from .._errors import ErrorCode, SpecbridgeError
 from ..access import presented_key
-from ..approvals import approval_json
+from ..approvals import approval_json, iso
 from ..config import AdminConfig
 from ..service import Desk
-from ..store import Approval, Status
+from ..store import Approval, Cursor, Status
 from ._form import read_body
 from ._guard import Refused, check_host, check_id, error_json, find_admin, log_admin, log_answer, refusal_of
 
@@ -58,6 +64,21 @@ def parse_limit(text: str | None) -> int:
     if not text.isdigit() or not 1 <= int(text) <= MAX_LIST:
         raise Refused(400, ErrorCode.REQUEST_INVALID, f"limit must be a whole number from 1 to {MAX_LIST}")
     return int(text)
+
+
+def parse_client(text: str | None) -> str | None:
+    if text is not None and ("\x00" in text or len(text) > 256):
+        raise Refused(400, ErrorCode.REQUEST_INVALID, "client must be a client's id")
+    return text
+
+
+def parse_after(text: str | None) -> Cursor | None:
+    if text is None:
+        return None
+    cursor = Cursor.parse(text)
+    if cursor is None:
+        raise Refused(400, ErrorCode.REQUEST_INVALID, "after must be the `next` of a page this API gave")
+    return cursor
 
 
 def wants_page(request: Request) -> bool:
@@ -110,6 +131,7 @@ class AdminApi:
             Route(
                 "/admin/approvals", negotiated(self._guarded(self.list), pages.get("list")), methods=["GET"]
             ),
+            Route("/admin/approvals/clients", self._guarded(self.clients), methods=["GET"]),
             Route(
                 "/admin/approvals/{id}",
                 negotiated(self._guarded(self.show), pages.get("show")),
@@ -139,9 +161,33 @@ class AdminApi:
         return endpoint
 
     async def list(self, request: Request, admin: AdminConfig) -> Any:
-        status = parse_status(request.query_params.get("status"))
-        found = await self.desk.list(status, parse_limit(request.query_params.get("limit")))
-        return {"approvals": [approval_json(approval) for approval in found]}
+        query = request.query_params
+        status = parse_status(query.get("status"))
+        limit = parse_limit(query.get("limit"))
+        order = query.get("order", "newest")
+        if order not in ("newest", "oldest"):
+            raise Refused(400, ErrorCode.REQUEST_INVALID, "order must be newest or oldest")
+        found = await self.desk.list(
+            status,
+            limit,
+            client=parse_client(query.get("client")),
+            after=parse_after(query.get("after")),
+            oldest_first=order == "oldest",
+        )
+        following = Cursor.after(found[-1]).text() if len(found) == limit else None
+        return {"approvals": [approval_json(approval) for approval in found], "next": following}
+
+    async def clients(self, request: Request, admin: AdminConfig) -> Any:
+        status = parse_status(request.query_params.get("status")) or Status.PENDING
+        groups = await self.desk.groups(status, 0)
+        return {
+            "status": str(status),
+            "total": sum(group.count for group in groups),
+            "clients": [
+                {"client": group.client, "count": group.count, "oldest_at": iso(group.oldest_at)}
+                for group in groups
+            ],
+        }
 
     async def show(self, request: Request, admin: AdminConfig) -> Any:
         return approval_json(await self.desk.get(check_id(request.path_params["id"])))

@@ -31,17 +31,25 @@ from starlette.routing import BaseRoute, Route
 from .._errors import ErrorCode, SpecbridgeError
 from ..config import AdminConfig
 from ..service import Desk
-from ..store import Approval, Status
+from ..store import Approval, Cursor, Status
 from ._facts import ToolLookup, no_lookup
 from ._form import read_form
 from ._guard import Refused, check_host, check_id, find_admin, log_admin, log_answer, refusal_of
 from ._html import document, e, redirect, when
 from ._sessions import DEFAULT_SESSION_TTL, PageSessions, Session, Sessions
-from ._views import approval_view, banner, pending_view, recent_view, sign_in_view
+from ._views import (
+    PAGE_SIZE,
+    PER_CLIENT,
+    approval_view,
+    banner,
+    client_view,
+    pending_view,
+    recent_view,
+    sign_in_view,
+)
 
 SESSION_COOKIE = "specbridge_admin"
 SIGNIN_COOKIE = "specbridge_signin"
-PENDING_SCAN = 1000  # pending approvals read per list (the API's own largest page)
 RECENT = 10
 # Where a sign-in may return to: the list or one approval's page, nothing else (no open redirect).
 NEXT_PATH = re.compile(r"/admin/(approvals/[A-Za-z0-9_-]{1,64})?")
@@ -105,22 +113,39 @@ class AdminPage:
             return self._signed_out(request)
         query = request.query_params
         client = query.get("client")
-        page = int(query["page"]) if query.get("page", "").isdigit() and 0 < int(query["page"]) < 10**6 else 1
+        after = Cursor.parse(query.get("after", "")) if client is not None else None
+        if client is not None and "\x00" in client:
+            client = None
         try:
-            pending = await self.desk.list(Status.PENDING, PENDING_SCAN)
+            groups = await self.desk.groups(Status.PENDING, PER_CLIENT)
+            items = (
+                await self.desk.list(Status.PENDING, PAGE_SIZE, client=client, after=after, oldest_first=True)
+                if client is not None
+                else []
+            )
             recent = [a for a in await self.desk.list(None, 50) if a.answered_at is not None][:RECENT]
             answered = await self._answered(query.get("answered"))
         except SpecbridgeError as failure:
             return self._error_page(refusal_of(failure), session)
-        total = f"{len(pending)}+" if len(pending) >= PENDING_SCAN else str(len(pending))
         loaded = (
             f'<p class="muted loaded">Loaded {when(self.wall())}; this list reloads itself every 30 s.</p>'
         )
         sends = answered is not None and self.desk.for_api(answered.api).settings.send == "on_answer"
         parts = [banner(answered, sends=sends) if answered is not None else ""]
-        parts.append(pending_view(pending, self.tools, total=total, loaded=loaded, client=client, page=page))
+        if client is None:
+            parts.append(pending_view(groups, self.tools, loaded=loaded))
+        else:
+            group = next((found for found in groups if found.client == client), None)
+            total = sum(found.count for found in groups)
+            parts.append(
+                client_view(group, client, items, self.tools, total=total, loaded=loaded, after=after)
+            )
         parts.append(recent_view(recent))
-        keep = {"client": client} | ({"page": str(page)} if page > 1 else {}) if client is not None else {}
+        keep = (
+            {"client": client} | ({"after": after.text()} if after is not None else {})
+            if client is not None
+            else {}
+        )
         refresh = "/admin/" + (f"?{urlencode(keep)}" if keep else "")
         return document("".join(parts), signed_in=(session.admin, session.csrf), refresh=refresh)
 

@@ -1,10 +1,11 @@
 """The page's views as HTML text, from records alone (no request, no store): the pending list grouped
 fairly by client, the recent answers, the banner after an answer, one approval with its answer forms.
 
-Fairness: pending approvals are grouped by client, the clients in the order of their longest wait, each
-showing its `PER_CLIENT` oldest with a link to all of them (`?client=…`, `PAGE_SIZE` a page); so one
-client's hundred approvals never push another client's single one off the page. The heading counts
-every pending approval read.
+Fairness: pending approvals are grouped by client (`Store.approval_groups`: every client, whatever the
+others hold), the clients in the order of their longest wait, each showing its `PER_CLIENT` oldest with a
+link to all of them (`?client=…`, `PAGE_SIZE` a page, the next one from the last's cursor); so one
+client's thousand approvals never push another client's single one off the page. The heading counts
+every pending approval there is.
 """
 
 from __future__ import annotations
@@ -15,13 +16,14 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 from ..approvals import status_text
-from ..store import Approval, Status
+from ..store import Approval, ClientApprovals, Cursor, Status
 from ._facts import ToolFacts, ToolLookup
 from ._html import e, json_block, when
 from ._reveal import hidden_in, hidden_note, reveal_html
 
 PER_CLIENT = 10
 PAGE_SIZE = 50
+MAX_GROUPS = 100  # clients shown with their approvals; the others as links
 PREVIEW = 160  # characters of the arguments shown in a list
 SUMMARY = 400  # characters of a tool's summary
 NO_CLIENT = "(no client key)"
@@ -79,58 +81,70 @@ def _pending_item(approval: Approval, facts: ToolFacts | None) -> str:
     )
 
 
-def by_client(pending: Iterable[Approval]) -> list[tuple[str, list[Approval]]]:
-    """Pending approvals per client, oldest first, the client with the longest wait first."""
-    groups: dict[str, list[Approval]] = {}
-    for approval in sorted(pending, key=lambda a: (a.created_at, a.id)):
-        groups.setdefault(_client(approval), []).append(approval)
-    return list(groups.items())
-
-
-def _client_link(client: str, page: int = 1) -> str:
-    query = {"client": client} | ({"page": str(page)} if page > 1 else {})
+def _client_link(client: str, after: Cursor | None = None) -> str:
+    query = {"client": client} | ({"after": after.text()} if after is not None else {})
     return "/admin/?" + urlencode(query)
 
 
+def _section(name: str, count: int, items: Iterable[Approval], lookup: ToolLookup) -> str:
+    shown = reveal_html(name or NO_CLIENT)
+    return (
+        f'<section class="client"><h2>Client {shown} · {count} pending</h2><ul class="pending">'
+        + "".join(_pending_item(approval, lookup(approval.api, approval.tool)) for approval in items)
+        + "</ul>"
+    )
+
+
 def pending_view(
-    pending: list[Approval],
-    lookup: ToolLookup,
-    *,
-    total: str,
-    loaded: str = "",
-    client: str | None = None,
-    page: int = 1,
+    groups: list[ClientApprovals], lookup: ToolLookup, *, loaded: str = "", more: str = ""
 ) -> str:
-    """The heading (and `loaded`, when the list was read), then each client's oldest pending approvals;
-    with `client`, all of that client's, `PAGE_SIZE` to a page. `lookup(api, tool)` gives a tool's facts."""
-    groups = by_client(pending)
-    parts = [f"<h1>Pending approvals ({e(total)})</h1>", loaded]
-    if client is not None:
-        groups = [(name, items) for name, items in groups if name == client]
-        parts.append('<p><a href="/admin/">All clients</a></p>')
+    """The heading, counting every pending approval, and `loaded`; then each client, the one waiting
+    longest first, with its `PER_CLIENT` oldest and a link to all of its own (`client_view`). Past
+    `MAX_GROUPS` clients, the others are links with their counts. `lookup(api, tool)` gives a tool's facts."""
+    total = sum(group.count for group in groups)
+    parts = [f"<h1>Pending approvals ({total})</h1>", loaded, more]
     if not groups:
         parts.append("<p>Nothing waits for an answer.</p>")
-    for name, items in groups:
-        shown = items[(page - 1) * PAGE_SIZE : page * PAGE_SIZE] if client is not None else items[:PER_CLIENT]
-        parts.append(
-            f'<section class="client"><h2>Client {reveal_html(name)} · {len(items)} pending</h2>'
-            '<ul class="pending">'
-            + "".join(_pending_item(approval, lookup(approval.api, approval.tool)) for approval in shown)
-            + "</ul>"
-        )
-        if client is None and len(items) > len(shown):
+    for group in groups[:MAX_GROUPS]:
+        parts.append(_section(group.client, group.count, group.oldest[:PER_CLIENT], lookup))
+        if group.count > min(len(group.oldest), PER_CLIENT):
             parts.append(
-                f'<p><a href="{e(_client_link(name))}">All {len(items)} pending from {reveal_html(name)}</a></p>'
+                f'<p><a href="{e(_client_link(group.client))}">All {group.count} pending from '
+                f"{reveal_html(group.client or NO_CLIENT)}</a></p>"
             )
-        if client is not None:
-            links = []
-            if page > 1:
-                links.append(f'<a href="{e(_client_link(name, page - 1))}">Newer page</a>')
-            if page * PAGE_SIZE < len(items):
-                links.append(f'<a href="{e(_client_link(name, page + 1))}">Next page</a>')
-            if links:
-                parts.append(f"<p>Page {page} · {' · '.join(links)}</p>")
         parts.append("</section>")
+    if len(groups) > MAX_GROUPS:
+        links = ", ".join(
+            f'<a href="{e(_client_link(group.client))}">{reveal_html(group.client or NO_CLIENT)}</a> ({group.count})'
+            for group in groups[MAX_GROUPS:]
+        )
+        parts.append(f"<h2>{len(groups) - MAX_GROUPS} more clients waiting</h2><p>{links}</p>")
+    return "".join(parts)
+
+
+def client_view(
+    group: ClientApprovals | None,
+    name: str,
+    items: list[Approval],
+    lookup: ToolLookup,
+    *,
+    total: int,
+    loaded: str = "",
+    after: Cursor | None = None,
+) -> str:
+    """One client's pending approvals, oldest first, `PAGE_SIZE` a page: `items` (the page past
+    `after`), with a link to the next page while pages are full."""
+    parts = [f"<h1>Pending approvals ({total})</h1>", loaded, '<p><a href="/admin/">All clients</a></p>']
+    if group is None:
+        parts.append(f"<p>Nothing from {reveal_html(name or NO_CLIENT)} waits for an answer.</p>")
+        return "".join(parts)
+    parts.append(_section(name, group.count, items, lookup))
+    links = [f'<a href="{e(_client_link(name))}">First page</a>'] if after is not None else []
+    if len(items) >= PAGE_SIZE:
+        links.append(f'<a href="{e(_client_link(name, Cursor.after(items[-1])))}">Next page</a>')
+    if links:
+        parts.append(f"<p>{' · '.join(links)}</p>")
+    parts.append("</section>")
     return "".join(parts)
 
 

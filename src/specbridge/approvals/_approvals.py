@@ -31,7 +31,7 @@ from typing import Any
 
 from .._errors import CallError, ErrorCode
 from ..config import ApprovalsConfig
-from ..store import Announcement, Approval, Condition, Status, Store
+from ..store import Announcement, Approval, ClientApprovals, Condition, Cursor, Status, Store
 from ._view import approval_json
 from ._view import iso as _iso
 
@@ -103,9 +103,27 @@ class Approvals:
             return changed or await self.get(approval_id)
         return approval
 
-    async def list(self, status: Status | None = None, limit: int = 100) -> list[Approval]:
+    async def groups(self, status: Status, per_client: int) -> list[ClientApprovals]:
+        """Every client with approvals in `status`, the longest wait first, each counted whole with its
+        `per_client` oldest (`Store.approval_groups`)."""
         await self.store.expire_due(self.clock())
-        return await self.store.list_approvals(status, limit)
+        return await self.store.approval_groups(status, per_client)
+
+    async def list(
+        self,
+        status: Status | None = None,
+        limit: int = 100,
+        *,
+        client: str | None = None,
+        after: Cursor | None = None,
+        oldest_first: bool = False,
+    ) -> list[Approval]:
+        """A page of approvals, newest first (see `Store.list_approvals`): every one is reachable by
+        its pages, whatever another client does."""
+        await self.store.expire_due(self.clock())
+        return await self.store.list_approvals(
+            status, limit, client=client, after=after, oldest_first=oldest_first
+        )
 
     async def approve(self, approval_id: str, by: str) -> Approval:
         return await self._answer(approval_id, Status.APPROVED, by, None)

@@ -38,6 +38,9 @@ from ._transport import EgressTransport
 log = logging.getLogger("specbridge.call")
 Json = Any
 INLINE_BYTES = 4096  # arguments up to this size (as JSON) are checked on the event loop itself
+# An answer over this size that `fields` selects from is rendered (parsed, redacted, selected, shaped) in a
+# worker thread: the selection is Python work of up to a few hundred milliseconds on a hostile megabyte.
+RENDER_INLINE_BYTES = 65_536
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,7 +215,12 @@ class Caller:
                 redirects=self.api.egress.redirects,
                 configured=(*outgoing.bound, *redactor.variants),
             )
-            result = render(answer, redactor, outgoing.answers)
+            if outgoing.answers.selection is not None and len(answer.body) > RENDER_INLINE_BYTES:
+                result = await anyio.to_thread.run_sync(
+                    render, answer, redactor, outgoing.answers, abandon_on_cancel=True
+                )  # the thread ends by itself: the selection's bounds bound its work
+            else:
+                result = render(answer, redactor, outgoing.answers)
         except CallError as error:
             log.info("call %s failed: %s", outgoing.tool, error.code)
             return CallResult(redactor.text(error.message), is_error=True, code=error.code)

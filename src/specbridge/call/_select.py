@@ -7,10 +7,13 @@ every item of a list (and every member of an object); a number is that item of a
 reach is kept whole, with the objects and lists around it, in the answer's own order; everything else is
 left out. A list keeps the items that hold something selected.
 
-Not a query language: no filters, no functions, nothing evaluated. The work is bounded: at most
-`MAX_PATHS` paths of at most `MAX_STEPS` keys, compiled into one automaton (a set of positions in the
-paths, each set met once per answer node), and at most `MAX_VISITS` answer nodes looked at, whatever
-the answer: a 1 MB answer has far fewer nodes than that.
+Not a query language: no filters, no functions, nothing evaluated. The work and memory are bounded by
+the paths, never by the answer's keys: at most `MAX_PATHS` paths of at most `MAX_STEPS` keys, compiled
+into one automaton whose state is a bit set over the positions in the paths (a key moves every position
+it matches one step: `(state & (wildcards | positions_naming[key])) << 1`, nothing kept per key of the
+answer); what a state needs (the keys it goes on with) is kept for at most `MAX_STATES` states, past that
+worked out again and counted against `MAX_WORK`; and at most `MAX_VISITS` answer nodes are looked at. A
+selection that reaches either bound returns what it found so far, and says so.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from __future__ import annotations
 import functools
 import itertools
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from .._errors import ArgumentError
@@ -28,18 +31,77 @@ MAX_PATHS = 64
 MAX_STEPS = 16
 MAX_PATH_CHARS = 512
 MAX_VISITS = 2_000_000  # answer nodes looked at; a 1 MB answer has at most about 500,000
+MAX_STATES = 4_096  # automaton states whose facts are kept (each a bit set and the keys it goes on with)
+MAX_WORK = 2_000_000  # named keys looked at to work out the facts of states past MAX_STATES
 WILDCARD = "*"
 _MISSING = object()
-State = frozenset[tuple[int, int]]  # (path index, how many of its steps are matched)
 
 
 @dataclass
 class Walk:
-    """One selection's bookkeeping: nodes visited (the bound) and which paths reached something."""
+    """One selection's bookkeeping: nodes visited and work done (the bounds), which paths reached something."""
 
     visits: int = 0
-    matched: set[int] = field(default_factory=set)
-    stopped: bool = False  # MAX_VISITS reached: what was selected so far is returned
+    work: int = 0
+    reached: int = 0  # the automaton's final positions met: the paths that matched something
+    stopped: bool = False  # MAX_VISITS or MAX_WORK reached: what was selected so far is returned
+
+
+@dataclass(frozen=True, slots=True)
+class _Facts:
+    """What one state of the automaton does at an answer node."""
+
+    any_next: int  # the state after a key no path names (only the `*` positions move)
+    wanted: tuple[str, ...] | None  # the keys it goes on with; None when a `*` takes any key
+    leaves: tuple[str, ...] | None  # `wanted` when each of them ends a path (`data/*/id`, `data/*/name`)
+
+
+class _Automaton:
+    """The paths as one automaton over bit sets: path i's positions are bits `offset_i` to
+    `offset_i + len(path i)` (the last one: the path is complete), so a key moves a state's matching
+    positions one bit up. Nothing here grows with the answer: the facts of at most MAX_STATES states."""
+
+    def __init__(self, paths: tuple[tuple[str, ...], ...]) -> None:
+        self.start = self.wild = self.final = 0
+        self.ends: list[int] = []  # each path's final bit
+        named: dict[str, int] = {}
+        offset = 0
+        for path in paths:
+            self.start |= 1 << offset
+            for done, step in enumerate(path):
+                if step == WILDCARD:
+                    self.wild |= 1 << (offset + done)
+                else:
+                    named[step] = named.get(step, 0) | 1 << (offset + done)
+            self.final |= 1 << (offset + len(path))
+            self.ends.append(offset + len(path))
+            offset += len(path) + 1
+        self.named = named
+        self.indexed = any(step.isdigit() for step in named)  # a path names a list item by position
+        self._facts: dict[int, _Facts] = {}
+
+    def step(self, state: int, key: str, facts: _Facts) -> int:
+        mask = self.named.get(key)
+        return facts.any_next if mask is None else (state & (self.wild | mask)) << 1
+
+    def facts(self, state: int, walk: Walk) -> _Facts:
+        found = self._facts.get(state)
+        if found is not None:
+            return found
+        any_next = (state & self.wild) << 1
+        wanted = None if state & self.wild else tuple(sorted(k for k, m in self.named.items() if state & m))
+        leaves = None
+        if wanted is not None and not state & self.final:
+            moved = [(state & mask) << 1 for mask in map(self.named.__getitem__, wanted)]
+            leaves = wanted if all(next_state & self.final for next_state in moved) else None
+        found = _Facts(any_next, wanted, leaves)
+        if len(self._facts) < MAX_STATES:
+            self._facts[state] = found
+        else:
+            walk.work += len(self.named) + len(wanted or ())
+            if walk.work > MAX_WORK:
+                walk.stopped = True
+        return found
 
 
 @dataclass(frozen=True)
@@ -48,60 +110,22 @@ class Selection:
 
     paths: tuple[tuple[str, ...], ...]
     texts: tuple[str, ...]  # each path as the model wrote it, for notes
-    _moves: dict[tuple[State, str], State] = field(default_factory=dict, compare=False, repr=False)
-    _states: dict[State, tuple[tuple[int, ...], tuple[str, ...] | None]] = field(
-        default_factory=dict, compare=False, repr=False
-    )
 
     @functools.cached_property
-    def _indexed(self) -> bool:
-        """Whether a path names a list item by its position (else positions need no look-up)."""
-        return any(step.isdigit() for path in self.paths for step in path)
+    def _automaton(self) -> _Automaton:
+        return _Automaton(self.paths)
 
     def apply(self, value: Json, walk: Walk | None = None) -> tuple[Json, Walk]:
         """What the paths reach in `value` (None when nothing), and the walk's bookkeeping."""
         walk = walk or Walk()
-        start: State = frozenset((index, 0) for index in range(len(self.paths)))
-        found = self._select(value, start, walk)
+        found = self._select(value, self._automaton.start, walk)
         return (None if found is _MISSING else found), walk
 
     def unmatched(self, walk: Walk) -> list[str]:
-        return [text for index, text in enumerate(self.texts) if index not in walk.matched]
+        ends = self._automaton.ends
+        return [text for index, text in enumerate(self.texts) if not walk.reached >> ends[index] & 1]
 
-    def _step(self, state: State, key: str) -> State:
-        """The positions reached from `state` by one key of the answer (memoised: an answer repeats keys)."""
-        memo = self._moves.get((state, key))
-        if memo is not None:
-            return memo
-        reached = frozenset(
-            (index, done + 1)
-            for index, done in state
-            if done < len(self.paths[index]) and self.paths[index][done] in (key, WILDCARD)
-        )
-        if len(self._moves) < 65_536:
-            self._moves[(state, key)] = reached
-        return reached
-
-    def _info(self, state: State) -> tuple[tuple[int, ...], tuple[str, ...] | None]:
-        """The paths `state` completes, and the keys it goes on with (None when one takes any key, `*`)."""
-        found = self._states.get(state)
-        if found is None:
-            whole = tuple(index for index, done in state if done == len(self.paths[index]))
-            steps = {self.paths[index][done] for index, done in state if done < len(self.paths[index])}
-            found = (whole, None if WILDCARD in steps else tuple(sorted(steps)))
-            if len(self._states) < 65_536:
-                self._states[state] = found
-        return found
-
-    def _leaves(self, state: State) -> tuple[str, ...] | None:
-        """The keys of `state` when each of them ends a path (`data/*/id`, `data/*/name`): the items of a
-        list are then picked in one comprehension, not walked one call at a time."""
-        wanted = self._info(state)[1]
-        if wanted is None or self._info(state)[0]:
-            return None
-        return wanted if all(self._info(self._step(state, key))[0] for key in wanted) else None
-
-    def _pick(self, node: list[Json], keys: tuple[str, ...], state: State, walk: Walk) -> Json:
+    def _pick(self, node: list[Json], keys: tuple[str, ...], state: int, walk: Walk) -> Json:
         walk.visits += len(node) * (1 + len(keys))
         keys = _ordered(node, keys)
         if len(keys) == 1:  # the usual `data/*/id`: no inner comprehension per item
@@ -116,15 +140,20 @@ class Selection:
         present = set().union(*items) if items else set()
         for key in keys:
             if key in present:
-                walk.matched.update(self._info(self._step(state, key))[0])
+                walk.reached |= (state & self._automaton.named[key]) << 1 & self._automaton.final
         return items if items or not node else _MISSING
 
-    def _select(self, node: Json, state: State, walk: Walk) -> Json:
-        whole, wanted = self._info(state)
+    def _select(self, node: Json, state: int, walk: Walk) -> Json:
+        automaton = self._automaton
+        whole = state & automaton.final
         if whole:
-            walk.matched.update(whole)
+            walk.reached |= whole
             return node
+        if walk.stopped:
+            return _MISSING
+        facts = automaton.facts(state, walk)
         if isinstance(node, dict):
+            wanted = facts.wanted
             kept: dict[str, Json] = {}
             if wanted is None or len(node) <= 2 * len(wanted):
                 keys = list(node)
@@ -135,33 +164,36 @@ class Selection:
                     keys = [key for key in node if key in chosen]
             for key in keys:
                 walk.visits += 1
-                if walk.visits > MAX_VISITS:
+                if walk.visits > MAX_VISITS or walk.stopped:
                     walk.stopped = True
                     break
-                reached = self._step(state, str(key))
+                reached = automaton.step(state, str(key), facts)
                 if not reached:
                     continue
-                ends = self._info(reached)[0]
+                ends = reached & automaton.final
                 if ends:  # a value the paths take whole: no call for it
-                    walk.matched.update(ends)
+                    walk.reached |= ends
                     kept[key] = node[key]
                     continue
-                found = self._select(node[key], reached, walk)
-                if found is not _MISSING:
-                    kept[key] = found
+                child = node[key]
+                if isinstance(child, dict | list):  # a path going on into a single value finds nothing
+                    found = self._select(child, reached, walk)
+                    if found is not _MISSING:
+                        kept[key] = found
             return kept if kept else _MISSING
         if isinstance(node, list):
             items: list[Json] = []
-            every, indexed = self._step(state, WILDCARD), self._indexed
-            leaves = self._leaves(every) if every and not indexed else None
-            if leaves is not None and walk.visits + len(node) * (1 + len(leaves)) <= MAX_VISITS:
-                return self._pick(node, leaves, every, walk)
+            every, indexed = facts.any_next, automaton.indexed
+            if every and not indexed:
+                leaves = automaton.facts(every, walk).leaves
+                if leaves is not None and walk.visits + len(node) * (1 + len(leaves)) <= MAX_VISITS:
+                    return self._pick(node, leaves, every, walk)
             for position, child in enumerate(node):
                 walk.visits += 1
-                if walk.visits > MAX_VISITS:
+                if walk.visits > MAX_VISITS or walk.stopped:
                     walk.stopped = True
                     break
-                reached = every | self._step(state, str(position)) if indexed else every
+                reached = automaton.step(state, str(position), facts) if indexed else every
                 if reached:
                     found = self._select(child, reached, walk)
                     if found is not _MISSING:

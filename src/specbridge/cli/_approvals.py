@@ -159,33 +159,66 @@ def approvals_group() -> None:
 @config_option
 @click.option("--status", type=click.Choice(STATUSES), default="pending", show_default=True)
 @click.option("--limit", type=click.IntRange(1, 1000), default=100, show_default=True)
+@click.option("--client", default=None, help="Only this client's approvals.")
+@click.option("--oldest-first", is_flag=True, help="The longest waiting first (newest first otherwise).")
+@click.option(
+    "--after", default=None, help="The page after this one: the cursor the previous page ended with."
+)
 @click.option("--format", "output", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @friendly_errors
-def list_command(config_path: str, status: str, limit: int, output: str) -> None:
-    """Approvals, newest first (pending ones by default)."""
+def list_command(
+    config_path: str,
+    status: str,
+    limit: int,
+    client: str | None,
+    oldest_first: bool,
+    after: str | None,
+    output: str,
+) -> None:
+    """Approvals, newest first (pending ones by default), a page at a time: every client's count first,
+    and the cursor of the next page when there may be more."""
     from ..approvals import approval_json
-    from ..store import Status
+    from ..store import Cursor, Status
 
     wanted = None if status == "all" else Status(status)
     from ..admin import hidden_in, json_text, reveal
 
-    found = _on_desk(config_path, lambda desk: desk.list(wanted, limit))
+    cursor = None
+    if after is not None and (cursor := Cursor.parse(after)) is None:
+        raise click.BadParameter(
+            "the cursor a page of this command ended with (`next`)", param_hint="--after"
+        )
+
+    async def read(desk: Any) -> tuple[list[Any], list[Any]]:
+        found = await desk.list(wanted, limit, client=client, after=cursor, oldest_first=oldest_first)
+        return found, ([] if wanted is None else await desk.groups(wanted, 0))
+
+    found, groups = _on_desk(config_path, read)
     shown = [approval_json(approval) for approval in found]
+    following = Cursor.after(found[-1]).text() if len(found) == limit else None
     if output == "json":
-        click.echo(_json_out({"approvals": shown}))
+        counts = [{"client": group.client, "count": group.count} for group in groups]
+        click.echo(_json_out({"approvals": shown, "next": following, "clients": counts}))
         return
+    if groups:
+        each = ", ".join(f"{reveal(group.client or '-')} {group.count}" for group in groups)
+        click.echo(f"{sum(group.count for group in groups)} {status} (by client, longest wait first: {each})")
     if not shown:
         click.echo(f"no {status} approvals" if status != "all" else "no approvals")
         return
     for item in shown:
-        status = f"{item['status']} {item['upstream_status'] or ''}".strip()
-        line = f"{item['id']}  {status:<12} {item['api']}/{item['tool']}  client={item['client'] or '-'}"
+        status_shown = f"{item['status']} {item['upstream_status'] or ''}".strip()
+        line = (
+            f"{item['id']}  {status_shown:<12} {item['api']}/{item['tool']}  client={item['client'] or '-'}"
+        )
         line = reveal(line) + f"  created={item['created_at']}"
         if item["reason"]:
             line += f"  reason={json_text(item['reason'])}"
         if hidden_in(json.dumps([item["arguments"], item["bound"]], ensure_ascii=False)):
             line += "  !invisible-characters (see `approvals show`)"
         click.echo(line)
+    if following is not None:
+        click.echo(f"more may follow: add --after {following}")
 
 
 @approvals_group.command("show")

@@ -60,7 +60,8 @@ def api_document(api: ApiConfig) -> ApiDocument:
         data = operations_document(api)
         source = f"{api.source} (apis.{api.name}.operations)"
         return from_data(data, source=source, base=f"<{source}>")
-    document = load_document(api.spec, ref_dirs=api.ref_dirs, rules=fetch_rules(api))
+    rules = fetch_rules(api).with_budget()  # the document and its $refs, read again for the merged one
+    document = load_document(api.spec, ref_dirs=api.ref_dirs, rules=rules)
     merged = _merged(document, api)
     return from_data(
         merged,
@@ -68,7 +69,7 @@ def api_document(api: ApiConfig) -> ApiDocument:
         text=document.text,
         base=document.resolver.root_base,
         ref_dirs=api.ref_dirs,
-        rules=fetch_rules(api),
+        rules=rules,
     )
 
 

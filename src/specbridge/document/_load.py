@@ -46,7 +46,7 @@ def load_document(
     if source == STDIN:
         return parse_document(_decode(_read_stdin(), "<stdin>"), source="<stdin>")
     if is_url(source):
-        rules = rules or FetchRules()
+        rules = (rules or FetchRules()).with_budget()  # the document and its $refs, together
         raw, final = fetch(source, rules)
         return parse_document(_decode(raw, source), source=source, base=final, rules=rules)
     file_path = Path(path)
@@ -117,7 +117,7 @@ def from_data(
             line=line[0] if line else None,
             column=line[1] if line else None,
         )
-    load = _fetched_loader(rules or FetchRules()) if is_url(base) else _load_referenced_file
+    load = _fetched_loader((rules or FetchRules()).with_budget()) if is_url(base) else _load_referenced_file
     resolver = Resolver(base, data, load, ref_dirs=ref_dirs)
     info = as_dict(data.get("info"))
     swagger = version.startswith("2")

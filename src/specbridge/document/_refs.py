@@ -1,6 +1,7 @@
 """`$ref` resolution: local pointers, relative files, refs inside refs. Remote URLs are never fetched
 from a document read from a file; a document fetched from a URL has its `$ref`s to the same origin
-fetched (by the loader it was given, under the same egress rules) and others refused."""
+fetched (by the loader it was given, under the same egress rules and within the one budget of time and
+size the document and its refs share, `FetchBudget`) and others refused."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urljoin, urlsplit
 
-from .._errors import ErrorCode
+from .._errors import DocumentError, ErrorCode
 from .pointer import walk_pointer
 
 MAX_REF_CHAIN = 64
@@ -57,6 +58,7 @@ class Resolver:
         its tool schemas."""
         self.root_base = root_base
         self._files: dict[str, Any] = {root_base: root}
+        self._failed: dict[str, UnresolvedRef] = {}  # fetched documents that could not be had
         self._load_file = load_file
         self._origin = _origin(root_base)  # a document fetched from a URL: where its refs may lead
         folders = [] if root_base.startswith("<") or self._origin else [Path(root_base).parent]
@@ -130,9 +132,17 @@ class Resolver:
                     "points at another origin than the document's, which is not fetched",
                     code=ErrorCode.REF_REFUSED,
                 )
+            failed = self._failed.get(target_base)
+            if failed is not None:  # asked once: a document that could not be had is not fetched again
+                raise UnresolvedRef(ref, failed.reason.removesuffix(f" [{failed.code}]"), code=failed.code)
             if target_base not in self._files:
                 try:
                     self._files[target_base] = self._load_file(target_base)
+                except DocumentError as error:  # its code says why: refused, too large, too slow
+                    self._failed[target_base] = failed = UnresolvedRef(
+                        ref, f"points at a document that cannot be fetched ({error.message})", code=error.code
+                    )
+                    raise failed from None
                 except Exception as error:
                     raise UnresolvedRef(
                         ref, f"points at a document that cannot be fetched ({error})"

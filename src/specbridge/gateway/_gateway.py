@@ -5,7 +5,8 @@ caller, search flag). A reload builds every new state off the event loop first a
 snapshot with one assignment; a request takes the snapshot once, when it is authenticated, and uses it to
 the end, so a client of one config is never paired with an API state (and its secrets) of another.
 A document that fails to load keeps its old tools; a config that fails to load, or that would leave a
-network-bound gateway without client keys, keeps the old snapshot serving; the log says why.
+network-bound gateway without client keys, keeps the old snapshot serving; the log says why. A reload
+never waits for the network: documents at URLs are read apart (`_reads`) and swapped in when read.
 """
 
 from __future__ import annotations
@@ -14,9 +15,8 @@ import contextlib
 import gc
 import logging
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from types import MappingProxyType
-from typing import Any
 
 import anyio
 import httpx
@@ -28,6 +28,7 @@ from .._logging import log_event
 from ..call import Caller, CallLimits, Lru, answer_tools, check_pool
 from ..config import ApiConfig, ClientConfig, Config, SearchIndexConfig, check_tool_names, load_config
 from ..config import api_document as document_of  # spec, config operations, or both
+from ..document import is_url
 from ..files import Files
 from ..search import SearchIndex
 from ..service import ApprovalService, CallService
@@ -37,44 +38,16 @@ from ._changes import digest as _digest
 from ._changes import marker as _fingerprint
 from ._local import exposure_refusal
 from ._metrics import Metrics
+from ._reads import DocumentReads, swapped_in
 from ._rules import apply_rules
 from ._search import SearchMode, build_index, search_settings
+from ._snapshot import LISTINGS
+from ._snapshot import ApiState as ApiState  # where the gateway's modules have always found them
+from ._snapshot import Snapshot as Snapshot
 
 DEFAULT_POLL_INTERVAL = 1.0
-OUTPUT_VALIDATORS = 256  # compiled output schemas kept per API, the least recently used dropped
-LISTINGS = 256  # listings kept per API: one per client and set of token scopes seen lately
 Resolve = Callable[[str, int], Awaitable[list[str]]]
 ChangeListener = Callable[[str], Awaitable[None]]
-
-
-@dataclass(frozen=True, slots=True)
-class ApiState:
-    """One API as it is served now; never changed, only replaced. Its caches hold what follows from
-    it: `listings` each caller's `tools/list` entries (by its `service.ToolRules`, `_listing`),
-    `validators` output-schema validators by tool name. `search`: search mode, or None."""
-
-    api: ApiConfig
-    toolset: ToolSet
-    caller: Caller
-    spec_digest: str
-    search: SearchMode | None = None
-    listings: Lru[Any, tuple[list[Any], list[int]]] = field(default_factory=lambda: Lru(LISTINGS))
-    validators: Lru[str, Any] = field(default_factory=lambda: Lru(OUTPUT_VALIDATORS))  # by tool name
-
-
-@dataclass(frozen=True, slots=True)
-class Snapshot:
-    """What the gateway serves at one moment: config, clients, each API's state. A reload makes a new one."""
-
-    config: Config
-    states: Mapping[str, ApiState]
-
-    @property
-    def clients(self) -> Mapping[str, ClientConfig]:
-        return self.config.clients
-
-    def state(self, api: str) -> ApiState:
-        return self.states[api]
 
 
 def call_limits(config: Config) -> CallLimits:
@@ -143,6 +116,7 @@ class Gateway:
         self._config_digest = _digest(config_path) if config_path else ""
         self._spec_markers: dict[str, tuple[int, int, int] | None] = {}
         self._retired: list[tuple[float, Caller]] = []  # (when, caller) replaced by a reload
+        self._reads = DocumentReads(self._build, self._arrived, self.metrics)  # while `watch()` runs
 
     # -- what handlers read ------------------------------------------------------------------------
 
@@ -184,14 +158,22 @@ class Gateway:
         return Caller(api, toolset, transport=self.transport, resolve=self.resolve, limits=self.limits)
 
     async def _build(
-        self, api: ApiConfig, old: ApiState | None = None, search_config: SearchIndexConfig | None = None
+        self,
+        api: ApiConfig,
+        old: ApiState | None = None,
+        search_config: SearchIndexConfig | None = None,
+        *,
+        read: bool = True,
     ) -> ApiState:
         """The state for `api`, its document read afresh; with `old`, the old document is used again
-        (under the new settings) when the file cannot be read now."""
+        (under the new settings) when the file cannot be read now, or without `read`."""
 
         def load() -> tuple[ToolSet, str, SearchIndex | None]:
             try:
-                document, digest = document_of(api), _digest(api.spec)
+                if not read and old is not None:
+                    document, digest = old.toolset.document, old.spec_digest
+                else:
+                    document, digest = document_of(api), _digest(api.spec)
             except DocumentError:
                 if old is None or old.api.spec != api.spec:
                     raise
@@ -269,10 +251,11 @@ class Gateway:
 
     async def watch(self) -> None:
         """Poll the config and each document every `poll_interval` seconds; reload what changed."""
-        while True:
-            await anyio.sleep(self.poll_interval)
-            await self.reload_changed()
-            await self._close_retired()
+        async with self._reads.running():
+            while True:
+                await anyio.sleep(self.poll_interval)
+                await self.reload_changed()
+                await self._close_retired()
 
     async def _close_retired(self) -> None:
         """Close callers replaced by a reload once no call that started on them can still be running."""
@@ -341,17 +324,20 @@ class Gateway:
         for name, state in old.states.items():
             api = config.apis.get(name)
             if api is None:
-                log_event(
-                    "an API removed from the config keeps serving until a restart",
-                    level=logging.WARNING,
-                    api=name,
-                )
+                log_event("an API removed from the config keeps serving until a restart",
+                    level=logging.WARNING, api=name)  # fmt: skip
                 continue
             document_changed = name in documents and _digest(api.spec) != state.spec_digest
             if api == state.api and not document_changed:
                 continue
-            try:
-                new = await self._build(api, state if api != state.api else None, config.search)
+            if over_network := self._reads.background and is_url(api.spec):  # read apart (_reads.py)
+                self._reads.start(name, api)
+                if api.spec != state.api.spec:  # nothing of the new address read yet: the API as it was
+                    continue
+            try:  # read apart: the settings over the document last read, until the new one is
+                new = await self._build(
+                    api, state if api != state.api else None, config.search, read=not over_network
+                )
             except SpecbridgeError as error:
                 log_event(
                     "document reload failed; still serving the previous tools",
@@ -361,9 +347,9 @@ class Gateway:
                     reason=error.message,
                 )
                 self.metrics.reload(name, "failed")
-                if api != state.api:  # the new settings cannot be served with any document: keep all old
+                if api != state.api and not over_network:  # no document serves the new settings: all old
                     return []
-                continue
+                continue  # (read apart: the API as it was until its new document is read)
             states[name] = new
             changed.append(name)
         if config.clients != old.config.clients:  # each client's listing depends on its bindings
@@ -385,14 +371,30 @@ class Gateway:
         restart = self.approvals.reload(config)
         if restart is not None:
             log_event("config reloaded in part", level=logging.WARNING, reason=restart)
+        await self._announce(old.states, states, changed)
+        return changed
+
+    async def _arrived(self, name: str, api: ApiConfig, new: ApiState) -> None:
+        """A document read apart from its reload (_reads.py), swapped in when it still fits."""
+        old = self.snapshot
+        swapped = swapped_in(old, name, api, new, self._reads.pending(name), self.metrics)
+        if swapped is None:
+            await new.caller.aclose()
+            return
+        self.snapshot = swapped
+        await self._announce(old.states, swapped.states, [name])
+
+    async def _announce(
+        self, old: Mapping[str, ApiState], states: Mapping[str, ApiState], changed: list[str]
+    ) -> None:
+        """After a swap: the replaced callers retired, the metrics and log told, listeners told."""
         now = anyio.current_time()
         for name in changed:
-            if states[name].caller is not old.states[name].caller:
-                self._retired.append((now, old.states[name].caller))
+            if states[name].caller is not old[name].caller:
+                self._retired.append((now, old[name].caller))
                 self.metrics.tools[name] = len(states[name].toolset.tools)
                 self.metrics.reload(name, "ok")
                 log_event("api reloaded", api=name, tools=len(states[name].toolset.tools))
         for name in changed:
             for listener in self._listeners:
                 await listener(name)
-        return changed

@@ -3,7 +3,9 @@
 A token must be issued for the URL the client connects to (RFC 8707): `apis.<name>.oauth.audience`
 when set, else the request's own origin and path. The second is only trusted on a loopback bind, where
 the SDK's and our Host checks keep the origin local; anywhere else `audience` is required
-(`Gateway.unsafe`), so a Host header cannot make a token of another server valid here.
+(`Gateway.unsafe`), so a Host header cannot make a token of another server valid here. On loopback the
+origin's port is always the one the gateway listens on, whatever port the Host header names: a token
+another local MCP server was issued (`Host: localhost:<its port>`) names another resource.
 """
 
 from __future__ import annotations
@@ -22,12 +24,32 @@ from ._gateway import Gateway
 
 
 def request_origin(scope: Scope) -> str:
-    """`scheme://host[:port]` of a request as it arrived (its Host header)."""
+    """`scheme://host[:port]` of a request: the host its Host header names, on the port the gateway
+    listens on (the Host header's own port only when it is that one)."""
+    scheme = scope.get("scheme", "http")
+    server = scope.get("server") or ("localhost", None)
     host = Headers(scope=scope).get("host")
     if not host:
-        server = scope.get("server") or ("localhost", None)
-        host = server[0] if server[1] is None else f"{server[0]}:{server[1]}"
-    return f"{scope.get('scheme', 'http')}://{host}"
+        return f"{scheme}://{server[0]}" + ("" if server[1] is None else f":{server[1]}")
+    bound = server[1]
+    if bound is None:  # a Unix socket: nothing else listens on its address
+        return f"{scheme}://{host}"
+    name, port = _split_host(host)
+    default = 443 if scheme == "https" else 80
+    if (port if port is not None else default) == bound:
+        return f"{scheme}://{host}"
+    return f"{scheme}://{name}" + ("" if bound == default else f":{bound}")
+
+
+def _split_host(host: str) -> tuple[str, int | None]:
+    """A Host header's name (an IPv6 literal with its brackets) and port (None when it names none or
+    one that is no port)."""
+    try:
+        port = urlsplit(f"//{host}").port
+    except ValueError:
+        port = None
+    name = host[: host.index("]") + 1] if host.startswith("[") and "]" in host else host.rsplit(":", 1)[0]
+    return name, port
 
 
 def resource_of(scope: Scope, api: ApiConfig, path: str) -> str:

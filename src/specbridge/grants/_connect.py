@@ -9,8 +9,9 @@ authorization code grant with PKCE (RFC 6749 §4.1, RFC 7636 S256), run by a per
              client, the PKCE verifier and this browser (a cookie only this page set), kept sealed for
              ten minutes; the browser is sent to the API's consent page
     finish   the API's authorization server sends the browser back to `/oauth/callback/<api>` with a
-             code; the state is taken (once), the browser checked, the code exchanged (with the
-             verifier) at the token endpoint, and the tokens stored as that client's account
+             code; the browser checked, then the state taken (once: a callback without the cookie
+             leaves it, so a forged one cannot spend it), the code exchanged (with the verifier) at
+             the token endpoint, and the tokens stored as that client's account
 
 So a connect link works once and only for a short time, a state works once and only in the browser
 that started it, a code is no use without the verifier that never left the gateway, and tokens are
@@ -168,13 +169,7 @@ class Connections:
         endpoint gave nothing usable."""
         grant = grant_of(api)
         store = await self._store()
-        where = state_slot(api.name, state)
-        record = await self._open(grant, where, await store.take_sealed(where, self._clock()))
-        if browser is None or not secrets.compare_digest(browser_mark(browser), str(record["browser"])):
-            raise ConnectError(
-                "this authorization was started in another browser (or its cookie is gone); open the "
-                "connect link again in this one"
-            )
+        record = await self._take(api, grant, state, browser)
         client = str(record["client"])
         form = {
             "grant_type": "authorization_code",
@@ -190,9 +185,25 @@ class Connections:
         self._keeper.forget(slot)  # this process's memory of an earlier account of the client
         return client
 
-    async def drop(self, api: ApiConfig, state: str) -> None:
-        """The authorization under `state` given up (the person declined): it cannot be finished."""
-        await (await self._store()).take_sealed(state_slot(api.name, state), self._clock())
+    async def drop(self, api: ApiConfig, state: str, browser: str | None) -> None:
+        """The authorization under `state` given up (the person declined, in the browser that started
+        it): it cannot be finished. ConnectError, and nothing given up, from another browser."""
+        await self._take(api, grant_of(api), state, browser)
+
+    async def _take(
+        self, api: ApiConfig, grant: GrantConfig, state: str, browser: str | None
+    ) -> dict[str, object]:
+        """The authorization under `state`, taken (once) only by the browser that started it: a callback
+        forged with a state someone saw, without that browser's cookie, leaves it to its person."""
+        store = await self._store()
+        where = state_slot(api.name, state)
+        record = await self._open(grant, where, await store.get_sealed(where, self._clock()))
+        if browser is None or not secrets.compare_digest(browser_mark(browser), str(record["browser"])):
+            raise ConnectError(
+                "this authorization was started in another browser (or its cookie is gone); open the "
+                "connect link again in this one"
+            )
+        return await self._open(grant, where, await store.take_sealed(where, self._clock()))
 
     async def _open(self, grant: GrantConfig, slot: str, blob: bytes | None) -> dict[str, object]:
         if blob is None:

@@ -2,7 +2,7 @@
 own egress policy (`call.EgressPolicy` under `call.EgressTransport`: each resolved address checked, the
 connection pinned to it), so a token endpoint on a private address needs `apis.<name>.egress.allow`
 like the API itself. Redirects are not followed; the answer is read up to 64 KB (nothing compressed is
-asked for). The client authenticates with HTTP Basic (its id and secret form-encoded first, as §2.3.1
+asked for), and the whole request ends within `TIMEOUT` however slowly the endpoint answers. The client authenticates with HTTP Basic (its id and secret form-encoded first, as §2.3.1
 says), or, without a secret, names itself in the form (a public client, with PKCE).
 
 Every failure is a `GrantError` (`upstream-auth-failed`) naming the status and the endpoint's OAuth
@@ -17,6 +17,7 @@ import re
 from collections.abc import Awaitable, Callable, Mapping
 from urllib.parse import quote_plus
 
+import anyio
 import httpx
 import orjson
 
@@ -26,7 +27,7 @@ from ..call import EgressPolicy, EgressTransport
 from ..config import GrantConfig
 from ._tokens import Tokens, from_answer
 
-TIMEOUT = 10.0
+TIMEOUT = 10.0  # one request in all: connecting, sending, every byte of the answer
 MAX_ANSWER = 64 * 1024
 _OAUTH_ERROR = re.compile(r"[a-z_]{1,40}")
 Resolve = Callable[[str, int], Awaitable[list[str]]]
@@ -90,15 +91,20 @@ class TokenEndpoint:
             body["client_id"] = grant.client_id
         self.requests += 1
         try:
-            async with self._client.stream("POST", grant.token_url, data=body, headers=headers) as response:
-                raw = bytearray()
-                async for chunk in response.aiter_raw():
-                    raw += chunk
-                    if len(raw) > MAX_ANSWER:
-                        raise GrantError(f"the token endpoint answered more than {MAX_ANSWER // 1024} KB")
-                status = response.status_code
+            with anyio.fail_after(TIMEOUT):
+                async with self._client.stream(
+                    "POST", grant.token_url, data=body, headers=headers
+                ) as answered:
+                    raw = bytearray()
+                    async for chunk in answered.aiter_raw():
+                        raw += chunk
+                        if len(raw) > MAX_ANSWER:
+                            raise GrantError(f"the token endpoint answered more than {MAX_ANSWER // 1024} KB")
+                    status = answered.status_code
         except GrantError:
             raise
+        except TimeoutError:
+            raise GrantError(f"the token endpoint gave no whole answer within {TIMEOUT:g} s") from None
         except SpecbridgeError as error:  # the egress policy refused the address, or DNS failed
             raise GrantError(f"the token endpoint cannot be reached: {error.message}") from None
         except httpx.HTTPError as error:

@@ -141,7 +141,7 @@ async def _finish(grants: Grants, api: ApiConfig, request: Request) -> Response:
         )
     error = query.get("error")
     if error is not None:
-        await grants.connections.drop(api, state)
+        await grants.connections.drop(api, state, request.cookies.get(COOKIE))
         said = error if _OAUTH_ERROR.fullmatch(error) else "an error"
         raise SpecbridgeError(
             f"the API's authorization server did not grant access ({said}); nothing was connected. Call "

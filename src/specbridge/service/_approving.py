@@ -30,7 +30,16 @@ from ..approvals import (
     client_receiver,
 )
 from ..config import ApprovalsConfig, Config
-from ..store import Announcement, Approval, Status, Store, open_store, persistence_warning
+from ..store import (
+    Announcement,
+    Approval,
+    ClientApprovals,
+    Cursor,
+    Status,
+    Store,
+    open_store,
+    persistence_warning,
+)
 
 
 def config_store(config: Config) -> Store:
@@ -72,8 +81,19 @@ class Desk:
     async def get(self, approval_id: str) -> Approval:
         return await self._default.get(approval_id)
 
-    async def list(self, status: Status | None = None, limit: int = 100) -> list[Approval]:
-        return await self._default.list(status, limit)
+    async def groups(self, status: Status, per_client: int) -> list[ClientApprovals]:
+        return await self._default.groups(status, per_client)
+
+    async def list(
+        self,
+        status: Status | None = None,
+        limit: int = 100,
+        *,
+        client: str | None = None,
+        after: Cursor | None = None,
+        oldest_first: bool = False,
+    ) -> list[Approval]:
+        return await self._default.list(status, limit, client=client, after=after, oldest_first=oldest_first)
 
     async def approve(self, approval_id: str, by: str) -> Approval:
         approval = await self.get(approval_id)
@@ -225,8 +245,19 @@ class LiveDesk(Desk):
     async def get(self, approval_id: str) -> Approval:
         return await self._desk().get(approval_id)
 
-    async def list(self, status: Status | None = None, limit: int = 100) -> list[Approval]:
-        return await self._desk().list(status, limit)
+    async def groups(self, status: Status, per_client: int) -> list[ClientApprovals]:
+        return await self._desk().groups(status, per_client)
+
+    async def list(
+        self,
+        status: Status | None = None,
+        limit: int = 100,
+        *,
+        client: str | None = None,
+        after: Cursor | None = None,
+        oldest_first: bool = False,
+    ) -> list[Approval]:
+        return await self._desk().list(status, limit, client=client, after=after, oldest_first=oldest_first)
 
     async def approve(self, approval_id: str, by: str) -> Approval:
         approved = await self._desk().approve(approval_id, by)

@@ -23,6 +23,8 @@ from ._base import Store as Store
 from ._base import StoreError as StoreError
 from ._base import StoreLost as StoreLost
 from ._bounded import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
+from ._listing import ClientApprovals as ClientApprovals
+from ._listing import Cursor as Cursor
 from ._marker import Guarantees as Guarantees
 from ._marker import Marker as Marker
 from ._marker import MarkerKind as MarkerKind
@@ -57,7 +59,9 @@ __all__ = [
     "Approval",
     "Claim",
     "ClaimState",
+    "ClientApprovals",
     "Condition",
+    "Cursor",
     "Delivery",
     "Guarantees",
     "Marker",

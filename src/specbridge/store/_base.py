@@ -22,6 +22,7 @@ from typing import Self
 
 from .._errors import ErrorCode, SpecbridgeError
 from ._bounded import DEFAULT_TIMEOUT, bounded
+from ._listing import ClientApprovals, Cursor
 from ._marker import Guarantees, Marker, MarkerKind, Watch, judge, lost_message
 from ._model import Approval, Claim, Condition, Delivery, Json, Status, StoredFile, StoredSession
 from ._rates import RateLimit
@@ -100,8 +101,22 @@ class Store(ABC):
     async def get_approval(self, approval_id: str) -> Approval | None: ...
 
     @abstractmethod
-    async def list_approvals(self, status: Status | None = None, limit: int = 100) -> list[Approval]:
-        """Newest first."""
+    async def list_approvals(
+        self,
+        status: Status | None = None,
+        limit: int = 100,
+        *,
+        client: str | None = None,
+        after: Cursor | None = None,
+        oldest_first: bool = False,
+    ) -> list[Approval]:
+        """Newest first (oldest first with `oldest_first`), at most `limit`, past `after` (the `Cursor` of
+        the previous page's last record) in that order; with `client`, that client's only (`_listing`)."""
+
+    @abstractmethod
+    async def approval_groups(self, status: Status, per_client: int) -> list[ClientApprovals]:
+        """Every client with approvals in `status`, the one waiting longest first: how many it has and its
+        `per_client` oldest (`_listing`)."""
 
     @abstractmethod
     async def update_approval(

@@ -34,7 +34,8 @@ from psycopg_pool import AsyncConnectionPool, PoolTimeout
 from . import _sql as sql
 from ._base import StoreError
 from ._bounded import DEFAULT_TIMEOUT
-from ._model import Approval, Claim, Condition, Delivery, Json, Status, StoredFile
+from ._model import Approval, Claim, Condition, Delivery, Json, StoredFile
+from ._postgres_listing import PostgresListing
 from ._postgres_marker import PostgresMarker
 from ._postgres_rates import PostgresRates
 from ._postgres_sealed import PostgresSealed
@@ -69,7 +70,7 @@ def without_password(url: str) -> str:
     return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
 
 
-class PostgresStore(PostgresMarker, PostgresRates, PostgresSealed, PostgresSessions):
+class PostgresStore(PostgresListing, PostgresMarker, PostgresRates, PostgresSealed, PostgresSessions):
     slow_to_cancel = True  # psycopg cancels a query in the server and waits for it (`_bounded`)
 
     def __init__(
@@ -196,12 +197,6 @@ class PostgresStore(PostgresMarker, PostgresRates, PostgresSealed, PostgresSessi
     async def get_approval(self, approval_id: str) -> Approval | None:
         row = await self._one("SELECT * FROM approvals WHERE id = %s", (approval_id,))
         return None if row is None else approval_from(row)
-
-    async def list_approvals(self, status: Status | None = None, limit: int = 100) -> list[Approval]:
-        params = (str(status), limit) if status is not None else (limit,)
-        async with self._connection() as conn:
-            cursor = await conn.execute(sql.list_approvals(P, status is not None).encode(), params)
-            return [approval_from(row) for row in await cursor.fetchall()]
 
     async def update_approval(
         self,

@@ -28,7 +28,7 @@ from . import _redis_lua as lua
 from . import _sql
 from ._base import StoreError
 from ._bounded import DEFAULT_TIMEOUT
-from ._model import Announcement, Approval, Claim, Condition, Delivery, Json, Status, StoredFile
+from ._model import Announcement, Approval, Claim, Condition, Delivery, Json, StoredFile
 from ._records import (
     APPROVAL_FIELDS,
     Announced,
@@ -42,6 +42,7 @@ from ._records import (
     file_from,
     file_values,
 )
+from ._redis_listing import RedisListing
 from ._redis_marker import RedisMarker
 from ._redis_pool import IDLE, BoundedPool, bounded_pool, closing_idle
 from ._redis_rates import RedisRates
@@ -80,7 +81,7 @@ def _delivery(announce: Announced) -> str:
     return json.dumps(records) if records else ""
 
 
-class RedisStore(RedisMarker, RedisRates, RedisSealed, RedisSessions):
+class RedisStore(RedisListing, RedisMarker, RedisRates, RedisSealed, RedisSessions):
     def __init__(
         self,
         url: str,
@@ -177,17 +178,6 @@ class RedisStore(RedisMarker, RedisRates, RedisSealed, RedisSessions):
         with self._failing():
             row = await self._client().hgetall(self.prefix + "a:" + approval_id)  # type: ignore[misc]
         return approval_from(row) if row else None
-
-    async def list_approvals(self, status: Status | None = None, limit: int = 100) -> list[Approval]:
-        index = self.prefix + ("all" if status is None else f"status:{status}")
-        with self._failing():
-            client = self._client()
-            ids = await client.zrevrange(index, 0, limit - 1)
-            async with client.pipeline(transaction=False) as pipe:
-                for approval_id in ids:
-                    pipe.hgetall(self.prefix + "a:" + approval_id)
-                rows = await pipe.execute()
-        return [approval_from(row) for row in rows if row]
 
     async def update_approval(
         self,

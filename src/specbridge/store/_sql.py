@@ -90,11 +90,6 @@ def open_approval(p: str) -> str:
     return f"SELECT * FROM approvals WHERE fingerprint = {p} AND settled_at IS NULL"
 
 
-def list_approvals(p: str, status: bool) -> str:
-    where = f"WHERE status = {p} " if status else ""
-    return f"SELECT * FROM approvals {where}ORDER BY created_at DESC, id LIMIT {p}"
-
-
 def update_approval(
     p: str, approval_id: str, when: Condition, changes: Mapping[str, Any]
 ) -> tuple[str, list[Any]]:

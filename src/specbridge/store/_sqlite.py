@@ -36,7 +36,7 @@ from .._logging import log_event
 from . import _sql as sql
 from ._base import StoreError
 from ._bounded import DEFAULT_TIMEOUT
-from ._model import Approval, Claim, Condition, Delivery, Json, Status, StoredFile
+from ._model import Approval, Claim, Condition, Delivery, Json, StoredFile
 from ._records import (
     Announced,
     announcements,
@@ -50,6 +50,7 @@ from ._records import (
     file_from,
     file_values,
 )
+from ._sqlite_listing import SqliteListing
 from ._sqlite_marker import SqliteMarker
 from ._sqlite_rates import SqliteRates
 from ._sqlite_sealed import SqliteSealed
@@ -63,7 +64,7 @@ def _dict_row(cursor: sqlite3.Cursor, row: tuple[Any, ...]) -> dict[str, Any]:
     return {column[0]: value for column, value in zip(cursor.description, row, strict=True)}
 
 
-class SqliteStore(SqliteMarker, SqliteRates, SqliteSealed, SqliteSessions):
+class SqliteStore(SqliteListing, SqliteMarker, SqliteRates, SqliteSealed, SqliteSessions):
     def __init__(self, path: Path | str, *, timeout: float = DEFAULT_TIMEOUT) -> None:
         self.path = str(path)
         self.name = f"sqlite:///{self.path}"
@@ -161,15 +162,6 @@ class SqliteStore(SqliteMarker, SqliteRates, SqliteSealed, SqliteSessions):
         def work(db: sqlite3.Connection) -> Approval | None:
             row = db.execute("SELECT * FROM approvals WHERE id = ?", (approval_id,)).fetchone()
             return None if row is None else approval_from(row)
-
-        return await self._run(work)
-
-    async def list_approvals(self, status: Status | None = None, limit: int = 100) -> list[Approval]:
-        params = (str(status), limit) if status is not None else (limit,)
-
-        def work(db: sqlite3.Connection) -> list[Approval]:
-            rows = db.execute(sql.list_approvals(P, status is not None), params).fetchall()
-            return [approval_from(row) for row in rows]
 
         return await self._run(work)
 

@@ -1,0 +1,49 @@
+"""`Store.list_approvals` and `Store.approval_groups` on PostgreSQL (`_listing`): one pooled connection,
+the counts and the oldest read in one repeatable-read transaction, so they agree."""
+
+from __future__ import annotations
+
+from contextlib import AbstractAsyncContextManager
+from typing import TYPE_CHECKING, Any
+
+from ._listing import ClientApprovals, Cursor, group_counts, group_oldest, grouped, listed, listed_params
+from ._model import Approval, Status
+from ._parts import PostgresPart
+from ._records import approval_from
+
+P = "%s"
+
+
+class PostgresListing(PostgresPart):
+    if TYPE_CHECKING:
+
+        def _connection(self) -> AbstractAsyncContextManager[Any]: ...
+
+    async def list_approvals(
+        self,
+        status: Status | None = None,
+        limit: int = 100,
+        *,
+        client: str | None = None,
+        after: Cursor | None = None,
+        oldest_first: bool = False,
+    ) -> list[Approval]:
+        statement = listed(
+            P,
+            status=status is not None,
+            client=client is not None,
+            after=after is not None,
+            oldest_first=oldest_first,
+        )
+        params = listed_params(None if status is None else str(status), client, after, limit)
+        async with self._connection() as conn:
+            cursor = await conn.execute(statement.encode(), params)
+            return [approval_from(row) for row in await cursor.fetchall()]
+
+    async def approval_groups(self, status: Status, per_client: int) -> list[ClientApprovals]:
+        async with self._connection() as conn, conn.transaction():
+            await conn.execute(b"SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+            found = await (await conn.execute(group_counts(P).encode(), (str(status),))).fetchall()
+            rows = await (await conn.execute(group_oldest(P).encode(), (str(status), per_client))).fetchall()
+        counts = [(str(row["client"]), int(row["count"]), float(row["oldest_at"])) for row in found]
+        return grouped(counts, [approval_from(row) for row in rows])
