@@ -117,7 +117,7 @@ def test_an_empty_document_is_a_syntax_error() -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["title: not an api\n", "- a\n- b\n", "\"just a string\"", "# comments only\n", "42\n", "null\n"]
+    "text", ["title: not an api\n", "- a\n- b\n", '"just a string"', "# comments only\n", "42\n", "null\n"]
 )
 def test_a_document_that_is_not_openapi_says_so(text: str) -> None:
     with pytest.raises(DocumentError) as caught:
