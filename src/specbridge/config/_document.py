@@ -17,6 +17,7 @@ from .._errors import ConfigError, RequestRefused
 from .._network import AllowEntry, base_url_host, check_host, is_allowed, parse_allow
 from ..document import ApiDocument, FetchRules, from_data, is_url, load_document
 from ._model import ApiConfig, OperationConfig, ParameterConfig
+from ._operation_schemas import check_refs
 from ._schema import key_path
 
 Json = Any
@@ -59,17 +60,20 @@ def api_document(api: ApiConfig) -> ApiDocument:
     if not api.spec:
         data = operations_document(api)
         source = f"{api.source} (apis.{api.name}.operations)"
-        return from_data(data, source=source, base=f"<{source}>")
-    document = load_document(api.spec, ref_dirs=api.ref_dirs, rules=fetch_rules(api))
-    merged = _merged(document, api)
-    return from_data(
-        merged,
-        source=document.source,
-        text=document.text,
-        base=document.resolver.root_base,
-        ref_dirs=api.ref_dirs,
-        rules=fetch_rules(api),
-    )
+        built = from_data(data, source=source, base=f"<{source}>")
+    else:
+        document = load_document(api.spec, ref_dirs=api.ref_dirs, rules=fetch_rules(api))
+        merged = _merged(document, api)
+        built = from_data(
+            merged,
+            source=document.source,
+            text=document.text,
+            base=document.resolver.root_base,
+            ref_dirs=api.ref_dirs,
+            rules=fetch_rules(api),
+        )
+    check_refs(built, api.name, api.operations, api.source)
+    return built
 
 
 def operations_document(api: ApiConfig) -> dict[str, Json]:
