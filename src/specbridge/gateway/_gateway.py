@@ -37,6 +37,7 @@ from ._changes import digest as _digest
 from ._changes import marker as _fingerprint
 from ._local import exposure_refusal
 from ._metrics import Metrics
+from ._reloaded import said_reloaded
 from ._rules import apply_rules
 from ._search import SearchMode, build_index, search_settings
 
@@ -385,6 +386,7 @@ class Gateway:
         restart = self.approvals.reload(config)
         if restart is not None:
             log_event("config reloaded in part", level=logging.WARNING, reason=restart)
+        said_reloaded(old.config, config, changed, self.metrics)  # what changed, counted (_reloaded)
         now = anyio.current_time()
         for name in changed:
             if states[name].caller is not old.states[name].caller:
