@@ -383,6 +383,7 @@ class _Builder:
             check_keyless_client(name, allowed, apis, self.fail)
         return ClientConfig(
             id=name,
+            display_name=" ".join(str(raw.get("display_name") or "").split()),
             key_sha256=key_sha256,
             apis=allowed,
             bindings=bindings,
