@@ -9,6 +9,7 @@ response schemas may `$ref` the document's own schemas.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from ._schema import key_path
 
 Json = Any
 OPENAPI_VERSION = "3.1.0"
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
 
 
 def read_spec(
@@ -32,6 +34,10 @@ def read_spec(
     spec = (raw or "").strip()
     if spec == "-":
         raise fail("`-` (stdin) is for the command line; name a file or an http(s):// URL")
+    if _SCHEME.match(spec) and not is_url(spec):
+        raise fail(
+            "must be a file path or an http:// or https:// URL; other URL schemes (file:// too) are not read"
+        )
     if not spec or not is_url(spec):
         return str((base_dir / spec).resolve()) if spec and not Path(spec).is_absolute() else spec
     try:
