@@ -5,8 +5,6 @@ text and element boxes, never pixels. Skipped, saying why, without /usr/bin/chro
 
 from __future__ import annotations
 
-import importlib.util
-import os
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,30 +21,13 @@ from specbridge.service._approval import outcome
 from specbridge.store import Status, open_store
 from tests.admin._harness import ADMIN_KEY, admin_config, served
 from tests.gateway._harness import running_gateway, write_config
+from tests.support.chromium import BOXES, DESKTOP, NEEDS_CHROMIUM, PHONE, chromium
 from tests.support.upstream import Upstream
 
-CHROMIUM = os.environ.get("SPECBRIDGE_TEST_CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]  # fmt: skip
 HOSTILE_NOTE = '<b onmouseover="alert(1)">refund it all</b>'
 LONG = "refund-" + "x" * 300  # one long unbroken value, the kind that pushes a layout off a phone
-DESKTOP, PHONE = {"width": 1280, "height": 800}, {"width": 390, "height": 844}
-# Every element's box, and how wide the document is (a layout that fits has nothing past the viewport).
-BOXES = """() => ({
-  width: document.documentElement.scrollWidth,
-  overflowing: [...document.querySelectorAll('body *')]
-    .filter(el => el.getClientRects().length && el.getBoundingClientRect().right > window.innerWidth + 0.5)
-    .map(el => el.tagName + '.' + el.className)
-})"""
 
-pytestmark = [
-    pytest.mark.skipif(
-        not Path(CHROMIUM).is_file(), reason=f"no Chromium at {CHROMIUM} (apt-get install chromium)"
-    ),
-    pytest.mark.skipif(
-        importlib.util.find_spec("playwright") is None, reason="the playwright package is not installed"
-    ),
-]
+pytestmark = NEEDS_CHROMIUM
 
 
 @dataclass
@@ -66,14 +47,8 @@ async def app(tmp_path: Path) -> AsyncIterator[Served]:
 
 @pytest.fixture
 async def browser() -> AsyncIterator[Any]:
-    from playwright.async_api import async_playwright
-
-    async with async_playwright() as playwright:
-        launched = await playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS, timeout=60_000)
-        try:
-            yield launched
-        finally:
-            await launched.close()
+    async with chromium() as launched:
+        yield launched
 
 
 async def signed_in(browser: Any, url: str, key: str = ADMIN_KEY, **options: Any) -> Any:

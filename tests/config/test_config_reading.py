@@ -188,7 +188,7 @@ def test_a_client_naming_an_unknown_api_is_refused() -> None:
             {"apis": {"a": {"spec": "/a.yaml"}}, "clients": {"bot": {"key_sha256": "0" * 64, "apis": ["b"]}}},
             source="c.yaml",
         )
-    assert caught.value.key == "clients.bot.apis"
+    assert caught.value.key == "clients.bot.apis[0]"
 
 
 def test_a_clients_display_name_is_read_and_its_id_stands_in_without_one() -> None:

@@ -5,7 +5,6 @@ and the check can fail). Skipped, saying why, without /usr/bin/chromium or playw
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -13,19 +12,12 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.admin.test_page_browser import ARGS, CHROMIUM
 from tests.gateway._harness import running_gateway, write_config
 from tests.gateway.test_gateway_files import FILES_SPEC
+from tests.support.chromium import NEEDS_CHROMIUM, chromium
 from tests.support.upstream import Reply, Upstream
 
-pytestmark = [
-    pytest.mark.skipif(
-        not Path(CHROMIUM).is_file(), reason=f"no Chromium at {CHROMIUM} (apt-get install chromium)"
-    ),
-    pytest.mark.skipif(
-        importlib.util.find_spec("playwright") is None, reason="the playwright package is not installed"
-    ),
-]
+pytestmark = NEEDS_CHROMIUM
 
 
 def page_for(recorder: Upstream) -> bytes:
@@ -45,14 +37,8 @@ def recorder() -> Iterator[Upstream]:
 
 @pytest.fixture
 async def browser() -> AsyncIterator[Any]:
-    from playwright.async_api import async_playwright
-
-    async with async_playwright() as playwright:
-        launched = await playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS, timeout=60_000)
-        try:
-            yield launched
-        finally:
-            await launched.close()
+    async with chromium() as launched:
+        yield launched
 
 
 async def test_an_uploaded_page_never_runs_on_the_gateway_origin(

@@ -22,8 +22,9 @@ from mcp.shared.exceptions import MCPError
 
 from specbridge.access import key_sha256
 from tests.gateway._harness import http_client
-from tests.support.accounts import NEEDS_CHROMIUM, chromium, sign_in_and_grant
 from tests.support.accounts import serving as accounts_serving
+from tests.support.accounts import sign_in_and_grant
+from tests.support.chromium import NEEDS_CHROMIUM, chromium
 from tests.support.glewlwyd import Glewlwyd
 from tests.support.oauth_api import (
     PEOPLE,

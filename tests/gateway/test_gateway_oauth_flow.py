@@ -11,8 +11,6 @@ the upstream. Skipped, saying why, without glewlwyd, Chromium or playwright."""
 from __future__ import annotations
 
 import asyncio
-import importlib.util
-import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -31,22 +29,13 @@ from mcp.shared.auth import (
 )
 
 from tests.gateway._harness import running_gateway, write_config
+from tests.support.chromium import NEEDS_CHROMIUM, chromium
 from tests.support.glewlwyd import PASSWORD, USER, USER_SUB, Glewlwyd
 from tests.support.upstream import Upstream, echo
 
-CHROMIUM = os.environ.get("SPECBRIDGE_TEST_CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]  # fmt: skip
 REDIRECT = "http://127.0.0.1:1/oauth/callback"  # never reached: the browser's request to it is caught
 
-pytestmark = [
-    pytest.mark.skipif(
-        not Path(CHROMIUM).is_file(), reason=f"no Chromium at {CHROMIUM} (apt-get install chromium)"
-    ),
-    pytest.mark.skipif(
-        importlib.util.find_spec("playwright") is None, reason="the playwright package is not installed"
-    ),
-]
+pytestmark = NEEDS_CHROMIUM
 
 
 class Memory:
@@ -71,14 +60,8 @@ class Memory:
 
 @pytest.fixture
 async def browser() -> AsyncIterator[Any]:
-    from playwright.async_api import async_playwright
-
-    async with async_playwright() as playwright:
-        launched = await playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS, timeout=60_000)
-        try:
-            yield launched
-        finally:
-            await launched.close()
+    async with chromium() as launched:
+        yield launched
 
 
 class Person:

@@ -17,7 +17,8 @@ import pytest
 
 from specbridge.access import key_sha256
 from tests.gateway._harness import http_client
-from tests.support.accounts import NEEDS_CHROMIUM, chromium, serving, sign_in_and_grant
+from tests.support.accounts import serving, sign_in_and_grant
+from tests.support.chromium import BOXES, DESKTOP, NEEDS_CHROMIUM, PHONE, chromium
 from tests.support.glewlwyd import Glewlwyd
 from tests.support.oauth_api import API_SCOPE, PEOPLE, STORE_KEY, protect
 from tests.support.upstream import Upstream
@@ -25,13 +26,6 @@ from tests.support.upstream import Upstream
 KEY = "sbk_connect-pages-in-a-browser"
 CLIENTS = {"robot-1": {"key_sha256": key_sha256(KEY), "apis": ["shop"], "display_name": "Robot One"}}
 LINK = re.compile(r"https?://\S+/oauth/connect/shop\?id=[A-Za-z0-9_-]+")
-DESKTOP, PHONE = {"width": 1280, "height": 800}, {"width": 390, "height": 844}
-BOXES = """() => ({
-  width: document.documentElement.scrollWidth,
-  overflowing: [...document.querySelectorAll('body *')]
-    .filter(el => el.getClientRects().length && el.getBoundingClientRect().right > window.innerWidth + 0.5)
-    .map(el => el.tagName + '.' + el.className)
-})"""
 NOTE_BLUE = "rgb(232, 244, 253)"  # the admin page's `.note` box: its style sheet applies
 
 pytestmark = NEEDS_CHROMIUM

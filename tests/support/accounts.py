@@ -1,18 +1,15 @@
 """A gateway whose API connects per-client accounts (`oauth2_authorization_code`, `per_client: true`),
-served on a loopback socket bound first, so its callback URL is in its config and in glewlwyd's client;
-and Debian's Chromium (playwright) to open its pages. Shared by the account-flow and connect-page tests."""
+served on a loopback socket bound first, so its callback URL is in its config and in glewlwyd's client,
+and a person's steps on glewlwyd's pages. Shared by the account-flow and connect-page tests."""
 
 from __future__ import annotations
 
 import contextlib
-import importlib.util
-import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import anyio
-import pytest
 
 from specbridge.config import load_config
 from specbridge.gateway import Gateway, bind, serve_http
@@ -20,30 +17,6 @@ from specbridge.gateway._http import base_url
 from tests.support.glewlwyd import Glewlwyd
 from tests.support.oauth_api import API_SCOPE, authorize_url, new_client, oauth_config, token_url
 from tests.support.upstream import Upstream
-
-CHROMIUM = os.environ.get("SPECBRIDGE_TEST_CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]  # fmt: skip
-NEEDS_CHROMIUM = [
-    pytest.mark.skipif(
-        not Path(CHROMIUM).is_file(), reason=f"no Chromium at {CHROMIUM} (apt-get install chromium)"
-    ),
-    pytest.mark.skipif(
-        importlib.util.find_spec("playwright") is None, reason="the playwright package is not installed"
-    ),
-]
-
-
-@contextlib.asynccontextmanager
-async def chromium() -> AsyncIterator[Any]:
-    from playwright.async_api import async_playwright
-
-    async with async_playwright() as playwright:
-        launched = await playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS, timeout=60_000)
-        try:
-            yield launched
-        finally:
-            await launched.close()
 
 
 @contextlib.asynccontextmanager
