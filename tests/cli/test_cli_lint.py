@@ -152,3 +152,10 @@ def test_a_baseline_in_a_missing_folder_is_output_unwritable(tmp_path: Path) -> 
         == f"error [output-unwritable]: cannot write {tmp_path / 'no' / 'b.yaml'}: its folder does not exist"
     )
     assert not (tmp_path / "no").exists()
+
+
+@pytest.mark.parametrize("words", [["-o", "report.txt"], ["--format", "json"]])
+def test_a_baseline_with_a_report_option_is_a_usage_error(tmp_path: Path, words: list[str]) -> None:
+    code, _, stderr = lint(EXAMPLE, "--generate-baseline", str(tmp_path / "b.yaml"), *words)
+    assert code == 2 and "leave out -o and --format" in stderr
+    assert list(tmp_path.iterdir()) == []

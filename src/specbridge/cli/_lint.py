@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import click
+from click.core import ParameterSource
 
 from .._errors import DocumentError
 from .._files import MAX_CONFIG_BYTES, read_bounded
@@ -96,6 +97,9 @@ def lint_command(
         settings, source = config.lint, config.source
     if api_name is not None and len(specs) > 1:
         raise click.UsageError("--api names the API of one document; lint several documents without it")
+    given = click.get_current_context().get_parameter_source("fmt") is ParameterSource.COMMANDLINE
+    if baseline_path is not None and (output is not None or given):
+        raise click.UsageError("--generate-baseline writes FILE and no report: leave out -o and --format")
     registry = default_registry()
     reports: list[Report] = []
     documents: list[str] = list(specs)  # what no output may replace: each document and its $ref'ed files
