@@ -11,6 +11,7 @@ import pytest
 from tests.support.audit import auditing_to
 from tests.support.glewlwyd import Glewlwyd
 from tests.support.glewlwyd import missing as glewlwyd_missing
+from tests.support.light import build, install_light
 from tests.support.required import required_failure
 from tests.support.upstream import Upstream
 
@@ -48,6 +49,18 @@ def audit_file(tmp_path: Path) -> Iterator[Path]:
     """The audit log written to a file of this test's own, for as long as the test runs."""
     with auditing_to(tmp_path / "audit.jsonl") as path:
         yield path
+
+
+@pytest.fixture(scope="session")
+def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sdist and wheel as the release workflow builds them (tests/support/light.py), once a run."""
+    return build(tmp_path_factory.mktemp("dist"))
+
+
+@pytest.fixture(scope="session")
+def light(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`pip install specbridge` (the wheel, no extra) in a clean venv: the light form CI jobs get."""
+    return install_light(dist, tmp_path_factory.mktemp("light") / "venv")
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -5,13 +5,11 @@ and the release workflow would publish them on a version tag."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
 import tarfile
 import tomllib
-import venv
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -19,23 +17,10 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.support.light import run_light
+
 ROOT = Path(__file__).resolve().parents[1]
 WORKFLOW = ROOT / ".github" / "workflows" / "release.yml"
-
-
-@pytest.fixture(scope="module")
-def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Built as the release workflow builds them, from a copy of the sources (no download: the
-    project's own dev environment provides the build backend)."""
-    out = tmp_path_factory.mktemp("dist")
-    subprocess.run(
-        [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(ROOT)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=True,
-    )
-    return out
 
 
 def version() -> str:
@@ -94,33 +79,8 @@ def _size(folder: Path) -> int:
     return sum(path.stat().st_size for path in folder.rglob("*") if path.is_file())
 
 
-@pytest.fixture(scope="module")
-def light(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """`pip install specbridge` (the wheel, no extra) in a clean venv: the light form CI jobs get. The
-    packages come from the machine's pip configuration (its cache and indexes)."""
-    home = tmp_path_factory.mktemp("light") / "venv"
-    venv.EnvBuilder(with_pip=True, clear=True).create(home)
-    installed = subprocess.run(
-        [str(home / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check", "-q",
-         str(next(dist.glob("*.whl")))],
-        capture_output=True, text=True, timeout=600, check=False,
-    )  # fmt: skip
-    if installed.returncode != 0 and re.search(
-        r"Could not find a version|NewConnectionError|Temporary failure in name resolution|No matching "
-        r"distribution",
-        installed.stdout + installed.stderr,
-    ):
-        pytest.skip(f"the light install's dependencies cannot be fetched here: {installed.stderr[-300:]}")
-    assert installed.returncode == 0, installed.stdout + installed.stderr
-    return home
-
-
 def _run(home: Path, *words: str) -> subprocess.CompletedProcess[str]:
-    env = {key: value for key, value in os.environ.items() if not key.startswith(("PYTHON", "VIRTUAL_ENV"))}
-    return subprocess.run(
-        [str(home / "bin" / "specbridge"), *words],
-        capture_output=True, text=True, timeout=120, check=False, env=env, cwd=home,
-    )  # fmt: skip
+    return run_light(home, *words)
 
 
 def test_the_light_install_lints_the_example_document_without_the_gateway(light: Path) -> None:

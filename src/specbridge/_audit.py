@@ -11,7 +11,8 @@ line holds only the fields its writer names, and no writer is handed an argument
 token or a secret, so none can reach the file.
 
 The process has one audit log at a time (`audit_to`), like its gateway log. A file is opened for
-appending (made `0600`): each line is one `write()` to an `O_APPEND` descriptor, so the lines of several
+appending (a new one made `0600`; one that was there, or a symlink's target, keeps its mode and is
+logged as `audit log open to others` when group or others may read it): each line is one `write()` to an `O_APPEND` descriptor, so the lines of several
 processes sharing the file (two gateway instances, the command line) never interleave. A write that
 fails (a full disk) is said once in the gateway's log and the call goes on.
 """
@@ -21,6 +22,7 @@ from __future__ import annotations
 import logging
 import os
 import socket
+import stat
 import sys
 import threading
 import time
@@ -68,6 +70,9 @@ class AuditLog:
                     f"the audit log {target} cannot be opened for writing: {error.strerror}",
                     code=ErrorCode.AUDIT_UNWRITABLE,
                 ) from None
+            mode = stat.S_IMODE(os.fstat(self._fd).st_mode)
+            if mode & 0o077:  # a file that was there (or a link's target) keeps its mode: said, not changed
+                log_event("audit log open to others", level=logging.WARNING, path=target, mode=f"{mode:04o}")
 
     def write(self, event: str, fields: dict[str, Any]) -> None:
         line = orjson.dumps({"time": now_text(), "event": event, "instance": instance(), **fields}) + b"\n"

@@ -97,6 +97,7 @@ class ErrorCode(StrEnum):
     PARAMETER_DROPPED = "parameter-dropped"
     SEARCH_MODEL_UNAVAILABLE = "search-model-unavailable"
     EXTRA_MISSING = "extra-missing"
+    INSTALL_INVALID = "install-invalid"
     # Answering approvals (admin API, web page, command line)
     ADMIN_KEY_INVALID = "admin-key-invalid"
     CSRF_INVALID = "csrf-invalid"

@@ -136,3 +136,27 @@ def log_event(event: str, *, level: int = logging.INFO, exc_info: bool = False, 
 
 def monotonic() -> float:
     return time.perf_counter()
+
+
+class Outage:
+    """One failure that breaks every call of something while it lasts (an issuer's keys, an API's
+    credential): its first occurrence is logged once at `level` (warning by default) with `fix`, what
+    brings it back; the next ones at debug, so a log is not a flood of the same line; and the first
+    success after it once at info (`recovered`, with how long it lasted)."""
+
+    def __init__(self, event: str, *, fix: str, recovered: str, level: int = logging.WARNING) -> None:
+        self.event, self.fix, self.recovered_event, self.level = event, fix, recovered, level
+        self.since: float | None = None  # when it began (monotonic); None while all is well
+
+    def failed(self, **fields: Any) -> None:
+        if self.since is not None:
+            log_event(self.event, level=logging.DEBUG, **fields)
+            return
+        self.since = time.monotonic()
+        log_event(self.event, level=self.level, fix=self.fix, **fields)
+
+    def recovered(self, **fields: Any) -> None:
+        if self.since is None:
+            return
+        lasted, self.since = time.monotonic() - self.since, None
+        log_event(self.recovered_event, after_s=round(lasted, 1), **fields)

@@ -4,6 +4,7 @@ challenge; a checked token costs a lookup the second time."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import httpx2
@@ -13,8 +14,9 @@ from mcp.client.auth.utils import extract_field_from_www_auth
 from specbridge import ErrorCode
 from specbridge.access import Identity, Refusal, ResourceServer, key_sha256
 from specbridge.config import ApiConfig, ClientConfig, OAuthConfig
-from tests.access.conftest import RESOURCE, MakeServer
+from tests.access.conftest import RESOURCE, Clock, MakeServer
 from tests.support.tokens import Issuer
+from tests.support.upstream import Upstream, json_response
 
 SHOP = ApiConfig(name="shop", spec="/shop.yaml")
 ROBOT = ClientConfig(
@@ -225,3 +227,39 @@ def test_resource_servers_are_made_again_when_an_apis_oauth_changes() -> None:
     changed = replace(api, oauth=OAuthConfig(issuer="https://b.example", jwks_uri="https://b.example/j"))
     assert servers.of(changed) is not first
     assert [settings.issuer for settings in made] == ["https://a.example", "https://b.example"]
+
+
+async def test_an_issuer_that_is_down_is_one_warning_then_one_line_when_it_is_back(
+    make_server: MakeServer,
+    issuer: Issuer,
+    upstream: Upstream,
+    clock: Clock,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Every token of the API is refused while the issuer's keys cannot be had: said once (warning, with
+    what to check), not once per request; the first request checked again says it came back."""
+    upstream.route("/jwks", json_response({"error": "down"}, status=503))
+    server = make_server(clock=clock)
+    token = issuer.mint(aud=RESOURCE, client_id="robot")
+    with caplog.at_level(logging.DEBUG, logger="specbridge.gateway"):
+        for _ in range(3):
+            refusal = await admit(server, bearer(token))
+            assert isinstance(refusal, Refusal) and refusal.code == ErrorCode.TOKEN_CHECK_UNAVAILABLE
+            clock.advance(10)  # past the pause between fetches while the issuer fails
+        upstream.route("/jwks", json_response(issuer.jwks()))
+        assert isinstance(await admit(server, bearer(token)), Identity)
+        assert isinstance(await admit(server, bearer(token)), Identity)
+
+    def levels(event: str) -> list[int]:
+        return [record.levelno for record in caplog.records if record.getMessage() == event]
+
+    assert levels("token check unavailable") == [logging.WARNING, logging.DEBUG, logging.DEBUG]
+    assert levels("jwks fetch failed") == [logging.WARNING, logging.DEBUG, logging.DEBUG]
+    assert levels("token check available again") == [logging.INFO]
+    assert levels("jwks fetched again") == [logging.INFO]
+    [warning] = [
+        record
+        for record in caplog.records
+        if record.levelno == logging.WARNING and "token" in record.getMessage()
+    ]
+    assert "client keys still work" in warning.fields["fix"]  # type: ignore[attr-defined]

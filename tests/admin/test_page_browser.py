@@ -21,19 +21,11 @@ from specbridge.service._approval import outcome
 from specbridge.store import Status, open_store
 from tests.admin._harness import ADMIN_KEY, admin_config, served
 from tests.gateway._harness import running_gateway, write_config
-from tests.support.browser import NEEDS_CHROMIUM, chromium
+from tests.support.chromium import BOXES, DESKTOP, NEEDS_CHROMIUM, PHONE, chromium
 from tests.support.upstream import Upstream
 
 HOSTILE_NOTE = '<b onmouseover="alert(1)">refund it all</b>'
 LONG = "refund-" + "x" * 300  # one long unbroken value, the kind that pushes a layout off a phone
-DESKTOP, PHONE = {"width": 1280, "height": 800}, {"width": 390, "height": 844}
-# Every element's box, and how wide the document is (a layout that fits has nothing past the viewport).
-BOXES = """() => ({
-  width: document.documentElement.scrollWidth,
-  overflowing: [...document.querySelectorAll('body *')]
-    .filter(el => el.getClientRects().length && el.getBoundingClientRect().right > window.innerWidth + 0.5)
-    .map(el => el.tagName + '.' + el.className)
-})"""
 
 pytestmark = NEEDS_CHROMIUM
 

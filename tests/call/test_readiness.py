@@ -71,3 +71,27 @@ def test_what_an_oauth2_grant_reads_is_checked_the_store_key_by_its_own_name(
         "store_key",
     ]
     assert all("client-s3cret" not in problem.message for problem in problems)
+
+
+@pytest.mark.parametrize("kind", ["env", "file"])
+def test_a_store_key_shorter_than_32_characters_is_named_without_its_value(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, kind: str
+) -> None:
+    from specbridge.config import GrantConfig
+
+    short = "only-31-characters-long-0123456"
+    assert len(short) == 31
+    monkeypatch.setenv("STORE_KEY", short)
+    (tmp_path / "key").write_text(short + "\n")
+    reference = "env:STORE_KEY" if kind == "env" else f"file:{tmp_path / 'key'}"
+    grant = GrantConfig(
+        "client_credentials", "https://auth.example.com/token", "gw", store_key=Secret(reference)
+    )
+    auth = AuthConfig(type="oauth2_client_credentials", grant=grant)
+    [problem] = readiness(ApiConfig(name="crm", spec="crm.yaml", auth=auth), "https://api.example.com")
+    assert problem.code == "secret-unavailable"
+    assert problem.message.startswith("store_key: the ")
+    assert "fewer than 32 characters" in problem.message and short not in problem.message
+    monkeypatch.setenv("STORE_KEY", short + "x")
+    (tmp_path / "key").write_text(short + "x\n")
+    assert readiness(ApiConfig(name="crm", spec="crm.yaml", auth=auth), "https://api.example.com") == []

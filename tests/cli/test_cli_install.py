@@ -140,6 +140,7 @@ def test_an_existing_file_keeps_its_other_servers_and_settings(tmp_path: Path, c
 
 def test_vscode_inputs_are_added_once(tmp_path: Path) -> None:
     target = tmp_path / ".vscode" / "mcp.json"
+    target.parent.mkdir()
     for _ in range(2):
         code, _, _ = install("vscode", "--transport", "http", "--file", str(target))
         assert code == 0
@@ -186,3 +187,181 @@ def test_a_config_with_several_apis_needs_api_over_stdio(tmp_path: Path) -> None
     assert code == 0 and json.loads(stdout)["mcpServers"]["specbridge-b"]["args"][-2:] == ["--api", "b"]
     code, stdout, _ = install("cursor", "--config", str(path), "--transport", "http", "--print")
     assert code == 0  # over HTTP the URL names the API
+
+
+EXISTING = '{\n  "mcpServers": {\n    "other": {"command": "npx", "args": ["-y", "some-server"]}\n  }\n}\n'
+
+
+@pytest.fixture
+def client_file(tmp_path: Path) -> Path:
+    """A client's file with another server in it: every refusal must leave it as it was."""
+    path = tmp_path / "mcp.json"
+    path.write_text(EXISTING)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("words", "says"),
+    [
+        (["--transport", "http", "--url", "ftp://mcp.example.com/mcp"], "--url takes the gateway's MCP URL"),
+        (["--transport", "http", "--url", "http://[::1"], "--url takes the gateway's MCP URL"),
+        (["--transport", "http", "--url", "https:///mcp"], "--url takes the gateway's MCP URL"),
+        (["--transport", "http", "--key-env", "MY KEY"], "--key-env takes the name of an environment"),
+        (["--transport", "http", "--key-env", "1KEY"], "--key-env takes the name of an environment"),
+        (["--name", "", "CONFIG"], "--name takes 1 to 64 letters"),
+        (["--name", "my server", "CONFIG"], "--name takes 1 to 64 letters"),
+        ([str(EXAMPLE), "CONFIG"], "not both: SPEC would be ignored"),
+        (["--base-url", "https://api.example.com", "CONFIG"], "--base-url and --allow go with SPEC"),
+        ([str(EXAMPLE), "--api", "shop"], "--api names an API of --config"),
+        (["--url", "https://mcp.example.com/mcp", "CONFIG"], "--url goes with --transport http"),
+        (["--transport", "http", str(EXAMPLE)], "give --url, not SPEC"),
+        (["--transport", "http", "--allow", "127.0.0.1:80"], "give --url, not SPEC, --base-url or --allow"),
+    ],
+)
+def test_a_bad_value_is_install_invalid_and_nothing_is_written(
+    client_file: Path, config: Path, words: list[str], says: str
+) -> None:
+    words = [str(config) if word == "CONFIG" else word for word in words]
+    if str(config) in words:
+        words.insert(words.index(str(config)), "--config")
+    code, stdout, stderr = install("cursor", *words, "--file", str(client_file))
+    assert code == 2 and stdout == ""
+    [line] = stderr.splitlines()
+    assert line.startswith("error [install-invalid]: ") and says in line
+    assert line.endswith("; nothing was written")
+    assert client_file.read_text() == EXISTING
+
+
+def test_print_with_a_file_is_install_invalid(client_file: Path, config: Path) -> None:
+    code, _, stderr = install("cursor", "--config", str(config), "--print", "--file", str(client_file))
+    assert code == 2 and "--print prints the entry and writes no file" in stderr
+
+
+@pytest.mark.parametrize(
+    ("content", "code"),
+    [
+        (None, "document-not-found"),
+        ("openapi: [unclosed\n", "document-syntax"),
+        ("title: x\n", "document-not-openapi"),
+    ],
+)
+def test_a_document_that_does_not_load_is_refused_before_anything_is_written(
+    tmp_path: Path, client_file: Path, content: str | None, code: str
+) -> None:
+    spec = tmp_path / "api.yaml"
+    if content is not None:
+        spec.write_text(content)
+    for words in (["--file", str(client_file)], ["--print"]):
+        status, stdout, stderr = install("cursor", str(spec), "--base-url", "https://api.example.com", *words)
+        assert status == 3 and stdout == "" and stderr.startswith(f"error [{code}]: ")
+    assert client_file.read_text() == EXISTING
+
+
+def test_a_loopback_base_url_needs_allow_as_serve_does_and_the_entry_carries_it(
+    client_file: Path,
+) -> None:
+    code, _, stderr = install(
+        "cursor", str(EXAMPLE), "--base-url", "http://127.0.0.1:9000", "--file", str(client_file)
+    )
+    assert code == 3 and "add --allow 127.0.0.1:9000" in stderr
+    assert client_file.read_text() == EXISTING
+    code, _, stderr = install(
+        "cursor", str(EXAMPLE), "--base-url", "http://127.0.0.1:9000", "--allow", "127.0.0.1:9000",
+        "--file", str(client_file),
+    )  # fmt: skip
+    assert code == 0, stderr
+    entry = json.loads(client_file.read_text())["mcpServers"]["specbridge"]
+    assert entry["args"][-4:] == ["--base-url", "http://127.0.0.1:9000", "--allow", "127.0.0.1:9000"]
+    assert "the base URL http://127.0.0.1:9000 passes the egress policy" in stderr
+
+
+def test_the_checks_it_ran_are_said(config: Path) -> None:
+    code, _, stderr = install("cursor", "--config", str(config), "--print")
+    assert code == 0
+    assert stderr.splitlines()[0] == (
+        "checked as `specbridge serve` starts: the gateway extra imports; the document loads (9 tools); the "
+        "base URL https://api.example.com/v1 passes the egress policy; its secrets (and store key) are "
+        "there, as `serve` reads them"
+    )
+    code, _, stderr = install("cursor", "--transport", "http", "--print")
+    assert code == 0 and "--url is an http(s) URL (the gateway itself is not asked)" in stderr
+
+
+SECRET_CONFIG = """apis:
+  shop:
+    spec: {spec}
+    base_url: https://api.example.com/v1
+    auth: {{type: bearer, secret: env:SHOP_TOKEN}}
+"""
+
+
+@pytest.mark.parametrize(
+    ("client", "value"),
+    [
+        ("claude-code", "${SHOP_TOKEN}"),
+        ("cursor", "${env:SHOP_TOKEN}"),
+        ("vscode", "${input:specbridge-shop-token}"),
+        ("claude-desktop", "<the value of SHOP_TOKEN>"),
+    ],
+)
+def test_an_env_secret_is_passed_in_the_entrys_env_block(tmp_path: Path, client: str, value: str) -> None:
+    path = tmp_path / "specbridge.yaml"
+    path.write_text(SECRET_CONFIG.format(spec=EXAMPLE))
+    result = CliRunner().invoke(
+        app, ["install", client, "--config", str(path), "--print"], env={"SHOP_TOKEN": "t0ken-never-written"}
+    )
+    assert result.exit_code == 0, result.stderr
+    printed = json.loads(result.stdout)
+    jsonschema.validate(printed, DOCUMENTED[client])
+    [entry] = printed["servers" if client == "vscode" else "mcpServers"].values()
+    assert entry["env"] == {"SHOP_TOKEN": value}
+    assert "t0ken-never-written" not in result.stdout + result.stderr
+    if client == "vscode":
+        assert printed["inputs"] == [
+            {
+                "type": "promptString",
+                "id": "specbridge-shop-token",
+                "description": "SHOP_TOKEN for specbridge serve",
+                "password": True,
+            }
+        ]
+    if client == "claude-desktop":
+        assert "warning [secret-unavailable]: Claude Desktop passes none of your environment" in result.stderr
+        assert "replace each placeholder `<the value of NAME>`" in result.stderr
+
+
+def test_an_unset_env_secret_is_the_warning_serve_gives_at_start(tmp_path: Path) -> None:
+    path = tmp_path / "specbridge.yaml"
+    path.write_text(SECRET_CONFIG.format(spec=EXAMPLE))
+    result = CliRunner().invoke(
+        app, ["install", "cursor", "--config", str(path), "--print"], env={"SHOP_TOKEN": None}
+    )  # type: ignore[dict-item]
+    assert result.exit_code == 0
+    assert (
+        "warning [secret-unavailable]: apis.shop.auth.secret: the environment variable SHOP_TOKEN is not set"
+        in result.stderr
+    )
+    assert "1 thing every call would fail on" in result.stderr
+
+
+def test_a_file_in_a_folder_that_does_not_exist_is_output_unwritable(tmp_path: Path, config: Path) -> None:
+    target = tmp_path / "no-such-folder" / "mcp.json"
+    code, _, stderr = install("cursor", "--config", str(config), "--file", str(target))
+    assert code == 4
+    assert stderr.strip() == f"error [output-unwritable]: cannot write {target}: its folder does not exist"
+    assert not target.parent.exists()
+
+
+def test_install_never_writes_into_the_config_or_document_it_serves(tmp_path: Path, config: Path) -> None:
+    spec = tmp_path / "api.json"
+    spec.write_text(json.dumps({"openapi": "3.1.0", "info": {"title": "t", "version": "1"}, "paths": {}}))
+    before = spec.read_text()
+    code, _, stderr = install(
+        "cursor", str(spec), "--base-url", "https://api.example.com", "--file", str(spec)
+    )
+    assert code == 4 and "which this command reads; nothing was written" in stderr
+    other = tmp_path / "other.json"
+    other.write_text(before)
+    code, _, stderr = install("cursor", "--config", str(config), "--file", str(other))
+    assert code == 4 and "it is an OpenAPI document, not what this command writes" in stderr
+    assert spec.read_text() == before and other.read_text() == before

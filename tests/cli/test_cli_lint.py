@@ -61,3 +61,101 @@ def test_a_finding_the_baseline_does_not_hold_still_fails(tmp_path: Path) -> Non
     code, stdout, _ = lint(EXAMPLE, "--config", str(baseline), "--strict")
     assert code == 1
     assert "[name-charset] products.update" in stdout
+
+
+CONFIG = f"""# the team's config
+apis:
+  shop:
+    spec: {EXAMPLE}   # the document
+    base_url: https://api.example.com/v1
+clients:
+  bot: {{key_sha256: "{"a" * 64}"}}
+lint:
+  severity: {{width: error}}
+  ignore:
+    - {{rule: name-charset, tool: products.update}}   # known since March
+limits: {{max_depth: 40}}
+"""
+
+
+def test_a_baseline_into_the_config_it_reads_adds_entries_and_keeps_everything_else(tmp_path: Path) -> None:
+    config = tmp_path / "specbridge.yaml"
+    config.write_text(CONFIG)
+    code, _, stderr = lint("--config", str(config), "--generate-baseline", str(config))
+    assert code == 0, stderr
+    assert "6 findings added to" in stderr and "other entries and settings are kept" in stderr
+    after = config.read_text()
+    assert after.startswith(CONFIG.partition("limits:")[0])  # every line, comments too, where it was
+    assert after.endswith("limits: {max_depth: 40}\n")
+    before, merged = yaml.safe_load(CONFIG), yaml.safe_load(after)
+    assert {key: value for key, value in merged.items() if key != "lint"} == {
+        key: value for key, value in before.items() if key != "lint"
+    }
+    assert merged["lint"]["severity"] == {"width": "error"}
+    assert merged["lint"]["ignore"][0] == {"rule": "name-charset", "tool": "products.update"}
+    assert len(merged["lint"]["ignore"]) == 7
+    code, stdout, _ = lint("--config", str(config), "--fail-on", "info")
+    assert code == 0 and stdout.rstrip().endswith("7 ignored")
+    code, _, stderr = lint("--config", str(config), "--generate-baseline", str(config))  # again
+    assert code == 0 and "nothing to add" in stderr and config.read_text() == after
+
+
+def test_a_baseline_merges_into_an_earlier_one_keeping_its_entries(tmp_path: Path) -> None:
+    earlier = tmp_path / "baseline.yaml"
+    earlier.write_text('lint:\n  ignore:\n    - {rule: "some-old-rule", tool: "gone"}\n')
+    code, _, stderr = lint(EXAMPLE, "--generate-baseline", str(earlier))
+    assert code == 0, stderr
+    entries = yaml.safe_load(earlier.read_text())["lint"]["ignore"]
+    assert entries[0] == {"rule": "some-old-rule", "tool": "gone"} and len(entries) == 8
+
+
+@pytest.mark.parametrize(
+    ("content", "why"),
+    [
+        ("openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths: {}\n", "it is an OpenAPI document"),
+        ('{"mcpServers": {"x": {"command": "y"}}}\n', "it is not a specbridge.yaml"),
+        ("{not json\n", "it is not YAML or JSON"),
+        ("lint: {ignore: []}\napis: {}\n", "not written in block style"),
+        ("- a list\n", "it is not a specbridge.yaml"),
+        ("lint: &shared\n  ignore: []\nstore: x\n", "not written in block style"),
+    ],
+)
+def test_a_baseline_refuses_a_file_it_cannot_merge_into_and_leaves_it_unchanged(
+    tmp_path: Path, content: str, why: str
+) -> None:
+    target = tmp_path / "target.yaml"
+    target.write_text(content)
+    code, stdout, stderr = lint(EXAMPLE, "--generate-baseline", str(target))
+    assert code == 4 and stdout == ""
+    assert stderr.startswith(f"error [output-unwritable]: refusing to write {target}: ")
+    assert why in stderr and "nothing was written" in stderr
+    assert target.read_text() == content
+
+
+def test_a_baseline_never_replaces_the_document_being_linted(tmp_path: Path) -> None:
+    copy = tmp_path / "shop.openapi.yaml"
+    copy.write_bytes(Path(EXAMPLE).read_bytes())
+    link = tmp_path / "link.yaml"
+    link.symlink_to(copy)
+    for target in (copy, link):
+        code, _, stderr = lint(str(copy), "--generate-baseline", str(target))
+        assert code == 4
+        assert f"refusing to write {target}: it is {copy}, which this command reads" in stderr
+    assert copy.read_bytes() == Path(EXAMPLE).read_bytes()
+
+
+def test_a_baseline_in_a_missing_folder_is_output_unwritable(tmp_path: Path) -> None:
+    code, _, stderr = lint(EXAMPLE, "--generate-baseline", str(tmp_path / "no" / "b.yaml"))
+    assert code == 4
+    assert (
+        stderr.strip()
+        == f"error [output-unwritable]: cannot write {tmp_path / 'no' / 'b.yaml'}: its folder does not exist"
+    )
+    assert not (tmp_path / "no").exists()
+
+
+@pytest.mark.parametrize("words", [["-o", "report.txt"], ["--format", "json"]])
+def test_a_baseline_with_a_report_option_is_a_usage_error(tmp_path: Path, words: list[str]) -> None:
+    code, _, stderr = lint(EXAMPLE, "--generate-baseline", str(tmp_path / "b.yaml"), *words)
+    assert code == 2 and "leave out -o and --format" in stderr
+    assert list(tmp_path.iterdir()) == []

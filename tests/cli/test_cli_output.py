@@ -146,3 +146,53 @@ def test_colour_goes_to_a_terminal_only_as_no_color_and_force_color_say(
     for name, value in environ.items():
         monkeypatch.setenv(name, value)
     assert wants_colour(Stream(tty)) is expected  # type: ignore[arg-type]
+
+
+def test_an_output_never_replaces_the_document_or_a_file_it_refs(tmp_path: Path) -> None:
+    document = tmp_path / "api.yaml"
+    schemas = tmp_path / "schemas.yaml"
+    schemas.write_text("Pet:\n  type: object\n  properties: {name: {type: string}}\n")
+    document.write_text(
+        "openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths:\n  /pets:\n    get:\n"
+        "      operationId: listPets\n      responses:\n        '200':\n          description: ok\n"
+        "          content:\n            application/json:\n              schema: {$ref: 'schemas.yaml#/Pet'}\n"
+    )
+    before = {path: path.read_bytes() for path in (document, schemas)}
+    for command in (["tools"], ["lint"]):
+        for target in (document, schemas):
+            result = CliRunner().invoke(app, [*command, str(document), "-o", str(target)])
+            assert result.exit_code == 4, result.stderr
+            assert "which this command reads; nothing was written" in result.stderr
+    assert {path: path.read_bytes() for path in before} == before
+
+
+@pytest.mark.parametrize(
+    ("content", "kind"),
+    [
+        ("openapi: 3.0.3\ninfo: {title: other, version: '1'}\npaths: {}\n", "an OpenAPI document"),
+        ('{"swagger": "2.0", "info": {}, "paths": {}}', "an OpenAPI document"),
+        ("apis:\n  shop: {spec: ./shop.yaml}\n", "a specbridge.yaml"),
+        ('{"mcpServers": {"db": {"command": "x"}}}', "an MCP client's config"),
+    ],
+)
+def test_an_output_never_replaces_a_file_of_another_kind(tmp_path: Path, content: str, kind: str) -> None:
+    target = tmp_path / "kept.yaml"
+    target.write_text(content)
+    for command in (["tools", EXAMPLE], ["lint", EXAMPLE, "--format", "json"]):
+        result = CliRunner().invoke(app, [*command, "-o", str(target)])
+        assert result.exit_code == 4
+        assert result.stderr.strip() == (
+            f"error [output-unwritable]: refusing to write {target}: it is {kind}, not what this command "
+            "writes; nothing was written"
+        )
+    assert target.read_text() == content
+
+
+def test_an_earlier_report_or_export_is_replaced(tmp_path: Path) -> None:
+    target = tmp_path / "out.json"
+    for fmt in ("json", "sarif", "text", "markdown", "github"):
+        result = CliRunner().invoke(app, ["lint", EXAMPLE, "--format", fmt, "-o", str(target)])
+        assert result.exit_code == 0, result.stderr
+    for fmt in ("mcp", "anthropic", "openai"):
+        result = CliRunner().invoke(app, ["tools", EXAMPLE, "--format", fmt, "-o", str(target)])
+        assert result.exit_code == 0, result.stderr

@@ -96,3 +96,28 @@ def test_an_unknown_client_is_a_config_error_exit_3(tmp_path: Path) -> None:
     assert result.exit_code == EXIT_UNREADABLE
     [record] = records(result)
     assert record["code"] == "config-invalid" and "--client" in record["message"]
+
+
+OAUTH_API = (
+    "    auth: {type: oauth2_client_credentials, token_url: 'https://auth.example.com/token', "
+    "client_id: gw, client_secret: env:SPECBRIDGE_TEST_CLIENT_SECRET}\n"
+    "store_key: env:SPECBRIDGE_TEST_STORE_KEY\n"
+)
+
+
+def test_a_short_store_key_is_a_start_warning_and_an_error_under_strict_start(tmp_path: Path) -> None:
+    path = config(tmp_path, SHOP, OAUTH_API)
+    env = {"SPECBRIDGE_TEST_CLIENT_SECRET": "client-s3cret", "SPECBRIDGE_TEST_STORE_KEY": "short-key"}
+    result = serve("--config", str(path), env=env)
+    assert result.exit_code == 0, result.stderr
+    [warning] = [record for record in records(result) if record["level"] == "warning"]
+    assert warning["code"] == "secret-unavailable" and warning["api"] == "shop"
+    assert warning["message"].startswith("store_key: the environment variable SPECBRIDGE_TEST_STORE_KEY")
+    assert "fewer than 32 characters" in warning["message"] and "short-key" not in result.stderr
+    result = serve("--config", str(path), "--strict-start", env=env)
+    assert result.exit_code == EXIT_UNREADABLE
+    errors = [record for record in records(result) if record["level"] == "error"]
+    assert [record["code"] for record in errors] == ["secret-unavailable", "config-invalid"]
+    env["SPECBRIDGE_TEST_STORE_KEY"] = "k" * 44
+    result = serve("--config", str(path), "--strict-start", env=env)
+    assert result.exit_code == 0, result.stderr

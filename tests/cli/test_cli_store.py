@@ -16,6 +16,9 @@ from specbridge.cli import app
 from specbridge.config import load_config
 from specbridge.service import config_store
 from specbridge.store import ANY, Marker, MarkerKind, StoreLost
+from tests.store._backends import namespaces, store_url
+
+__all__ = ["namespaces", "store_url"]  # fixtures: one empty store per backend, its namespace dropped after
 
 
 @pytest.fixture
@@ -68,3 +71,18 @@ def test_a_lost_store_exits_1_until_acknowledged_and_then_a_gateway_goes_on(conf
             assert "marker: present" in (await command("store", "check", "--config", str(config_path)))[1]
 
     asyncio.run(scenario())
+
+
+def test_store_check_names_the_namespace_it_reads_on_every_backend(store_url: str, tmp_path: Path) -> None:
+    path = tmp_path / "specbridge.yaml"
+    path.write_text(f"apis: {{shop: {{spec: shop.yaml}}}}\nstore: '{store_url}'\n", encoding="utf-8")
+    result = run("store", "check", "--config", str(path))
+    assert result.exit_code == 0, result.output
+    first = result.output.splitlines()[0]
+    if store_url.startswith("sqlite"):
+        assert first.endswith("(a file of its own: no namespace)")
+    else:
+        namespace = store_url.rpartition("namespace=")[2]
+        where = "schema" if store_url.startswith("postgres") else "key prefix"
+        assert first.endswith(f" (namespace {namespace}: its {where})"), first
+        assert "namespace=" not in first.partition(" (")[0]

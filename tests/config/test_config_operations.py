@@ -4,6 +4,7 @@ OpenAPI document that goes through the one conversion, alone or beside a documen
 
 from __future__ import annotations
 
+import re
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -260,3 +261,124 @@ def test_the_configuration_docs_example_of_operations_reads(tmp_path: Path) -> N
     config = config_from_data(yaml.safe_load(textwrap.dedent(block)), source="docs", base_dir=tmp_path)
     for api in config.apis.values():
         assert tools_of(api)
+
+
+def _operation(**fields: Any) -> dict[str, Any]:
+    return {"operations": {"o": {"method": "POST", "url": "https://a.example.com/x", **fields}}}
+
+
+@pytest.mark.parametrize(
+    ("api", "key", "words"),
+    [
+        (
+            _operation(request={"type": "objekt"}),
+            "apis.a.operations.o.request.type",
+            "`type` takes one of array",
+        ),
+        (
+            _operation(response={"type": "object", "properties": {"id": {"type": "strin"}}}),
+            "apis.a.operations.o.response.properties.id.type",
+            "`type` takes one of",
+        ),
+        (
+            _operation(request={"properties": {"code": {"type": "string", "pattern": "([a-z"}}}),
+            "apis.a.operations.o.request.properties.code.pattern",
+            "a regular expression (ECMA 262) that compiles",
+        ),
+        (
+            _operation(request={"properties": {"n": 5}}),
+            "apis.a.operations.o.request.properties.n",
+            "is not a schema",
+        ),
+        (
+            _operation(request={"minLength": -1}),
+            "apis.a.operations.o.request.minLength",
+            "JSON Schema 2020-12",
+        ),
+        (_operation(request=["type", "object"]), "apis.a.operations.o.request", "must be a JSON Schema"),
+        (
+            _operation(request={"$schema": "http://json-schema.org/draft-04/schema#", "type": "object"}),
+            "apis.a.operations.o.request.$schema",
+            "leave `$schema` out",
+        ),
+        (_operation(url="https://a.example.com/x/{id"), "apis.a.operations.o.url", "`{` that is not closed"),
+        (_operation(url="https://a.example.com/x/id}"), "apis.a.operations.o.url", "`}` that opens nowhere"),
+        (_operation(url="https://a.example.com/x/{}"), "apis.a.operations.o.url", "an empty `{}`"),
+        (_operation(url="https://a.example.com/{a}/{a}"), "apis.a.operations.o.url", "twice"),
+        (_operation(url="https://a.example.com/x?q={a}"), "apis.a.operations.o.url", "in its query"),
+        (
+            {"base_url": "https://a.example.com", "operations": {"o": {"method": "GET", "path": "/x/{id"}}},
+            "apis.a.operations.o.path",
+            "`{` that is not closed",
+        ),
+        (
+            {"operations": {"o": {"method": "GET", "url": "https://a.example.com/x"}}, "tools": {"o": {}}},
+            "apis.a.tools.o",
+            "keep it in one place",
+        ),
+        (
+            {
+                "operations": {"o": {"method": "GET", "url": "https://a.example.com/x", "name": "get_x"}},
+                "tools": {"get_x": {"requires_approval": True}},
+            },
+            "apis.a.tools.get_x",
+            "keep it in one place",
+        ),
+    ],
+)
+def test_a_connector_that_would_pass_silently_is_a_config_error(
+    api: dict[str, Any], key: str, words: str
+) -> None:
+    error = failure(api)
+    assert error.key == key and words in str(error), str(error)
+    message = str(error).partition(": ")[2].partition(": ")[2]
+    for value in ("objekt", "strin", "([a-z", "{id", "draft-04"):  # the value found is never repeated
+        assert not re.search(rf"(?<!\w){re.escape(value)}(?!\w)", message), message
+
+
+@pytest.mark.parametrize(
+    ("spec", "ref"),
+    [
+        (None, "#/components/schemas/Order"),
+        ("openapi", "#/components/schemas/Nope"),
+        ("openapi", "./absent.yaml#/X"),
+    ],
+)
+def test_a_schema_ref_that_leads_nowhere_is_a_config_error(
+    tmp_path: Path, spec: str | None, ref: str
+) -> None:
+    fields: dict[str, Any] = {
+        "method": "POST",
+        "request": {"type": "object", "properties": {"order": {"$ref": ref}}},
+    }
+    if spec is None:
+        api = read({"operations": {"o": {**fields, "url": "https://a.example.com/x"}}}, tmp_path)
+    else:
+        document = tmp_path / "api.yaml"
+        document.write_text(
+            "openapi: 3.1.0\ninfo: {title: t, version: '1'}\nservers: [{url: 'https://a.example.com'}]\npaths: {}\n"
+            "components: {schemas: {Order: {type: object}}}\n"
+        )
+        api = read({"spec": str(document), "operations": {"o": {**fields, "path": "/x"}}}, tmp_path)
+    with pytest.raises(ConfigError) as caught:
+        api_document(api)
+    assert caught.value.key == "apis.a.operations.o.request.properties.order.$ref"
+    assert "a config schema's `$ref` is read in the API's document" in str(caught.value)
+
+
+def test_a_ref_to_a_schema_of_the_document_and_a_ref_in_data_keywords_pass(tmp_path: Path) -> None:
+    document = tmp_path / "api.yaml"
+    document.write_text(
+        "openapi: 3.1.0\ninfo: {title: t, version: '1'}\nservers: [{url: 'https://a.example.com'}]\npaths: {}\n"
+        "components: {schemas: {Order: {type: object, properties: {id: {type: string}}}}}\n"
+    )
+    request = {
+        "type": "object",
+        "properties": {"order": {"$ref": "#/components/schemas/Order"}, "$ref": {"type": "string"}},
+        "examples": [{"$ref": "#/not/a/schema"}],
+    }
+    api = read(
+        {"spec": str(document), "operations": {"o": {"method": "POST", "path": "/x", "request": request}}},
+        tmp_path,
+    )
+    assert "order" in tools_of(api)["o"].input_schema["properties"]

@@ -188,4 +188,22 @@ def test_a_client_naming_an_unknown_api_is_refused() -> None:
             {"apis": {"a": {"spec": "/a.yaml"}}, "clients": {"bot": {"key_sha256": "0" * 64, "apis": ["b"]}}},
             source="c.yaml",
         )
-    assert caught.value.key == "clients.bot.apis"
+    assert caught.value.key == "clients.bot.apis[0]"
+
+
+def test_a_clients_display_name_is_read_and_its_id_stands_in_without_one() -> None:
+    data = {
+        "apis": {"shop": {"spec": "shop.yaml"}},
+        "clients": {
+            "bot-1": {"apis": ["shop"], "key_sha256": "a" * 64, "display_name": "  Support\n assistant "},
+            "bot-2": {"apis": ["shop"], "key_sha256": "b" * 64},
+        },
+    }
+    clients = config_from_data(data, source="specbridge.yaml").clients
+    assert clients["bot-1"].shown_name == "Support assistant"
+    assert clients["bot-2"].shown_name == "bot-2"
+    for bad in ("", "   ", "x" * 81):
+        data["clients"]["bot-1"]["display_name"] = bad  # type: ignore[index]
+        with pytest.raises(ConfigError) as caught:
+            config_from_data(data, source="specbridge.yaml")
+        assert "clients.bot-1.display_name" in str(caught.value)

@@ -116,7 +116,9 @@ def test_an_empty_document_is_a_syntax_error() -> None:
     assert caught.value.code is ErrorCode.DOCUMENT_SYNTAX
 
 
-@pytest.mark.parametrize("text", ["title: not an api\n", "- a\n- b\n", '"just a string"'])
+@pytest.mark.parametrize(
+    "text", ["title: not an api\n", "- a\n- b\n", '"just a string"', "# comments only\n", "42\n", "null\n"]
+)
 def test_a_document_that_is_not_openapi_says_so(text: str) -> None:
     with pytest.raises(DocumentError) as caught:
         parse_document(text, source="x.yaml")

@@ -14,7 +14,7 @@ import pytest
 
 from tests.gateway._harness import running_gateway, write_config
 from tests.gateway.test_gateway_files import FILES_SPEC
-from tests.support.browser import NEEDS_CHROMIUM, chromium
+from tests.support.chromium import NEEDS_CHROMIUM, chromium
 from tests.support.upstream import Reply, Upstream
 
 pytestmark = NEEDS_CHROMIUM

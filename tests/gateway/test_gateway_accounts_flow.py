@@ -16,27 +16,20 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-import anyio
 import mcp_types as types
 import pytest
 from mcp.shared.exceptions import MCPError
 
 from specbridge.access import key_sha256
-from specbridge.config import load_config
-from specbridge.gateway import Gateway, bind, serve_http
-from specbridge.gateway._http import base_url
 from tests.gateway._harness import http_client
-from tests.support.browser import NEEDS_CHROMIUM, chromium
+from tests.support.accounts import serving as accounts_serving
+from tests.support.accounts import sign_in_and_grant
+from tests.support.chromium import NEEDS_CHROMIUM, chromium
 from tests.support.glewlwyd import Glewlwyd
 from tests.support.oauth_api import (
-    API_SCOPE,
     PEOPLE,
     STORE_KEY,
-    authorize_url,
-    new_client,
-    oauth_config,
     protect,
-    token_url,
 )
 from tests.support.upstream import Upstream
 
@@ -64,15 +57,9 @@ async def connect_in_browser(browser: Any, url: str, person: str) -> str:
         page = await context.new_page()
         page.set_default_timeout(30_000)
         await page.goto(url)
-        assert "Connect your account" in await page.title()
-        await page.click("button:has-text('Continue to')")
-        await page.fill("input[placeholder='Your username']", person)
-        await page.fill("input[placeholder='Your password']", PEOPLE[person])
-        await page.click("button:has-text('OK')")
-        await page.check("input[type=checkbox]")
-        await page.click("button:has-text('Grant access')")
-        await page.click("button:has-text('Continue')")
-        await page.wait_for_url("**/oauth/callback/shop?*")
+        assert "Connect your Gateway fixture account" in await page.title()
+        await page.click("button:has-text('Continue to sign in')")
+        await sign_in_and_grant(page, person, PEOPLE[person])
         return str(await page.inner_text("body"))
     finally:
         await context.close()
@@ -80,37 +67,8 @@ async def connect_in_browser(browser: Any, url: str, person: str) -> str:
 
 @contextlib.asynccontextmanager
 async def serving(tmp_path: Path, upstream: Upstream, glewlwyd: Glewlwyd) -> AsyncIterator[tuple[str, str]]:
-    """The gateway on a socket bound first (its callback URL goes in its config and in glewlwyd's
-    client); yields its base URL and glewlwyd's client id."""
-    sock = bind("127.0.0.1", 0)
-    base = base_url(sock)
-    callback = f"{base}/oauth/callback/shop"
-    client_id, _ = new_client(
-        glewlwyd, grants=["code", "refresh_token"], redirect_uris=[callback], public=True
-    )
-    auth = {
-        "type": "oauth2_authorization_code",
-        "authorize_url": authorize_url(glewlwyd),
-        "token_url": token_url(glewlwyd),
-        "client_id": client_id,
-        "scopes": [API_SCOPE],
-        "per_client": True,
-        "redirect_uri": callback,
-    }
-    config = oauth_config(tmp_path, upstream, glewlwyd, auth=auth, clients=CLIENTS)
-    gateway = Gateway(load_config(config), config_path=str(config))
-    stop, ready = anyio.Event(), anyio.Event()
-    try:
-        async with anyio.create_task_group() as tasks:
-            tasks.start_soon(lambda: serve_http(gateway, sock, on_ready=lambda _: ready.set(), stop=stop))
-            with anyio.fail_after(15):
-                await ready.wait()
-            try:
-                yield base, client_id
-            finally:
-                stop.set()
-    finally:
-        sock.close()
+    async with accounts_serving(tmp_path, upstream, glewlwyd, CLIENTS) as served:
+        yield served
 
 
 async def _accept(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:

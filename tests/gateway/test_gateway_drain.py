@@ -89,6 +89,8 @@ def check_stop_logged_once(lines: list[str]) -> None:
     stops = [record for record in logged if record["event"].startswith("stopping")]
     assert len(stops) == 1 and stops[0]["level"] == "info", stops
     assert [record for record in logged if record["level"] == "error"] == []
+    last = logged[-1]  # the drain ends with a line that says the gateway stopped
+    assert (last["event"], last["level"], last["after"]) == ("stopped", "info", "the drain"), last
 
 
 async def test_sigterm_over_http_finishes_the_call_on_the_wire_and_ends_the_waiting_one(

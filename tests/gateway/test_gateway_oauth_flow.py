@@ -29,7 +29,7 @@ from mcp.shared.auth import (
 )
 
 from tests.gateway._harness import running_gateway, write_config
-from tests.support.browser import NEEDS_CHROMIUM, chromium
+from tests.support.chromium import NEEDS_CHROMIUM, chromium
 from tests.support.glewlwyd import PASSWORD, USER, USER_SUB, Glewlwyd
 from tests.support.upstream import Upstream, echo
 

@@ -40,7 +40,7 @@ async def pages(
     auth = {"type": "oauth2_authorization_code", "authorize_url": authorize_url(glewlwyd),
             "token_url": token_url(glewlwyd), "client_id": client_id, "scopes": [API_SCOPE],
             "per_client": True, "redirect_uri": CALLBACK}  # fmt: skip
-    clients = {"robot-1": {"key_sha256": key_sha256(KEY), "apis": ["shop"]}}
+    clients = {"robot-1": {"key_sha256": key_sha256(KEY), "apis": ["shop"], "display_name": "Robot One"}}
     config = oauth_config(tmp_path, upstream, glewlwyd, auth=auth, clients=clients)
     async with in_process_gateway(config) as (asgi, _):
         async with http_client(f"{IN_PROCESS}/mcp", key=KEY, transport=asgi) as agent:
@@ -66,7 +66,13 @@ async def test_the_links_page_names_the_client_and_binds_the_browser(
 ) -> None:
     async with pages(tmp_path, upstream, glewlwyd) as (browser, link):
         page = await browser.get(link)
-        assert page.status_code == 200 and "robot-1" in page.text and "Continue to 127.0.0.1:" in page.text
+        assert page.status_code == 200
+        for said in ("Connect your Gateway fixture account", "<strong>Robot One</strong> asks to use",
+                     f"<code>{API_SCOPE}</code>", "Continue to sign in</button>", "127.0.0.1:"):  # fmt: skip
+            assert said in page.text, said
+        assert (
+            "robot-1" not in page.text and "Continue to 127" not in page.text
+        )  # ids and hosts, not to people
         assert_guarded(page)
         cookie = page.headers["set-cookie"]
         assert "HttpOnly" in cookie and "SameSite=lax" in cookie and "Path=/oauth/" in cookie
@@ -113,11 +119,10 @@ async def test_the_callback_stores_the_account_and_the_client_calls_with_it(
         back = glewlwyd.consent(going.headers["location"], "carol", PEOPLE["carol"])
         assert back.startswith(CALLBACK + "?")
         landed = await browser.get(back)
-        assert (
-            landed.status_code == 200
-            and "connected to the client" in landed.text
-            and "robot-1" in landed.text
-        )
+        assert landed.status_code == 200
+        assert "Your Gateway fixture account is connected" in landed.text
+        assert "connected to the client <strong>Robot One</strong>" in landed.text
+        assert "You can close this tab and return to <strong>Robot One</strong>." in landed.text
         assert_guarded(landed)
         again = await browser.get(back)  # the state was taken: a replayed callback connects nothing
         assert again.status_code == 400 and "[connect-invalid]" in again.text

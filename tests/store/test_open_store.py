@@ -63,7 +63,7 @@ def test_the_stores_own_query_parameters_set_its_timeout_and_connections_and_are
         ("postgresql://localhost/db?connections=many", "a whole number from 1 to 1000"),
         ("mysql://db.example/app", "must be a sqlite:///PATH"),
         ("sqlite://relative.db", "write sqlite:///PATH"),
-        ("redis://localhost?namespace=1bad-name", "namespace '1bad-name'"),
+        ("redis://localhost?namespace=1bad-name", "the store's namespace: use letters"),
     ],
 )
 def test_a_url_that_names_no_usable_store_is_refused_saying_what_to_write(url: str, says: str) -> None:

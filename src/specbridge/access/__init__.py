@@ -5,6 +5,9 @@ to get one)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_exports
 from ._claims import TokenClaims as TokenClaims
 from ._claims import canonical_resource as canonical_resource
 from ._identity import Identity as Identity
@@ -21,5 +24,9 @@ from ._metadata import WELL_KNOWN as WELL_KNOWN
 from ._metadata import challenge as challenge
 from ._metadata import metadata_url as metadata_url
 from ._metadata import resource_metadata as resource_metadata
-from ._resource import ResourceServer as ResourceServer
-from ._resource import ResourceServers as ResourceServers
+
+if TYPE_CHECKING:  # loaded on first use: they import httpx and PyJWT, which the light form has not
+    from ._resource import ResourceServer as ResourceServer  # (`keys new` needs only `_keys`)
+    from ._resource import ResourceServers as ResourceServers
+
+__getattr__, __dir__ = lazy_exports(__name__)

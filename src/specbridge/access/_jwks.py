@@ -20,7 +20,7 @@ import anyio
 import jwt
 
 from .._errors import TokenError
-from .._logging import log_event
+from .._logging import Outage, log_event
 from ._fetch import Fetcher, unavailable
 
 REFETCH_AFTER = 60.0  # at most one fetch a minute for an unknown key id
@@ -89,6 +89,12 @@ class JwksCache:
         self._attempts = 0
         self._failure = "the issuer's JWKS has not been fetched"
         self._lock = anyio.Lock()
+        self._outage = Outage(  # a warning once, a line when it comes back
+            "jwks fetch failed",
+            fix="tokens this issuer signs with a key not yet fetched are refused (503) until its JWKS can "
+            "be fetched; check the issuer's address, `oauth.jwks_uri` and the API's egress.allow",
+            recovered="jwks fetched again",
+        )
 
     async def key(self, kid: str | None, alg: str) -> Any:
         """The public key for a token signed by `kid` with `alg`; `token-invalid` when the issuer
@@ -140,9 +146,10 @@ class JwksCache:
                 keys = await self._load()
             except TokenError as error:
                 self._failure = error.message
-                log_event("jwks fetch failed", issuer=self._issuer, reason=error.message)
+                self._outage.failed(issuer=self._issuer, reason=error.message)
                 return
             self._keys, self._parsed, self._fetched_at = keys, {}, self._tried_at
+            self._outage.recovered(issuer=self._issuer)
             log_event("jwks fetched", issuer=self._issuer, keys=len(keys))
 
     async def _load(self) -> dict[str, dict[str, Any]]:

@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping
 import httpx
 
 from .._errors import ErrorCode, TokenError
-from .._logging import log_event
+from .._logging import Outage, log_event
 from ..call import Lru
 from ..config import ApiConfig, ClientConfig, OAuthConfig
 from ._claims import LEEWAY, MAX_TOKEN_LENGTH, TokenClaims
@@ -67,6 +67,12 @@ class ResourceServer:
             jwks = JwksCache(self.fetch, issuer=settings.issuer, jwks_uri=settings.jwks_uri, clock=monotonic)
             self.verifier = JwtVerifier(settings.issuer, jwks)
         self._checked: Lru[bytes, tuple[TokenClaims, float]] = Lru(CACHE_SIZE)
+        self._outage = Outage(  # every token of the API refused: a warning once, a line when it comes back
+            "token check unavailable",
+            fix="every access token of this API is answered 503 until the authorization server (its JWKS "
+            "or introspection endpoint) answers again; client keys still work",
+            recovered="token check available again",
+        )
 
     async def check(self, token: str, resource: str) -> TokenClaims:
         """The claims of a valid token for `resource`; `TokenError` otherwise."""
@@ -123,13 +129,14 @@ class ResourceServer:
             claims = await self.check(bearer, resource)
         except TokenError as error:
             if error.code == ErrorCode.TOKEN_CHECK_UNAVAILABLE:
-                log_event("token check unavailable", api=api.name, reason=error.message)
+                self._outage.failed(api=api.name, reason=error.message)
                 return Refusal(
                     503,
                     error.code,
                     f"the token cannot be checked now: {error.message}",
                     (("Retry-After", RETRY_AFTER),),
                 )
+            self._outage.recovered(api=api.name)  # the check itself worked
             return Refusal(
                 401,
                 ErrorCode.TOKEN_INVALID,
@@ -141,6 +148,7 @@ class ResourceServer:
                     ),
                 ),
             )
+        self._outage.recovered(api=api.name)
         missing = [scope for scope in settings.scopes_supported if scope not in claims.scopes]
         if missing:
             return Refusal(

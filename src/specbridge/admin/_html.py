@@ -8,8 +8,6 @@ escaping) or `reveal_html` (escaping plus marked invisible characters).
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import html
 import json
 from datetime import UTC, datetime
@@ -17,55 +15,44 @@ from typing import Any
 
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
+from .._style import BASE_STYLE, BUTTON_STYLE, PHONE_STYLE, style_hash
 from ._reveal import reveal_html
 
-STYLE = """
-*{box-sizing:border-box}
-body{font:16px/1.45 system-ui,sans-serif;margin:0 auto;max-width:62rem;padding:0 1rem 2rem;color:#1a1a1a}
-header{display:flex;flex-wrap:wrap;gap:.5rem;justify-content:space-between;align-items:center;
-padding:.75rem 0;border-bottom:1px solid #ddd;margin-bottom:1rem}
-h1{font-size:1.5rem;margin:.5rem 0}h2{font-size:1.2rem;margin:1.25rem 0 .5rem}h3{font-size:1rem;margin:1rem 0 .25rem}
-code,pre{font:14px/1.4 ui-monospace,monospace}
-pre{background:#f4f4f4;padding:.6rem;margin:.25rem 0;white-space:pre-wrap;overflow-wrap:anywhere}
-p,li,td,dd,code{overflow-wrap:anywhere}
-mark.hidden{background:#ffd54f;color:#000;border:1px solid #b26a00;border-radius:3px;padding:0 2px}
-.error{background:#fde8e8;border-left:4px solid #c62828;padding:.6rem}
-.note{background:#e8f4fd;border-left:4px solid #1565c0;padding:.6rem}
-.warn{background:#fff4e0;border-left:4px solid #b26a00;padding:.6rem}
-.muted{color:#555;font-size:.9rem}
-.badge{display:inline-block;border-radius:3px;padding:0 .4rem;font-size:.85rem;border:1px solid #999}
+STYLE = (
+    BASE_STYLE
+    + """
 .badge.destructive{background:#c62828;color:#fff;border-color:#c62828}
 .badge.read-only{background:#e8f5e9;border-color:#2e7d32;color:#1b5e20}
 ul.pending{list-style:none;padding:0;margin:0}
 ul.pending li{border:1px solid #ccc;border-radius:6px;padding:.6rem .8rem;margin:.5rem 0}
 ul.pending a.tool{font-weight:600}
-dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem;margin:.5rem 0}
-dl.facts dt{font-weight:600}dl.facts dd{margin:0;min-width:0}
 .answer{display:flex;flex-wrap:wrap;gap:1rem;align-items:flex-start;margin:1rem 0}
 .answer form{margin:0}
 fieldset.reject{border:2px solid #c62828;border-radius:6px;padding:.6rem .8rem;margin:0;flex:1 1 18rem;min-width:0}
 fieldset.reject legend{font-weight:600;color:#c62828;padding:0 .3rem}
 fieldset.reject label{display:block;margin-bottom:.3rem}
 textarea{width:100%;font:inherit;padding:.4rem;display:block;margin-bottom:.5rem}
-button{font:inherit;border-radius:6px;padding:.5rem 1.1rem;border:1px solid #777;background:#f4f4f4;cursor:pointer}
+"""
+    + BUTTON_STYLE
+    + """
 button.approve{background:#2e7d32;border-color:#2e7d32;color:#fff;font-weight:600}
 button.reject{background:#c62828;border-color:#c62828;color:#fff;font-weight:600}
 button.quiet{padding:.25rem .7rem}
 table{border-collapse:collapse;width:100%}
 th,td{text-align:left;vertical-align:top;padding:.35rem .5rem;border-bottom:1px solid #ddd}
-@media (max-width:600px){
-body{padding:0 .6rem 1.5rem}
+@media (max-width:600px){"""
+    + PHONE_STYLE
+    + """
 table.recent thead{display:none}
 table.recent,table.recent tbody,table.recent tr,table.recent td{display:block;width:100%}
 table.recent tr{border:1px solid #ccc;border-radius:6px;margin:.5rem 0;padding:.3rem 0}
 table.recent td{border:0;padding:.1rem .6rem}
 table.recent td::before{content:attr(data-label) ": ";font-weight:600}
-dl.facts{grid-template-columns:1fr}dl.facts dd{margin-bottom:.4rem}
 }
 """
-STYLE_HASH = base64.b64encode(hashlib.sha256(STYLE.encode()).digest()).decode()
+)
 CSP = (
-    f"default-src 'none'; style-src 'sha256-{STYLE_HASH}'; form-action 'self'; "
+    f"default-src 'none'; style-src {style_hash(STYLE)}; form-action 'self'; "
     "frame-ancestors 'none'; base-uri 'none'"
 )
 HEADERS = {

@@ -138,7 +138,8 @@ def credential_for(auth: AuthConfig, secret_id: str | None) -> Credential | None
     try:
         value = secret.reveal()
     except ConfigError as error:
-        log.warning("credential unavailable: %s", error.message)
+        # debug: every call says it; the gateway warns once per API and client (gateway/_outages.py)
+        log.debug("credential unavailable: %s", error.message)
         raise CallError(
             "the API's credential is not available to the gateway; nothing was sent",
             code=ErrorCode.SECRET_UNAVAILABLE,

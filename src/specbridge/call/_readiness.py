@@ -1,9 +1,11 @@
 """What will fail for every call of an API, known before the first call: its credential's secret is not
-there (an `env:` variable unset, a `file:` that cannot be read), or no base URL can be used (none
-configured, and every server of the document is refused by the egress policy or not absolute).
+there (an `env:` variable unset, a `file:` that cannot be read), its `store_key` is too short to seal
+with, or no base URL can be used (none configured, and every server of the document is refused by the
+egress policy or not absolute).
 
 `specbridge serve` logs one warning per problem at start (with `--strict-start`, they stop it). Nothing
-here reveals a secret: a variable is only looked up, a file only opened for reading.
+here reveals a secret: a variable is only looked up, a file only opened for reading (the store key's is
+read to count its characters).
 """
 
 from __future__ import annotations
@@ -12,8 +14,8 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .._errors import ErrorCode
-from ..config import ApiConfig, Secret
+from .._errors import ErrorCode, SpecbridgeError
+from ..config import MIN_STORE_KEY, ApiConfig, Secret
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +42,8 @@ def readiness(api: ApiConfig, base_url: str | None, servers: Sequence[str] = ())
         ]
     for key, secret in secrets:
         why = _unavailable(secret)
+        if why is None and key == "store_key":
+            why = _too_short(secret)
         if why is not None:
             problems.append(
                 Unready(
@@ -61,6 +65,22 @@ def readiness(api: ApiConfig, base_url: str | None, servers: Sequence[str] = ())
             )
         )
     return problems
+
+
+def _too_short(secret: Secret) -> str | None:
+    """Why a store key that is there cannot seal: fewer characters than MIN_STORE_KEY (its length is
+    not said: the message goes to a log)."""
+    try:
+        short = len(secret.reveal()) < MIN_STORE_KEY
+    except SpecbridgeError:
+        return None  # gone since it was looked up: the next start says so
+    if not short:
+        return None
+    source = secret.reference.partition(":")
+    where = f"the environment variable {source[2]}" if source[0] == "env" else f"the secret file {source[2]}"
+    return (
+        f"{where} holds fewer than {MIN_STORE_KEY} characters (`openssl rand -base64 32` makes a key of 44)"
+    )
 
 
 def _unavailable(secret: Secret) -> str | None:

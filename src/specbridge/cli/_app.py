@@ -203,7 +203,9 @@ def coded(error: BaseException) -> tuple[int, str, str] | None:
         return EXIT_INTERRUPTED, "", ""
     if not isinstance(error, SpecbridgeError):
         return None
-    if isinstance(error, DocumentError | ConfigError) or error.code in CONFIG_CODES:
+    if error.code in USAGE_CODES:
+        status = EXIT_USAGE
+    elif isinstance(error, DocumentError | ConfigError) or error.code in CONFIG_CODES:
         status = EXIT_UNREADABLE
     elif isinstance(error, StartError):
         status = EXIT_CANNOT_START
@@ -223,6 +225,9 @@ def _sole(group: BaseExceptionGroup[BaseException]) -> BaseException | None:
             leaves.append(current)
     return leaves[0] if len(leaves) == 1 else None
 
+
+# A value on the command line that the command refuses (click's own are exit 2 too, without a code).
+USAGE_CODES = frozenset({ErrorCode.INSTALL_INVALID})
 
 # Errors that are a config's (or the store it names) whatever part of the code finds them: exit 3.
 CONFIG_CODES = frozenset(

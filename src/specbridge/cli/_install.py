@@ -11,7 +11,11 @@ Each client's shape, as its documentation gives it:
 | VS Code | `.vscode/mcp.json` | `servers` | `type: stdio`, `command`, `args` | `type: http`, `url`, `headers` | `${input:ID}` (a password prompt in `inputs`) |
 
 The client key of an HTTP entry is never written in clear: it is a reference to an environment variable
-(or, in VS Code, to a password the editor asks for once and keeps in its secret storage).
+(or, in VS Code, to a password the editor asks for once and keeps in its secret storage). A stdio entry
+passes each `env:` secret of the config the same way, in its `env` block; Claude Desktop has no
+references, so there the block holds a placeholder to replace, and a warning says so.
+
+Nothing is written until the checks of `_install_checks` pass: an entry that cannot start is refused.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +34,7 @@ from .._errors import ConfigError, ErrorCode
 from .._files import MAX_DOCUMENT_BYTES, read_bounded
 from .._json import dumps
 from ._app import app, friendly_errors
+from ._install_checks import Checked, check_start, check_values
 from ._output import write_output
 
 Json = Any
@@ -56,9 +62,33 @@ def default_file(client: str) -> Path:
     return Path.home() / ".config" / "Claude" / "claude_desktop_config.json"
 
 
-def stdio_entry(client: str, command: list[str]) -> dict[str, Json]:
+def stdio_entry(client: str, command: list[str], env: Sequence[str] = ()) -> dict[str, Json]:
     entry: dict[str, Json] = {"command": command[0], "args": command[1:]}
+    if env:
+        entry["env"] = {name: env_reference(client, name) for name in env}
     return {"type": "stdio", **entry} if client in ("claude-code", "vscode") else entry
+
+
+def env_reference(client: str, name: str) -> str:
+    """How `client` passes the variable `name` to the server it starts (Claude Desktop: a placeholder)."""
+    return {
+        "claude-code": f"${{{name}}}",
+        "cursor": f"${{env:{name}}}",
+        "vscode": f"${{input:{input_id(name)}}}",
+    }.get(client, placeholder(name))
+
+
+def placeholder(name: str) -> str:
+    return f"<the value of {name}>"
+
+
+def input_id(name: str) -> str:
+    return "specbridge-" + name.lower().replace("_", "-")
+
+
+def secret_input(input_id: str, description: str) -> dict[str, Json]:
+    """A VS Code input: a password the editor asks for once and keeps in its secret storage."""
+    return {"type": "promptString", "id": input_id, "description": description, "password": True}
 
 
 def http_entry(client: str, url: str, key_env: str | None) -> dict[str, Json]:
@@ -78,20 +108,20 @@ def http_entry(client: str, url: str, key_env: str | None) -> dict[str, Json]:
     return {"type": "http", **entry} if client in ("claude-code", "vscode") else entry
 
 
-def client_config(client: str, name: str, entry: dict[str, Json], key_env: str | None) -> dict[str, Json]:
+def client_config(
+    client: str, name: str, entry: dict[str, Json], key_env: str | None, env: Sequence[str] = ()
+) -> dict[str, Json]:
     """The client's file holding only this server (what `--print` shows)."""
     if client != "vscode":
         return {SERVERS_KEY[client]: {name: entry}}
     config: dict[str, Json] = {"servers": {name: entry}}
+    inputs = [secret_input(input_id(variable), f"{variable} for specbridge serve") for variable in env]
     if key_env is not None and entry.get("headers"):
-        config["inputs"] = [
-            {
-                "type": "promptString",
-                "id": VSCODE_INPUT,
-                "description": "specbridge client key (the key `specbridge keys new` printed)",
-                "password": True,
-            }
-        ]
+        inputs.append(
+            secret_input(VSCODE_INPUT, "specbridge client key (the key `specbridge keys new` printed)")
+        )
+    if inputs:
+        config["inputs"] = inputs
     return config
 
 
@@ -142,7 +172,7 @@ def read_client_file(path: Path) -> dict[str, Json]:
 
 
 def serve_command_line(
-    config: str | None, spec: str | None, base_url: str | None, api: str | None
+    config: str | None, spec: str | None, base_url: str | None, api: str | None, allow: Sequence[str] = ()
 ) -> list[str]:
     """The command a client starts for stdio: this Python's specbridge (no PATH needed), absolute paths."""
     words = [sys.executable, "-m", "specbridge", "serve"]
@@ -151,6 +181,7 @@ def serve_command_line(
     elif spec is not None:
         words.append(spec if "://" in spec else str(Path(spec).resolve()))
         words += ["--base-url", base_url] if base_url else []
+        words += [word for entry in allow for word in ("--allow", entry)]
     else:
         raise click.UsageError("give --config FILE, or SPEC (with --base-url URL), for the server to serve")
     return words + (["--api", api] if api else [])
@@ -161,8 +192,16 @@ def serve_command_line(
 @click.argument("spec", required=False)
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), help="specbridge.yaml to serve.")
 @click.option("--base-url", help="With SPEC: the API's base URL.")
+@click.option(
+    "--allow",
+    multiple=True,
+    help="With SPEC: HOST:PORT the egress policy may reach although not public (as `serve --allow`).",
+)
 @click.option("--api", "api_name", help="Which API of the config (when it has several).")
-@click.option("--name", help="The server's name in the client [default: specbridge-API].")
+@click.option(
+    "--name",
+    help="The server's name in the client [default: specbridge, or specbridge-API with --api or a config of one API].",
+)
 @click.option(
     "--transport",
     type=click.Choice(["stdio", "http"]),
@@ -177,7 +216,12 @@ def serve_command_line(
     show_default=True,
     help="http: the environment variable holding the client key ('' for a gateway without keys).",
 )
-@click.option("--file", "file_path", type=click.Path(dir_okay=False), help="The client's config file.")
+@click.option(
+    "--file",
+    "file_path",
+    type=click.Path(dir_okay=False),
+    help="The client's config file (its folder must exist).",
+)
 @click.option("--print", "print_only", is_flag=True, help="Print the entry instead of writing the file.")
 @friendly_errors
 def install_command(
@@ -185,6 +229,7 @@ def install_command(
     spec: str | None,
     config_path: str | None,
     base_url: str | None,
+    allow: tuple[str, ...],
     api_name: str | None,
     name: str | None,
     transport: str,
@@ -194,7 +239,16 @@ def install_command(
     print_only: bool,
 ) -> None:
     """Add this gateway to CLIENT's MCP servers (claude-code, claude-desktop, cursor, vscode), keeping the
-    other servers of its file. Over HTTP the key is a reference to --key-env, never the key itself."""
+    other servers of its file. Over HTTP the key is a reference to --key-env, never the key itself.
+
+    A stdio entry is checked first as `serve` checks at start (the gateway extra, the document, the base
+    URL against the egress policy, the secrets), so an entry that cannot start is never written; each
+    `env:` secret is passed in the entry's `env` block. The checks run are listed on stderr."""
+    check_values(
+        spec=spec, config_path=config_path, base_url=base_url, allow=allow, api_name=api_name, name=name,
+        transport=transport, url=url, key_env=key_env, file_path=file_path, print_only=print_only,
+    )  # fmt: skip
+    config = None
     if config_path is not None:
         from ..config import load_config
 
@@ -205,26 +259,70 @@ def install_command(
                 f"the config has several APIs; name one with --api ({', '.join(config.apis)})"
             )
         api_name = config.api(api_name).name if api_name is not None or len(config.apis) == 1 else None
-    server = name or "specbridge" + (f"-{api_name}" if api_name else "")
-    server = _NAME.sub("-", server).strip("-") or "specbridge"
+    server = name or _NAME.sub("-", "specbridge" + (f"-{api_name}" if api_name else "")).strip("-")
+    checked = Checked()
     if transport == "stdio":
-        if url is not None:
-            raise click.UsageError("--url goes with --transport http")
-        entry = stdio_entry(client, serve_command_line(config_path, spec, base_url, api_name))
+        if config is None:
+            if spec is None:
+                raise click.UsageError(
+                    "give --config FILE, or SPEC (with --base-url URL), for the server to serve"
+                )
+            from ..config import EgressConfig, single_api_config
+
+            config = single_api_config(spec, base_url, egress=EgressConfig(allow=allow))
+        served = api_name or next(iter(config.apis))
+        checked = check_start(
+            config, served, command_line_base_url=base_url if config_path is None else None, allow=allow
+        )
+        entry = stdio_entry(
+            client, serve_command_line(config_path, spec, base_url, api_name, allow), checked.env
+        )
         reference = None
     else:
-        if spec is not None or base_url is not None:
-            raise click.UsageError("--transport http connects to a running gateway: give --url, not SPEC")
         reference = key_env or None
         entry = http_entry(client, url or "http://127.0.0.1:8765/mcp", reference)
-    addition = client_config(client, server, entry, reference)
+        checked.done.append("--url is an http(s) URL (the gateway itself is not asked)")
+    addition = client_config(client, server, entry, reference, checked.env)
     if print_only:
         click.echo(dumps(addition, indent=True))
+        _report(client, checked, None)
         return
     path = Path(file_path) if file_path else default_file(client)
     result = merged(read_client_file(path), addition, path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_output(str(path), dumps(result, indent=True) + "\n")
+    if file_path is None:  # the client's own folder (~/.cursor, .vscode) may not be there yet
+        path.parent.mkdir(parents=True, exist_ok=True)
+    reads = [config_path or "", spec or ""]
+    write_output(str(path), dumps(result, indent=True) + "\n", reads=reads, replaces="an MCP client's config")
     click.echo(f"{server} added to {path}", err=True)
     if reference is not None and client != "vscode":
         click.echo(f"set {reference} to the client key in the environment the client starts in", err=True)
+    _report(client, checked, path)
+
+
+def _report(client: str, checked: Checked, path: Path | None) -> None:
+    """What was checked, what `serve` will warn of, and how the entry's `env:` secrets reach it."""
+    click.echo(f"checked as `specbridge serve` starts: {'; '.join(checked.done)}", err=True)
+    for code, message in checked.warnings:
+        click.echo(f"warning [{code}]: {message}", err=True)
+    if not checked.env:
+        return
+    names = ", ".join(checked.env)
+    where = str(path) if path is not None else "the client's file"
+    if client == "claude-desktop":
+        click.echo(
+            f"warning [{ErrorCode.SECRET_UNAVAILABLE}]: Claude Desktop passes none of your environment "
+            f"to the servers it starts: replace each placeholder `<the value of NAME>` in the entry's env "
+            f"block in {where} with its value ({names}), or use `file:` secrets in the config",
+            err=True,
+        )
+    elif client == "vscode":
+        click.echo(
+            f"VS Code asks once for {names} (the entry's inputs) and keeps them in its secret storage",
+            err=True,
+        )
+    else:
+        click.echo(
+            f"the entry passes {names} from the environment {client} starts in (its env block): set "
+            f"{'it' if len(checked.env) == 1 else 'them'} there",
+            err=True,
+        )

@@ -2,15 +2,31 @@
 
 from __future__ import annotations
 
+import os
+import stat
 import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import click
+from click.core import ParameterSource
 
 from .._errors import DocumentError
-from ..lint import FORMATS, Report, Severity, baseline, default_registry, lint, render_all
+from .._files import MAX_CONFIG_BYTES, read_bounded
+from ..lint import (
+    FORMATS,
+    BaselineRefused,
+    Report,
+    Severity,
+    baseline,
+    baseline_entries,
+    default_registry,
+    lint,
+    merge_baseline,
+    render_all,
+)
 from ._app import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE, app, friendly_errors, one_shot_gc
-from ._output import wants_colour, write_output
+from ._output import check_not_read, refused, unwritable, wants_colour, write_output
 from ._sources import sources
 
 if TYPE_CHECKING:
@@ -46,7 +62,8 @@ def failing_level(strict: bool, fail_on: str | None) -> Severity | None:
     "--generate-baseline",
     "baseline_path",
     metavar="FILE",
-    help="Write today's findings to FILE as `lint.ignore` entries (then lint with --config FILE).",
+    help="Add today's findings to FILE's `lint.ignore` (a new file, an earlier baseline or the config); "
+    "then lint with --config FILE.",
 )
 @friendly_errors
 def lint_command(
@@ -66,7 +83,8 @@ def lint_command(
 
     Exit status: 0 when nothing at or above the failing level remains, 1 when something does, 3 when a
     document or the config cannot be read (the other documents are still linted). With
-    --generate-baseline: 0 once the file is written. The text report is in colour on a terminal
+    --generate-baseline: 0 once the file is written; it never replaces a document or drops what FILE
+    held (its other entries and settings stay). The text report is in colour on a terminal
     (NO_COLOR turns that off, FORCE_COLOR on)."""
     one_shot_gc()
     settings: LintConfig | None = None
@@ -79,20 +97,20 @@ def lint_command(
         settings, source = config.lint, config.source
     if api_name is not None and len(specs) > 1:
         raise click.UsageError("--api names the API of one document; lint several documents without it")
+    given = click.get_current_context().get_parameter_source("fmt") is ParameterSource.COMMANDLINE
+    if baseline_path is not None and (output is not None or given):
+        raise click.UsageError("--generate-baseline writes FILE and no report: leave out -o and --format")
     registry = default_registry()
     reports: list[Report] = []
+    documents: list[str] = list(specs)  # what no output may replace: each document and its $ref'ed files
     unreadable = False
     targets = sources(specs, config_path, api_name, every_api=True)  # SPEC/URL/-, or the config's APIs
     for target in targets:
         try:
+            toolset = target.toolset()
+            documents += toolset.document.resolver.bases()
             reports.append(
-                lint(
-                    target.toolset(),
-                    registry=registry,
-                    api=target.api,
-                    settings=settings,
-                    config_source=source,
-                )
+                lint(toolset, registry=registry, api=target.api, settings=settings, config_source=source)
             )
         except DocumentError as error:
             if len(targets) == 1:
@@ -102,17 +120,12 @@ def lint_command(
     if baseline_path is not None:
         if unreadable:
             sys.exit(EXIT_UNREADABLE)  # a baseline without some document's findings would mislead
-        write_output(baseline_path, baseline(reports))
-        entries = sum(len(report.findings) for report in reports)
-        click.echo(
-            f"{entries} finding{'s' if entries != 1 else ''} written to {baseline_path} as lint.ignore "
-            f"entries; lint with --config {baseline_path} to count only new ones",
-            err=True,
-        )
+        click.echo(write_baseline(baseline_path, reports, documents), err=True)
         sys.exit(EXIT_OK)
     if reports:
         if output is not None and output != "-":
-            write_output(output, render_all(reports, fmt, registry) + "\n")
+            reads = [*documents, *([config_path] if config_path else [])]
+            write_output(output, render_all(reports, fmt, registry) + "\n", reads=reads)
         else:
             colour = fmt == "text" and wants_colour(sys.stdout)
             text = render_all(reports, fmt, registry, colour=colour) + "\n"
@@ -126,3 +139,46 @@ def lint_command(
     if level is not None and any(report.failing(level) for report in reports):
         sys.exit(EXIT_FINDINGS)
     sys.exit(EXIT_OK)
+
+
+def write_baseline(path: str, reports: list[Report], documents: Sequence[str]) -> str:
+    """Today's findings into `path`'s `lint.ignore`: a new file, or merged into the config or earlier
+    baseline there (nothing it holds is lost); a document, or a file that is not a config, is refused
+    (`output-unwritable`). The line that says what was done."""
+    try:
+        found = os.stat(path)
+    except FileNotFoundError:
+        found = None
+    except OSError as error:
+        raise unwritable(path, error) from None
+    then = f"lint with --config {path} to count only new ones"
+    if found is None or not stat.S_ISREG(found.st_mode):  # a new file, or a device or FIFO in place
+        write_output(path, baseline(reports), reads=documents)
+        entries = len(baseline_entries(reports))
+        return (
+            f"{entries} finding{'s' if entries != 1 else ''} written to {path} as lint.ignore entries; {then}"
+        )
+    check_not_read(path, documents)
+    try:
+        text = read_bounded(path, MAX_CONFIG_BYTES).decode("utf-8")
+    except UnicodeDecodeError:
+        raise refused(path, "it is not UTF-8 text, so not a specbridge.yaml") from None
+    except OSError as error:
+        raise refused(path, f"it cannot be read ({error.strerror or error})") from None
+    try:
+        merged, added = merge_baseline(text, path, reports)
+    except BaselineRefused as error:
+        raise refused(path, str(error)) from None
+    today = len(baseline_entries(reports))
+    if merged == text:
+        return (
+            f"nothing to add to {path}'s lint.ignore: "
+            + (f"all of today's {today} findings are there already" if today else "no findings today")
+            + "; it was left as it was"
+        )
+    write_output(path, merged, reads=documents, replaces="a specbridge.yaml")
+    there = f" ({today - added} of today's {today} were there already)" if today > added else ""
+    return (
+        f"{added} finding{'s' if added != 1 else ''} added to {path}'s lint.ignore{there}; its other "
+        f"entries and settings are kept; {then}"
+    )

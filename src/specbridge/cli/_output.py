@@ -7,8 +7,14 @@ whether a terminal gets colour.
   symlink to a regular file is followed: its target is replaced and the link stays.
 - Anything else (a device such as /dev/stdout or /dev/null, a FIFO, a socket, or a symlink to one) is
   opened and written in place: renaming a file over it would destroy it.
+- A file the command reads (`reads`: its document and the files it `$ref`s, the `--config`) is never
+  replaced, nor a file that is something else a person keeps (`foreign`: an OpenAPI document, a
+  specbridge.yaml, an MCP client's config), unless the command writes that kind itself
+  (`lint --generate-baseline` merges into a config; `install` into a client's config).
+- A folder that does not exist is not made: a typo in a path is said, not turned into a new folder.
 
-A write that fails (a full disk, a closed pipe, no permission, a missing folder) is `output-unwritable`.
+Each refusal, and a write that fails (a full disk, a closed pipe, no permission), is `output-unwritable`
+naming why; nothing was written.
 """
 
 from __future__ import annotations
@@ -16,9 +22,13 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import stat
 import sys
+from collections.abc import Iterable
 from typing import IO
+
+import orjson
 
 from .._errors import ErrorCode, StartError
 
@@ -41,8 +51,63 @@ def unwritable(path: str, error: OSError) -> StartError:
     return StartError(f"cannot write {shown}: {why}", code=ErrorCode.OUTPUT_UNWRITABLE)
 
 
-def write_output(path: str, text: str) -> None:
-    """Write `text` (UTF-8) to `path` as described above, or raise StartError(`output-unwritable`)."""
+def refused(path: str, why: str) -> StartError:
+    return StartError(
+        f"refusing to write {path}: {why}; nothing was written", code=ErrorCode.OUTPUT_UNWRITABLE
+    )
+
+
+def check_not_read(path: str, reads: Iterable[str]) -> None:
+    """Refuse `path` when it is (or links to) one of the files the command reads."""
+    for read in reads:
+        if not read or read == "-" or "://" in read or read.startswith("<"):
+            continue
+        with contextlib.suppress(OSError):
+            if os.path.samefile(path, read):
+                raise refused(path, f"it is {read}, which this command reads")
+
+
+# A key at the start of a line, then `:` (a YAML mapping's top level); JSON is parsed.
+_TOP_KEY = re.compile(r"""^("[^"\n]*"|'[^'\n]*'|[A-Za-z_$][\w$.-]*)[ \t]*:(?:[ \t]|$)""", re.MULTILINE)
+_SNIFFED_BYTES = 1 << 20
+_CONFIG_KEYS = frozenset({"apis", "clients", "admins", "store", "store_key", "lint", "approvals"})
+
+
+def foreign(path: str) -> str | None:
+    """What the regular file at `path` is, when it is something a person keeps that no output flag
+    writes: "an OpenAPI document", "a specbridge.yaml", "an MCP client's config"; None otherwise (an
+    earlier report or export, a new or unreadable file)."""
+    try:
+        with open(path, "rb") as stream:
+            head = stream.read(_SNIFFED_BYTES)
+    except OSError:
+        return None
+    keys = top_level_keys(head)
+    if keys & {"openapi", "swagger"}:
+        return "an OpenAPI document"
+    if keys & _CONFIG_KEYS:
+        return "a specbridge.yaml"
+    if keys & {"mcpServers", "servers", "mcp"}:
+        return "an MCP client's config"
+    return None
+
+
+def top_level_keys(head: bytes) -> set[str]:
+    """The top-level keys of a JSON object or a YAML mapping, from (the start of) its text."""
+    text = head.decode("utf-8", "replace").lstrip("\ufeff \t\r\n")
+    if text.startswith("{"):
+        try:
+            data = orjson.loads(head)
+        except orjson.JSONDecodeError:  # cut short (or not JSON): only a document's version is telling
+            return set(re.findall(r'"(openapi|swagger)"[ \t\r\n]*:[ \t\r\n]*"[0-9]', text))
+        return {str(key) for key in data} if isinstance(data, dict) else set()
+    return {match.strip("\"'") for match in _TOP_KEY.findall(text)}
+
+
+def write_output(path: str, text: str, *, reads: Iterable[str] = (), replaces: str | None = None) -> None:
+    """Write `text` (UTF-8) to `path` as described above, or raise StartError(`output-unwritable`).
+    `reads`: the files the command read; `replaces`: the kind of kept file (as `foreign` names it) the
+    command writes itself, which may be replaced."""
     data = text.encode("utf-8")
     try:
         if path == "-":
@@ -52,6 +117,11 @@ def write_output(path: str, text: str) -> None:
             found = os.stat(path)  # follows a symlink to what it names
         except FileNotFoundError:
             found = None
+        if found is not None and stat.S_ISREG(found.st_mode):
+            check_not_read(path, reads)
+            kind = foreign(path)
+            if kind is not None and kind != replaces:
+                raise refused(path, f"it is {kind}, not what this command writes")
         if found is not None and not stat.S_ISREG(found.st_mode):
             if stat.S_ISDIR(found.st_mode):
                 raise IsADirectoryError(errno.EISDIR, "is a directory", path)

@@ -329,6 +329,7 @@ def _serve(
             await run_stdio(gateway, api, drain_timeout=drain_timeout)
 
         anyio.run(stdio_main, api_name)
+        log_stopped(gateway, "stdio")
         return
     sock = listen(host, port)
     gateway = Gateway(
@@ -360,4 +361,11 @@ def _serve(
         anyio.run(main, backend_options=event_loop_options())
     finally:
         sock.close()
+    log_stopped(gateway, "http")
     sys.exit(0)
+
+
+def log_stopped(gateway: Any, transport: str) -> None:
+    """The last line of a gateway that stopped on its own terms (a drain, stdin closed): that it did."""
+    drained = gateway.calls.stopping.stopping  # SIGTERM's drain ran; else stdin ended (stdio)
+    log_event("stopped", transport=transport, after="the drain" if drained else "its input ended")

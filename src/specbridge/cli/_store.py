@@ -36,7 +36,10 @@ async def _check(config_path: str, acknowledge: bool) -> tuple[list[str], bool]:
     async with config_store(config) as store:
         found = await store.guarantees()
         marker: Any = await store.read_marker()
-        lines = [f"store: {store.name}", f"backend: {found.backend}, schema version {found.schema}"]
+        lines = [
+            f"store: {store.name} ({_namespace(config.store)})",
+            f"backend: {found.backend}, schema version {found.schema}",
+        ]
         settings = ", ".join(f"{key} {value!r}" for key, value in found.settings)
         if found.durable is True:
             lines.append(f"persistence: keeps its data across a restart ({settings})")
@@ -51,6 +54,21 @@ async def _check(config_path: str, acknowledge: bool) -> tuple[list[str], bool]:
             )
         lost = marker is not None and marker.kind is MarkerKind.LOST
     return lines, lost
+
+
+def _namespace(url: str) -> str:
+    """Where in the store this config's records are: the namespace (`?namespace=`, PostgreSQL's schema,
+    Redis's key prefix) several configs or test runs share one server by; a SQLite file is its own."""
+    from urllib.parse import parse_qsl, urlsplit
+
+    from ..store import DEFAULT_NAMESPACE
+
+    parts = urlsplit(url)
+    if parts.scheme.lower() == "sqlite":
+        return "a file of its own: no namespace"
+    names = [value for key, value in parse_qsl(parts.query, keep_blank_values=True) if key == "namespace"]
+    where = "schema" if parts.scheme.lower().startswith("postgres") else "key prefix"
+    return f"namespace {names[-1] if names else DEFAULT_NAMESPACE}: its {where}"
 
 
 def _marker_line(marker: Any) -> str:

@@ -58,7 +58,8 @@ def tools_command(
     warn_dropped_parameters(toolset.document)
     text = dumps(export(toolset, fmt, strict=strict, defer_loading=defer_loading), indent=True)
     if output:
-        write_output(output, text + "\n")
+        reads = [spec or "", config_path or "", *toolset.document.resolver.bases()]
+        write_output(output, text + "\n", reads=reads)
         if sys.stderr.isatty():
             click.echo(f"{len(toolset.tools)} tools written to {output}", err=True)
     else:

@@ -9,6 +9,7 @@ response schemas may `$ref` the document's own schemas.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,10 +18,12 @@ from .._errors import ConfigError, RequestRefused
 from .._network import AllowEntry, base_url_host, check_host, is_allowed, parse_allow
 from ..document import ApiDocument, FetchRules, from_data, is_url, load_document
 from ._model import ApiConfig, OperationConfig, ParameterConfig
+from ._operation_schemas import check_refs
 from ._schema import key_path
 
 Json = Any
 OPENAPI_VERSION = "3.1.0"
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
 
 
 def read_spec(
@@ -31,6 +34,10 @@ def read_spec(
     spec = (raw or "").strip()
     if spec == "-":
         raise fail("`-` (stdin) is for the command line; name a file or an http(s):// URL")
+    if _SCHEME.match(spec) and not is_url(spec):
+        raise fail(
+            "must be a file path or an http:// or https:// URL; other URL schemes (file:// too) are not read"
+        )
     if not spec or not is_url(spec):
         return str((base_dir / spec).resolve()) if spec and not Path(spec).is_absolute() else spec
     try:
@@ -59,18 +66,21 @@ def api_document(api: ApiConfig) -> ApiDocument:
     if not api.spec:
         data = operations_document(api)
         source = f"{api.source} (apis.{api.name}.operations)"
-        return from_data(data, source=source, base=f"<{source}>")
-    rules = fetch_rules(api).with_budget()  # the document and its $refs, read again for the merged one
-    document = load_document(api.spec, ref_dirs=api.ref_dirs, rules=rules)
-    merged = _merged(document, api)
-    return from_data(
-        merged,
-        source=document.source,
-        text=document.text,
-        base=document.resolver.root_base,
-        ref_dirs=api.ref_dirs,
-        rules=rules,
-    )
+        built = from_data(data, source=source, base=f"<{source}>")
+    else:
+        rules = fetch_rules(api).with_budget()  # the document and its $refs, read again for the merged one
+        document = load_document(api.spec, ref_dirs=api.ref_dirs, rules=rules)
+        merged = _merged(document, api)
+        built = from_data(
+            merged,
+            source=document.source,
+            text=document.text,
+            base=document.resolver.root_base,
+            ref_dirs=api.ref_dirs,
+            rules=rules,
+        )
+    check_refs(built, api.name, api.operations, api.source)
+    return built
 
 
 def operations_document(api: ApiConfig) -> dict[str, Json]:

@@ -289,6 +289,11 @@ class ClientConfig:
     webhook: WebhookConfig | None = None  # where this client's events go (`events`: CLIENT_EVENTS)
     tools: Mapping[str, ToolAccess] = field(default_factory=dict)  # api -> the tools it may use
     rate_limits: RateLimits = field(default_factory=RateLimits)  # `clients.<id>.limits`
+    display_name: str = ""  # what people know it by (the connect pages); the id when not given
+
+    @property
+    def shown_name(self) -> str:
+        return self.display_name or self.id
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,7 +23,6 @@ calls all go under one base URL: a `url` must lie under the API's `base_url`, or
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
@@ -31,12 +30,12 @@ from urllib.parse import urlsplit
 from .._errors import ConfigError, RequestRefused
 from .._network import AllowEntry, check_base_url
 from ._model import OperationConfig, ParameterConfig, ToolConfig
+from ._operation_schemas import check_schema, template_names
 
 Key = list[str | int]
 Fail = Callable[[Key, str], ConfigError]
 LOCATIONS = ("path", "query", "header")
 TOOL_KEYS = ("name", "requires_approval", "bindings", "disabled", "timeout", "answers")  # as `tools.<name>`
-_TEMPLATE = re.compile(r"\{([^{}]+)\}")
 
 
 def read_operations(
@@ -84,23 +83,28 @@ def read_operations(
                 key, f"is {method} {where[1]}, as `operations.{seen[where]}` is; give each endpoint once"
             )
         seen[where] = op_id
+        for part in ("request", "response"):
+            check_schema(entry.get(part), [*key, part], fail)
+        names = template_names(path, [*key, "url" if entry.get("url") is not None else "path"], fail)
         operations.append(
             OperationConfig(
                 id=op_id,
                 method=method,
                 path=path,
                 description=(entry.get("description") or "").strip(),
-                parameters=_parameters(entry.get("parameters") or {}, path, key, fail),
+                parameters=_parameters(entry.get("parameters") or {}, names, key, fail),
                 request=entry.get("request"),
                 response=entry.get("response"),
             )
         )
-        if any(entry.get(name) is not None for name in TOOL_KEYS):
-            if op_id in tools:
+        for tool_name in dict.fromkeys((op_id, str(entry.get("name") or op_id))):
+            if tool_name in tools:  # one place per tool: an operation of the config carries its settings
                 raise fail(
-                    ["apis", api, "tools", op_id],
-                    f"is set under `operations.{op_id}` too; keep it in one place",
+                    ["apis", api, "tools", tool_name],
+                    f"is the tool of `operations.{op_id}`, described in this config: keep it in one place, "
+                    f"its settings ({', '.join(TOOL_KEYS)}) on the operation, not under `tools`",
                 )
+        if any(entry.get(name) is not None for name in TOOL_KEYS):
             settings[op_id] = tool({name: entry[name] for name in TOOL_KEYS if name in entry})
     if base_url is None and origin is not None:
         try:
@@ -150,8 +154,9 @@ def _path_of(
     return (parts.path or "/") + (f"?{parts.query}" if parts.query else ""), origin
 
 
-def _parameters(raw: Mapping[str, Any], path: str, key: Key, fail: Fail) -> tuple[ParameterConfig, ...]:
-    template = list(dict.fromkeys(_TEMPLATE.findall(path.split("?", 1)[0])))
+def _parameters(
+    raw: Mapping[str, Any], template: list[str], key: Key, fail: Fail
+) -> tuple[ParameterConfig, ...]:
     found: list[ParameterConfig] = []
     names: set[tuple[str, str]] = set()
     for location in LOCATIONS:

@@ -41,7 +41,7 @@ from ._model import (
 from ._oauth import check_keyless_client, oauth_settings
 from ._operations import read_operations
 from ._schema import key_path, validate
-from ._secrets import secret_reference, shown
+from ._secrets import secret_reference
 from ._store import sessions_mode, store_url
 
 _UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
@@ -338,7 +338,7 @@ class _Builder:
         try:
             return parse_allow(entry)
         except ValueError as error:
-            raise self.fail(key, f"{shown(entry)!r} {error}") from None
+            raise self.fail(key, f"an entry {error}") from None  # the key path says which, not the value
 
     def tool(self, raw: Mapping[str, Any], answers: AnswersConfig) -> ToolConfig:
         description = raw.get("description")
@@ -359,7 +359,8 @@ class _Builder:
         allowed = tuple(raw.get("apis", []))
         for api in allowed:
             if api not in apis:
-                raise self.fail([*key, "apis"], f"names {shown(api)!r}, which is not under `apis` {known}")
+                index = allowed.index(api)
+                raise self.fail([*key, "apis", index], f"is not an API under `apis` {known}")
         bindings = {}
         for api, entries in (raw.get("bindings") or {}).items():
             if api not in apis:
@@ -383,6 +384,7 @@ class _Builder:
             check_keyless_client(name, allowed, apis, self.fail)
         return ClientConfig(
             id=name,
+            display_name=" ".join(str(raw.get("display_name") or "").split()),
             key_sha256=key_sha256,
             apis=allowed,
             bindings=bindings,

@@ -33,6 +33,11 @@ RefDirs = Sequence[str | os.PathLike[str]]
 
 
 STDIN = "-"
+_SCHEME = re.compile(r"\s*[A-Za-z][A-Za-z0-9+.-]*://")  # ftp://, file://: read as a (missing) path
+OTHER_SCHEME = (
+    " (a document is a file path, an http:// or https:// URL, or - for stdin; other URL schemes, "
+    "file:// included, are not read: give the path itself)"
+)
 
 
 def load_document(
@@ -59,7 +64,11 @@ def load_document(
             source=source,
         ) from None
     except FileNotFoundError:
-        raise DocumentError("no such file", code=ErrorCode.DOCUMENT_NOT_FOUND, source=source) from None
+        raise DocumentError(
+            "no such file" + (OTHER_SCHEME if _SCHEME.match(source) else ""),
+            code=ErrorCode.DOCUMENT_NOT_FOUND,
+            source=source,
+        ) from None
     except IsADirectoryError:
         raise DocumentError(
             "is a directory, not a document", code=ErrorCode.DOCUMENT_NOT_FOUND, source=source

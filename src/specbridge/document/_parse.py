@@ -95,7 +95,9 @@ _YAML11_ONLY_TAGS = {"tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:bool"}
 def _stringify_keys(node: Any) -> Any:
     """YAML lets `200:` be an integer key; OpenAPI means the string "200". Mutates in place.
     Written for speed (`type(x) is`, no generators): it walks every node of a 4 MB document."""
-    stack = [node]
+    if type(node) is not dict and type(node) is not list:  # a scalar, or None for comments only
+        return node
+    stack: list[Any] = [node]
     pop, push = stack.pop, stack.append
     while stack:
         current = pop()

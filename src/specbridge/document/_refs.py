@@ -67,6 +67,10 @@ class Resolver:
     def file(self, base: str) -> Any:
         return self._files[base]
 
+    def bases(self) -> tuple[str, ...]:
+        """Every file (or URL) read so far: the document's own, then each `$ref`ed one."""
+        return tuple(self._files)
+
     def resolve(self, base: str, ref: str) -> Target:
         """The target of one `$ref`, following chains of refs to refs."""
         seen: set[str] = set()

@@ -74,4 +74,8 @@ def account_routes(gateway: Gateway, host_allowed: Callable[[str | None], bool])
 
         return guarded
 
-    return connect_routes(gateway.calls.grants, lambda: gateway.config, guard)
+    def title(api: str) -> str | None:  # the API as people know it: its document's title
+        state = gateway.snapshot.states.get(api)
+        return state.toolset.document.title if state is not None else None
+
+    return connect_routes(gateway.calls.grants, lambda: gateway.config, guard, title)

@@ -1,13 +1,11 @@
 """The gateway's state: the config, each API's tools and caller, and reloading them while serving.
 
-A `Gateway` serves one `Snapshot`: the config (with its clients) and one `ApiState` per API (tools,
-caller, search flag). A reload builds every new state off the event loop first and then swaps the whole
-snapshot with one assignment; a request takes the snapshot once, when it is authenticated, and uses it to
-the end, so a client of one config is never paired with an API state (and its secrets) of another.
-A document that fails to load keeps its old tools; a config that fails to load, or that would leave a
-network-bound gateway without client keys, keeps the old snapshot serving; the log says why. A reload
-never waits for the network: documents at URLs are read apart (`_reads`) and swapped in when read.
-"""
+A `Gateway` serves one `Snapshot` (`_snapshot`): the config with its clients and an `ApiState` per API. A
+reload builds every new state off the event loop first and then swaps the whole snapshot with one
+assignment; a request takes the snapshot once, when it is authenticated, and uses it to the end, so a client
+of one config is never paired with an API state (and its secrets) of another. A document that fails to load
+keeps its old tools; a config that fails to load (or leaves a network-bound gateway without keys) keeps the
+old snapshot. Documents at URLs are read apart (`_reads`): a reload never waits for the network."""
 
 from __future__ import annotations
 
@@ -39,6 +37,7 @@ from ._changes import marker as _fingerprint
 from ._local import exposure_refusal
 from ._metrics import Metrics
 from ._reads import DocumentReads, swapped_in
+from ._reloaded import said_reloaded
 from ._rules import apply_rules
 from ._search import SearchMode, build_index, search_settings
 from ._snapshot import LISTINGS
@@ -371,6 +370,7 @@ class Gateway:
         restart = self.approvals.reload(config)
         if restart is not None:
             log_event("config reloaded in part", level=logging.WARNING, reason=restart)
+        said_reloaded(old.config, config, changed, self.metrics)  # what changed, counted (_reloaded)
         await self._announce(old.states, states, changed)
         return changed
 

@@ -49,6 +49,7 @@ from ._elicit import ask_user, asking, input_required
 from ._gateway import ApiState, Gateway, Snapshot
 from ._listing import listing, offers_results, rules_of
 from ._mcp import to_mcp_result
+from ._outages import CallOutages
 from ._params import about_params, invalid_params
 
 Answered = types.CallToolResult | types.InputRequiredResult
@@ -143,6 +144,7 @@ class ApiServer:
             get_tool_input_schema=self.input_schema_for_headers,
         )
         self.server.middleware.append(self._guard)
+        self.outages = CallOutages(api)  # a failure of every call said once (warning), and its end
         gateway.on_change(self._changed)
 
     # -- change notifications ----------------------------------------------------------------------
@@ -321,6 +323,7 @@ class ApiServer:
             ms=round(elapsed * 1000, 1),
             **where,
         )
+        self.outages.after(client_id, result, state)
         if isinstance(result, AccountNotConnected):  # by URL-mode elicitation where the client can
             return ask_to_connect(call.session, call.round_trip, call.responses, result)
         return to_mcp_result(result)

@@ -7,16 +7,16 @@
     GET  /oauth/callback/<api>        where the API's authorization server sends the browser back: the
                                       code exchanged and the account stored for the link's client
 
-Every page is plain HTML (nothing to run), cannot be framed (a click cannot be stolen), sends no
-Referer to another site (the link's id and the state stay here; the form's own POST keeps its Origin)
-and is not cached. Each refusal says why and carries
-its code (docs/errors.md): `connect-invalid`, `connect-declined`, `csrf-invalid`, `upstream-auth-failed`,
+Every page is plain HTML (nothing to run, `_pages`: the admin page's look, the API's title and the
+client's display name), cannot be framed (a click cannot be stolen), sends no Referer to another site
+(the link's id and the state stay here; the form's own POST keeps its Origin) and is not cached. Each
+outcome has its page — connected, denied, expired, error — and each refusal says why and carries its
+code (docs/errors.md): `connect-invalid`, `connect-declined`, `csrf-invalid`, `upstream-auth-failed`,
 `secret-unavailable`, `store-unavailable`.
 """
 
 from __future__ import annotations
 
-import html
 import logging
 import re
 import secrets
@@ -24,16 +24,17 @@ from collections.abc import Awaitable, Callable
 from urllib.parse import parse_qs, urlsplit
 
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from .._errors import CallError, ErrorCode, SpecbridgeError
 from .._logging import log_event
 from ..config import ApiConfig, Config
 from ..store import StoreError
-from ._connect import CONNECT_LIFE, ConnectError, Offer, cookie_path
+from ._connect import CONNECT_LIFE, ConnectError, cookie_path
 from ._endpoint import GrantError
 from ._grants import Grants
+from ._pages import HEADERS, Names, Outcome, offer_page, outcome_page
 
 COOKIE = "specbridge_connect"
 MAX_FORM = 4096  # bytes of the connect form (two short fields)
@@ -41,26 +42,37 @@ _ID = re.compile(r"[A-Za-z0-9_-]{16,128}")
 _OAUTH_ERROR = re.compile(r"[a-z_]{1,40}")
 Endpoint = Callable[[Request], Awaitable[Response]]
 Guard = Callable[[Endpoint], Endpoint]
+Title = Callable[[str], str | None]  # an API's title (its document's `info.title`), by its name
 
 
-def connect_routes(grants: Grants, config: Callable[[], Config], guard: Guard) -> list[BaseRoute]:
-    """The routes above; `guard` puts the gateway's Host check around each one."""
+def connect_routes(
+    grants: Grants, config: Callable[[], Config], guard: Guard, title: Title = lambda _: None
+) -> list[BaseRoute]:
+    """The routes above; `guard` puts the gateway's Host check around each one; `title` names an API
+    as people know it."""
+
+    def names(api: ApiConfig, client: str | None = None) -> Names:
+        known = config().clients.get(client) if client is not None else None
+        shown = known.shown_name if known is not None else client
+        return Names(title(api.name) or api.name, shown)
 
     async def connect(request: Request) -> Response:
+        api = None
         try:
             api = _per_client_api(config(), request.path_params["api"])
             if request.method == "GET":
-                return await _offer(grants, api, request)
+                return await _offer(grants, api, request, names)
             return await _authorize(grants, api, request)
         except SpecbridgeError as error:
-            return _refused(error, request)
+            return _refused(error, request, names(api) if api is not None else None)
 
     async def callback(request: Request) -> Response:
+        api = None
         try:
             api = _per_client_api(config(), request.path_params["api"])
-            return await _finish(grants, api, request)
+            return await _finish(grants, api, request, names)
         except SpecbridgeError as error:
-            return _refused(error, request)
+            return _refused(error, request, names(api) if api is not None else None)
 
     return [
         Route("/oauth/connect/{api}", guard(connect), methods=["GET", "POST"]),
@@ -75,15 +87,23 @@ def _per_client_api(config: Config, name: str) -> ApiConfig:
     return api
 
 
-async def _offer(grants: Grants, api: ApiConfig, request: Request) -> Response:
+async def _offer(
+    grants: Grants, api: ApiConfig, request: Request, names: Callable[[ApiConfig, str], Names]
+) -> Response:
     connect_id = request.query_params.get("id", "")
     if not _ID.fullmatch(connect_id):
         raise ConnectError("this link is incomplete: open it exactly as the client gave it")
     offer = await grants.connections.offer(api, connect_id)
     browser = secrets.token_urlsafe(24)
-    response = _page(api, "Connect your account", _offer_body(offer, connect_id, browser))
     grant = api.auth.grant
     assert grant is not None
+    response = offer_page(
+        names(api, offer.client),
+        grant.scopes,
+        offer.authorization_host,
+        {"id": connect_id, "browser": browser},
+        target=_origin(grant.authorize_url or ""),
+    )
     response.set_cookie(
         COOKIE,
         browser,
@@ -94,20 +114,6 @@ async def _offer(grants: Grants, api: ApiConfig, request: Request) -> Response:
         samesite="lax",  # sent when the authorization server sends the browser back, never on a form from elsewhere
     )
     return response
-
-
-def _offer_body(offer: Offer, connect_id: str, browser: str) -> str:
-    client, api, host = (html.escape(part) for part in (offer.client, offer.api, offer.authorization_host))
-    return (
-        f"<p>This connects <strong>your account of {api}</strong> to the client <strong>{client}</strong> of "
-        "this gateway: its calls to the API will then act as you.</p>"
-        f"<p>Go on only if you asked for this in <strong>{client}</strong> yourself. You will sign in and "
-        f"grant access at <strong>{host}</strong>, the API's own page.</p>"
-        '<form method="post">'
-        f'<input type="hidden" name="id" value="{html.escape(connect_id)}">'
-        f'<input type="hidden" name="browser" value="{html.escape(browser)}">'
-        f'<button type="submit">Continue to {host}</button></form>'
-    )
 
 
 async def _authorize(grants: Grants, api: ApiConfig, request: Request) -> Response:
@@ -129,10 +135,12 @@ async def _authorize(grants: Grants, api: ApiConfig, request: Request) -> Respon
         raise ConnectError("this form is incomplete; open the connect link again")
     url = await grants.connections.authorize(api, connect_id, cookie)
     log_event("account connection started", api=api.name)
-    return RedirectResponse(url, status_code=303, headers=_HEADERS)
+    return RedirectResponse(url, status_code=303, headers=HEADERS)
 
 
-async def _finish(grants: Grants, api: ApiConfig, request: Request) -> Response:
+async def _finish(
+    grants: Grants, api: ApiConfig, request: Request, names: Callable[[ApiConfig, str], Names]
+) -> Response:
     query = request.query_params
     state = query.get("state", "")
     if not _ID.fullmatch(state):
@@ -143,21 +151,18 @@ async def _finish(grants: Grants, api: ApiConfig, request: Request) -> Response:
     if error is not None:
         await grants.connections.drop(api, state, request.cookies.get(COOKIE))
         said = error if _OAUTH_ERROR.fullmatch(error) else "an error"
-        raise SpecbridgeError(
+        raise Declined(
             f"the API's authorization server did not grant access ({said}); nothing was connected. Call "
             "the tool again for a new link if you want to try again",
             code=ErrorCode.CONNECT_DECLINED,
+            said=said,
         )
     code = query.get("code", "")
     if not code or len(code) > 4096:
         raise ConnectError("this callback carries no authorization code; open the connect link again")
     client = await grants.connections.finish(api, state, code, request.cookies.get(COOKIE))
     log_event("account connected", api=api.name, client=client)
-    body = (
-        f"<p>Your account of <strong>{html.escape(api.name)}</strong> is connected to the client "
-        f"<strong>{html.escape(client)}</strong>. Go back to it and call again.</p>"
-    )
-    response = _page(api, "Connected", body)
+    response = outcome_page(Outcome.CONNECTED, names(api, client), "")
     grant = api.auth.grant
     assert grant is not None
     response.delete_cookie(COOKIE, path=cookie_path(grant, api.name))
@@ -185,32 +190,17 @@ def _origin(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}"
 
 
-_HEADERS = {
-    "Cache-Control": "no-store",
-    "Referrer-Policy": "same-origin",  # no Referer elsewhere (the id, the state), an Origin here
-    "X-Content-Type-Options": "nosniff",
-    "X-Frame-Options": "DENY",
-}
+class Declined(SpecbridgeError):
+    """The person (or the authorization server) declined: `said` is its OAuth `error` code."""
+
+    def __init__(self, message: str, *, code: ErrorCode, said: str) -> None:
+        super().__init__(message, code=code)
+        self.said = said
 
 
-def _page(api: ApiConfig | None, title: str, body: str, status: int = 200) -> HTMLResponse:
-    grant = api.auth.grant if api is not None else None
-    target = _origin(grant.authorize_url) if grant is not None and grant.authorize_url else ""
-    policy = (
-        f"default-src 'none'; form-action 'self' {target}".rstrip()
-        + "; frame-ancestors 'none'; base-uri 'none'"
-    )
-    text = (
-        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{html.escape(title)} · specbridge</title></head>"
-        f"<body><h1>{html.escape(title)}</h1>{body}</body></html>"
-    )
-    return HTMLResponse(text, status_code=status, headers={**_HEADERS, "Content-Security-Policy": policy})
-
-
-def _refused(error: SpecbridgeError, request: Request) -> Response:
+def _refused(error: SpecbridgeError, request: Request, names: Names | None) -> Response:
     status = error.status if isinstance(error, ConnectError) else 400
+    outcome = Outcome.ERROR
     if isinstance(error, StoreError):
         status, message = 503, "the gateway's store cannot be reached now; try again later"
     elif isinstance(error, GrantError):
@@ -219,9 +209,14 @@ def _refused(error: SpecbridgeError, request: Request) -> Response:
         status, message = 503, error.message.replace("; nothing was sent", "")
     else:
         message = error.message
+    if isinstance(error, Declined):
+        outcome, message = Outcome.DENIED, error.said
+    elif (
+        isinstance(error, ConnectError) and "expired" in message
+    ):  # a link (or state) unknown, used or expired
+        outcome = Outcome.EXPIRED
     if error.code == ErrorCode.CSRF_INVALID:
         status = 403
     log_event("account connection refused", level=logging.WARNING, path=request.url.path,
               code=str(error.code), reason=message)  # fmt: skip
-    body = f"<p>{html.escape(message)}</p><p><small>[{html.escape(str(error.code))}]</small></p>"
-    return _page(None, "Not connected", body, status=status)
+    return outcome_page(outcome, names, message, str(error.code), status=status)

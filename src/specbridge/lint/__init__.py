@@ -1,6 +1,9 @@
 """Agent readiness: rules over the converted tools (what the agent gets), and report writers."""
 
+from ._baseline import BaselineRefused as BaselineRefused
 from ._baseline import baseline as baseline
+from ._baseline import baseline_entries as baseline_entries
+from ._baseline import merge_baseline as merge_baseline
 from ._model import Finding as Finding
 from ._model import LintContext as LintContext
 from ._model import Registry as Registry
@@ -15,6 +18,7 @@ from ._run import lint as lint
 
 __all__ = [
     "FORMATS",
+    "BaselineRefused",
     "Finding",
     "LintContext",
     "Registry",
@@ -22,8 +26,10 @@ __all__ = [
     "Rule",
     "Severity",
     "baseline",
+    "baseline_entries",
     "default_registry",
     "lint",
+    "merge_baseline",
     "render",
     "render_all",
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -123,9 +124,9 @@ def _check_rule_ids(settings: LintConfig, registry: Registry, source: str) -> No
     named += [(f"lint.ignore[{index}].rule", entry.rule) for index, entry in enumerate(settings.ignore)]
     for key, rule in named:
         if rule not in registry:
-            raise ConfigError(
-                f"{rule!r} is not a lint rule; valid rules are: {valid}", source=source, key=key
-            )
+            guess = difflib.get_close_matches(rule, [known.id for known in registry], n=1, cutoff=0.6)
+            meant = f" (did you mean `{guess[0]}`?)" if guess else ""  # the value found is not repeated
+            raise ConfigError(f"is not a lint rule{meant}; valid rules are: {valid}", source=source, key=key)
 
 
 def _matches(entry: Any, finding: Finding) -> bool:

@@ -89,7 +89,7 @@ def open_store(url: str, *, base: Path | None = None, namespace: str | None = No
     namespace = namespace or own.get("namespace", DEFAULT_NAMESPACE)
     if not _NAMESPACE.fullmatch(namespace):
         raise StoreError(
-            f"store namespace {namespace!r}: use letters, digits and _ (at most 48, not starting with a digit)"
+            "the store's namespace: use letters, digits and _ (at most 48, not starting with a digit)"
         )
     timeout = store_timeout(own["timeout"]) if "timeout" in own else DEFAULT_TIMEOUT
     connections = store_connections(own["connections"]) if "connections" in own else DEFAULT_CONNECTIONS
