@@ -8,10 +8,8 @@ import math
 import shlex
 import socket
 import sys
-from typing import Any
 from urllib.parse import urlsplit
 
-import anyio
 import click
 
 from .._deadline import DEFAULT_DEADLINE
@@ -19,7 +17,6 @@ from .._errors import ConfigError, ErrorCode, RequestRefused, StartError
 from .._logging import log_event
 from ..config import Config, EgressConfig, load_config, single_api_config
 from ._app import app, coded, friendly_errors
-from ._tools import dropped_parameters
 
 DEFAULT_PORT = 8765
 COMMAND_LINE = "<command line>"
@@ -181,6 +178,13 @@ TERMINAL_NOTICE = (
     help="Refuse to start when a call is sure to fail (a secret unset, no usable base URL).",
 )
 @click.option(
+    "--cache-dir",
+    type=click.Path(file_okay=False),
+    help="Where each document's conversion is kept between starts  [default: the config's `cache`, "
+    "else the user's cache folder].",
+)
+@click.option("--no-cache", is_flag=True, help="Convert every document afresh; keep no conversion.")
+@click.option(
     "--log-format",
     type=click.Choice(["json", "text"]),
     default="json",
@@ -208,6 +212,8 @@ def serve_command(
     deadline: float,
     drain_timeout: float | None,
     strict_start: bool,
+    cache_dir: str | None,
+    no_cache: bool,
     log_format: str,
     log_level: str,
 ) -> None:
@@ -224,7 +230,7 @@ def serve_command(
     try:
         _serve(
             spec, config_path, base_url, allow, transport, host, port, api_name, client_id, deadline,
-            drain_timeout, strict_start,
+            drain_timeout, strict_start, cache_dir, no_cache,
         )  # fmt: skip
     except BaseException as error:
         known = coded(error)
@@ -233,38 +239,6 @@ def serve_command(
         status, code, message = known
         log_event("serve stopped", level=logging.ERROR, code=code, message=message)
         sys.exit(status)
-
-
-def start_problems(gateway: Any, strict: bool) -> None:
-    """One warning per API whose every call will fail (call.readiness); with `strict`, a ConfigError."""
-    from ..call import readiness
-
-    problems = [
-        problem
-        for state in gateway.states.values()
-        for problem in readiness(state.api, state.caller.base_url, state.toolset.document.servers)
-    ]
-    for problem in problems:
-        level = logging.ERROR if strict else logging.WARNING
-        log_event("not ready", level=level, api=problem.api, code=str(problem.code), message=problem.message)
-    if strict and problems:
-        raise ConfigError(
-            f"{len(problems)} problem{'s' if len(problems) != 1 else ''} above; --strict-start refuses to "
-            "start until they are fixed",
-            source=gateway.config.source,
-            code=ErrorCode.CONFIG_INVALID,
-        )
-
-
-def log_dropped_parameters(document: Any) -> None:
-    prefix = f"warning [{ErrorCode.PARAMETER_DROPPED}]: "
-    for line in dropped_parameters(document):
-        log_event(
-            "parameter dropped",
-            level=logging.WARNING,
-            code=str(ErrorCode.PARAMETER_DROPPED),
-            message=line.removeprefix(prefix),
-        )
 
 
 def _serve(
@@ -280,11 +254,11 @@ def _serve(
     deadline: float,
     drain_timeout: float | None,
     strict_start: bool,
+    cache_dir: str | None = None,
+    no_cache: bool = False,
 ) -> None:
     # The gateway (and the mcp SDK) load only when serving, so other commands start fast.
-    from ..gateway import Gateway, endpoint_urls, event_loop_options
-    from ..gateway import serve_http as run_http
-    from ..gateway import serve_stdio as run_stdio
+    from ._serving import Serving, serve_over_http, serve_over_stdio
 
     config = gateway_config(config_path, spec, base_url, allow)
     if transport == "http":  # where it would listen first: refusing an unsafe bind matters more
@@ -292,6 +266,9 @@ def _serve(
         check_bind(config, host)
     if config_path is None and base_url is not None:
         check_command_line_base_url(base_url, allow)
+    serving = Serving(
+        config, config_path, client_id, deadline, drain_timeout, strict_start, cache_dir, no_cache
+    )
     if transport == "stdio":
         if api_name is None:
             if len(config.apis) > 1:
@@ -307,57 +284,17 @@ def _serve(
                 source=config.source,
                 key="--client",
             )
-        if sys.stdin.isatty():
+        terminal = sys.stdin.isatty()
+        if terminal:
             words = ["--config", config_path] if config_path else [spec or ""]
             words += ["--base-url", base_url] if base_url else []
             words += [part for entry in allow for part in ("--allow", entry)]
             log_event("stdio", message=TERMINAL_NOTICE.format(how=shlex.join(words)))
-        gateway = Gateway(config, config_path=config_path, deadline=deadline, stdio_client=client_id)
-
-        async def stdio_main(api: str) -> None:
-            try:
-                await gateway.start()
-            except BaseException:
-                await gateway.aclose()
-                raise
-            log_dropped_parameters(gateway.state(api).toolset.document)
-            try:
-                start_problems(gateway, strict_start)
-            except ConfigError:
-                await gateway.aclose()
-                raise
-            await run_stdio(gateway, api, drain_timeout=drain_timeout)
-
-        anyio.run(stdio_main, api_name)
+        serve_over_stdio(serving, api_name, front=not terminal)
         return
     sock = listen(host, port)
-    gateway = Gateway(
-        config,
-        config_path=config_path,
-        deadline=deadline,
-        stdio_client=client_id,
-        host=host,  # reloads keep the bind rule
-        check_worker_at_start=True,  # shared by many clients: no first large call waits for it
-    )
-
-    async def main() -> None:
-        await gateway.start()
-        for state in gateway.states.values():
-            log_dropped_parameters(state.toolset.document)
-        try:
-            start_problems(gateway, strict_start)
-        except ConfigError:
-            await gateway.aclose()
-            raise
-
-        def ready(base: str) -> None:
-            for name, url in endpoint_urls(gateway, base).items():
-                log_event(f"serving {name} at {url}", api=name, url=url)
-
-        await run_http(gateway, sock, on_ready=ready, drain_timeout=drain_timeout)
-
     try:
-        anyio.run(main, backend_options=event_loop_options())
+        serve_over_http(serving, sock, host)
     finally:
         sock.close()
     sys.exit(0)
