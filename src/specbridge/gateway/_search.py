@@ -249,6 +249,11 @@ class SearchMode:
         self._tags: ToolTags | None = None
         self._positions: Lru[ToolRules, frozenset[int]] = Lru(RULES_KEPT)
 
+    @property
+    def ready(self) -> bool:
+        """Whether the index is built."""
+        return self._index is not None
+
     def built(self) -> SearchIndex:
         """The index, built now (in the calling thread) unless it was before."""
         with self._building:
