@@ -8,6 +8,7 @@ import math
 import shlex
 import socket
 import sys
+from dataclasses import replace
 from urllib.parse import urlsplit
 
 import click
@@ -96,7 +97,7 @@ def resolvable(host: str) -> None:
         raise _unresolvable(host) from None
 
 
-def listen(host: str, port: int) -> socket.socket:
+def listen(host: str, port: int, *, reuse_port: bool = False, listening: bool = True) -> socket.socket:
     """The gateway's listening socket, or a StartError that says what to change."""
     from ..gateway import bind
 
@@ -106,7 +107,7 @@ def listen(host: str, port: int) -> socket.socket:
             code=ErrorCode.SERVE_ADDRESS_INVALID,
         )
     try:
-        return bind(host, port)
+        return bind(host, port, reuse_port=reuse_port, listening=listening)
     except (socket.gaierror, UnicodeError):
         raise _unresolvable(host) from None
     except OSError as error:
@@ -178,6 +179,13 @@ TERMINAL_NOTICE = (
     help="Refuse to start when a call is sure to fail (a secret unset, no usable base URL).",
 )
 @click.option(
+    "--workers",
+    default=1,
+    show_default=True,
+    type=click.IntRange(1, 64),
+    help="HTTP: gateway processes sharing the port (Linux); handshake-era sessions then live in the store.",
+)
+@click.option(
     "--cache-dir",
     type=click.Path(file_okay=False),
     help="Where each document's conversion is kept between starts  [default: the config's `cache`, "
@@ -212,6 +220,7 @@ def serve_command(
     deadline: float,
     drain_timeout: float | None,
     strict_start: bool,
+    workers: int,
     cache_dir: str | None,
     no_cache: bool,
     log_format: str,
@@ -230,7 +239,7 @@ def serve_command(
     try:
         _serve(
             spec, config_path, base_url, allow, transport, host, port, api_name, client_id, deadline,
-            drain_timeout, strict_start, cache_dir, no_cache,
+            drain_timeout, strict_start, cache_dir, no_cache, workers,
         )  # fmt: skip
     except BaseException as error:
         known = coded(error)
@@ -256,6 +265,7 @@ def _serve(
     strict_start: bool,
     cache_dir: str | None = None,
     no_cache: bool = False,
+    workers: int = 1,
 ) -> None:
     # The gateway (and the mcp SDK) load only when serving, so other commands start fast.
     from ._serving import Serving, serve_over_http, serve_over_stdio
@@ -266,6 +276,8 @@ def _serve(
         check_bind(config, host)
     if config_path is None and base_url is not None:
         check_command_line_base_url(base_url, allow)
+    if workers > 1 and transport != "http":
+        raise click.UsageError("--workers goes with --transport http")
     serving = Serving(
         config, config_path, client_id, deadline, drain_timeout, strict_start, cache_dir, no_cache
     )
@@ -292,7 +304,20 @@ def _serve(
             log_event("stdio", message=TERMINAL_NOTICE.format(how=shlex.join(words)))
         serve_over_stdio(serving, api_name, front=not terminal)
         return
-    sock = listen(host, port)
+    from ._workers import run_workers, worker_port
+
+    shared = worker_port()  # one of several workers: the port is shared, sessions are in the store
+    if workers > 1 and shared is None:
+        if not sys.platform.startswith("linux"):
+            raise StartError("--workers needs Linux (SO_REUSEPORT spreading connections over processes)")
+        reserved = listen(host, port, reuse_port=True, listening=False)
+        try:
+            sys.exit(run_workers(workers, reserved.getsockname()[1]))
+        finally:
+            reserved.close()
+    sock = listen(host, shared if shared is not None else port, reuse_port=shared is not None)
+    if shared is not None:
+        serving = replace(serving, config=replace(config, sessions="store"))
     try:
         serve_over_http(serving, sock, host)
     finally:
