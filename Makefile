@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install test lint typecheck pytest coverage cluster demo node22 clean
+.PHONY: install test lint typecheck pytest coverage cluster demo node22 bench-check bench-baseline clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -54,6 +54,22 @@ $(NODE22)/.installed:
 	touch $(NODE22)/.installed
 
 node22: $(NODE22)/.installed
+
+# The gateway's figures (bench/serve.py: throughput beside FastMCP, 2026-07-28 clients and --workers 2,
+# added latency, start-up with and without the cache, memory on Stripe) against the saved baseline, by
+# ratio (bench/compare.py). For a person to run (about ten minutes), never part of `make test`. FastMCP
+# comes from bench/.venv-peer (docs/benchmarks.md says how to make it). `make bench-baseline` saves the
+# figures of this checkout as the new baseline.
+BENCH_BASELINE := bench/baseline/serve.json
+BENCH_LATEST := bench/.figures/serve.json
+bench-check: $(STAMP)
+	$(BIN)/python -m compileall -q src
+	$(BIN)/python bench/serve.py --peer --workers 2 --out $(BENCH_LATEST)
+	$(BIN)/python bench/compare.py $(BENCH_BASELINE) $(BENCH_LATEST)
+
+bench-baseline: $(STAMP)
+	$(BIN)/python -m compileall -q src
+	$(BIN)/python bench/serve.py --peer --workers 2 --out $(BENCH_BASELINE)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

@@ -1,6 +1,9 @@
 """The MCP gateway under load, its start-up on a big document, and its memory on Stripe.
 
-    .venv/bin/python bench/serve.py [--calls N] [--peer]
+    .venv/bin/python bench/serve.py [--calls N] [--peer] [--workers N] [--out FIGURES.json]
+
+With `--out`, every figure is also written to a JSON file (`bench/compare.py` compares two such files
+by ratio: `make bench-check`).
 
 1. tools/call throughput and per-call latency (p50/p99) over Streamable HTTP with 1, 8 and 64 concurrent
    MCP clients (official SDK, handshake era, one session each), `getProduct` of the example shop served
@@ -9,14 +12,21 @@
    Then the latency a server adds, one call at a time: the p50 of the same GET sent straight to the
    upstream, and of tools/call sent by a plain HTTP client (httpx, JSON-RPC on an open session, no SDK
    client in the way) to the server, both from one httpx client in this process.
-2. Time from starting `specbridge serve` on the GitHub document (3.7 MB, ~1,000 tools) to the first
-   complete tools/list answer, over stdio (exact) and HTTP (polled every 20 ms).
-3. Peak RSS (VmHWM) of `specbridge serve` on the Stripe document after listing every tool.
+   The same load from 2026-07-28 clients (stateless: no session), and with `--workers N` the same
+   again against `serve --workers N`.
+2. Time from starting `specbridge serve` on the GitHub document (3.7 MB, 719 tools) to the first
+   complete tools/list answer, over stdio (exact) and HTTP (polled every 20 ms): with an empty cache
+   folder (`--no-cache`: the document converted, the gateway answering) and with a warm one (the
+   conversion kept and the stdio front's answers recorded by a start before).
+3. Peak RSS (VmHWM) of `specbridge serve` on the Stripe document after listing every tool, without and
+   with the conversion cache.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
+import json
 import os
 import socket
 import statistics
@@ -26,6 +36,7 @@ import tempfile
 import textwrap
 import time
 from pathlib import Path
+from typing import Any
 
 import anyio
 import httpx
@@ -35,7 +46,15 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT.parent / "shared" / "corpus"
+# beside the checkout (../shared/corpus), or beside the folder of worktrees it is one of
+CORPUS = next(
+    (
+        where
+        for where in (ROOT.parent / "shared" / "corpus", ROOT.parents[1] / "shared" / "corpus")
+        if where.is_dir()
+    ),
+    ROOT.parent / "shared" / "corpus",
+)
 GITHUB = CORPUS / "github_api.github.com_2021-10.json"
 STRIPE = CORPUS / "stripe_spec3_2023-09.yaml"
 SHOP_SPEC = ROOT / "src" / "specbridge" / "examples" / "shop.openapi.yaml"
@@ -43,6 +62,13 @@ PYTHON = sys.executable
 SPECBRIDGE = [PYTHON, "-m", "specbridge"]
 TOKEN = "bench-token"
 PEER_PYTHON = ROOT / "bench" / ".venv-peer" / "bin" / "python"
+MODERN = "2026-07-28"
+FIGURES: dict[str, float] = {}  # what --out writes: name -> value (see bench/compare.py for each one's sense)
+
+
+def figure(name: str, value: float) -> float:
+    FIGURES[name] = round(value, 4)
+    return value
 
 
 def free_port() -> int:
@@ -72,7 +98,9 @@ def start_upstream(port: int) -> subprocess.Popen[bytes]:
     return process
 
 
-def start_gateway(directory: Path, upstream_port: int, port: int) -> subprocess.Popen[bytes]:
+def start_gateway(
+    directory: Path, upstream_port: int, port: int, workers: int = 1
+) -> subprocess.Popen[bytes]:
     config = directory / "specbridge.yaml"
     config.write_text(
         textwrap.dedent(f"""\
@@ -86,10 +114,11 @@ def start_gateway(directory: Path, upstream_port: int, port: int) -> subprocess.
     )
     env = {**os.environ, "SB_BENCH_TOKEN": TOKEN}
     process = subprocess.Popen(
-        [*SPECBRIDGE, "serve", "--config", str(config), "--transport", "http", "--port", str(port)],
+        [*SPECBRIDGE, "serve", "--config", str(config), "--transport", "http", "--port", str(port),
+         *(["--workers", str(workers)] if workers > 1 else [])],
         env=env,
         stderr=subprocess.DEVNULL,
-    )
+    )  # fmt: skip
     wait_port(port)
     return process
 
@@ -109,9 +138,10 @@ def start_peer(upstream_port: int, port: int) -> subprocess.Popen[bytes]:
     return process
 
 
-async def load(url: str, clients: int, calls: int) -> tuple[float, float, float, int]:
+async def load(url: str, clients: int, calls: int, mode: str = "legacy") -> tuple[float, float, float, int]:
     """(calls per second, p50 ms, p99 ms, errors) for `calls` tools/call spread over `clients`, timed
-    from the moment every client has its session open."""
+    from the moment every client has its session open (`mode`: "legacy", the handshake era with a
+    session each, or "2026-07-28", stateless)."""
     latencies: list[float] = []
     errors = 0
     remaining = calls
@@ -122,7 +152,7 @@ async def load(url: str, clients: int, calls: int) -> tuple[float, float, float,
         nonlocal remaining, errors, connected
         async with (
             create_mcp_http_client() as http,
-            Client(streamable_http_client(url, http_client=http), mode="legacy") as client,
+            Client(streamable_http_client(url, http_client=http), mode=mode) as client,
         ):
             await client.list_tools()
             connected += 1
@@ -196,7 +226,7 @@ async def added(url: str, upstream_port: int, calls: int) -> tuple[float, float]
     return statistics.median(direct) * 1e3, statistics.median(gateway) * 1e3
 
 
-def throughput(calls: int, peer: bool) -> None:
+def throughput(calls: int, peer: bool, workers: int) -> None:
     print("## tools/call over Streamable HTTP (getProduct, loopback upstream)\n")
     print("| server | clients | calls | calls/s | p50 ms | p99 ms | errors |")
     print("|---|---:|---:|---:|---:|---:|---:|")
@@ -204,27 +234,61 @@ def throughput(calls: int, peer: bool) -> None:
     upstream = start_upstream(upstream_port)
     try:
         with tempfile.TemporaryDirectory() as directory:
-            servers = [("specbridge", lambda port: start_gateway(Path(directory), upstream_port, port))]
+            here = Path(directory)
+            # (name, figure prefix, client mode, how to start it): the peer speaks the handshake era only
+            servers: list[tuple[str, str, str, Any]] = [
+                ("specbridge", "specbridge", "legacy", lambda port: start_gateway(here, upstream_port, port)),
+                (f"specbridge, {MODERN} clients", "specbridge_modern", MODERN,
+                 lambda port: start_gateway(here, upstream_port, port)),
+            ]  # fmt: skip
+            if workers > 1:
+                servers.append(
+                    (f"specbridge --workers {workers}, {MODERN} clients", f"specbridge_workers{workers}", MODERN,
+                     lambda port: start_gateway(here, upstream_port, port, workers))
+                )  # fmt: skip
             if peer and PEER_PYTHON.exists():
-                servers.append(("FastMCP from_openapi", lambda port: start_peer(upstream_port, port)))
+                servers.append(
+                    (
+                        "FastMCP from_openapi",
+                        "fastmcp",
+                        "legacy",
+                        lambda port: start_peer(upstream_port, port),
+                    )
+                )
             latency: list[str] = []
-            for name, start in servers:
+            for name, prefix, mode, start in servers:
                 port = free_port()
                 process = start(port)
                 try:
                     url = f"http://127.0.0.1:{port}/mcp"
-                    anyio.run(load, url, 1, 50)  # warm-up
+                    anyio.run(load, url, 1, 50, mode)  # warm-up
                     for clients in (1, 8, 64):
                         n = max(calls // 4, 100) if clients == 1 else calls
-                        rate, p50, p99, errors = anyio.run(load, url, clients, n)
+                        rate, p50, p99, errors = anyio.run(load, url, clients, n, mode)
+                        figure(f"{prefix}_calls_per_s_{clients}", rate)
                         print(
                             f"| {name} | {clients} | {n} | {rate:,.0f} | {p50:.2f} | {p99:.2f} | {errors} |"
                         )
-                    direct, through = anyio.run(added, url, upstream_port, max(calls // 2, 200))
-                    latency.append(f"| {name} | {direct:.2f} | {through:.2f} | {through - direct:.2f} |")
+                    if mode == "legacy":
+                        direct, through = anyio.run(added, url, upstream_port, max(calls // 2, 200))
+                        figure(f"{prefix}_added_p50_ms", through - direct)
+                        latency.append(f"| {name} | {direct:.2f} | {through:.2f} | {through - direct:.2f} |")
                 finally:
                     process.terminate()
                     process.wait()
+            if "fastmcp_calls_per_s_1" in FIGURES:
+                for clients in (1, 8, 64):
+                    ours, theirs = (
+                        FIGURES[f"specbridge_calls_per_s_{clients}"],
+                        FIGURES[f"fastmcp_calls_per_s_{clients}"],
+                    )
+                    figure(f"ratio_to_fastmcp_{clients}", ours / theirs)
+            if workers > 1:
+                one = FIGURES["specbridge_modern_calls_per_s_64"]
+                figure(
+                    f"ratio_workers{workers}_to_one_64",
+                    FIGURES[f"specbridge_workers{workers}_calls_per_s_64"] / one,
+                )
             print("\n## Latency added, one call at a time (plain httpx client)\n")
             print("| server | direct GET p50 ms | tools/call p50 ms | added p50 ms |")
             print("|---|---:|---:|---:|")
@@ -234,11 +298,12 @@ def throughput(calls: int, peer: bool) -> None:
         upstream.wait()
 
 
-async def first_list_stdio(spec: Path) -> tuple[float, float, int]:
+async def first_list_stdio(spec: Path, *options: str) -> tuple[float, float, int]:
     """(seconds to the first page, seconds to the last page, tools listed) from spawning the server."""
     started = time.perf_counter()
     command = StdioServerParameters(
-        command=PYTHON, args=["-m", "specbridge", "serve", str(spec), "--base-url", "https://api.github.com"]
+        command=PYTHON,
+        args=["-m", "specbridge", "serve", str(spec), "--base-url", "https://api.github.com", *options],
     )
     async with Client(command, mode="legacy") as client:
         count = 0
@@ -254,12 +319,12 @@ async def first_list_stdio(spec: Path) -> tuple[float, float, int]:
         return first, time.perf_counter() - started, count
 
 
-def first_list_http(spec: Path) -> float:
+def first_list_http(spec: Path, *options: str) -> float:
     port = free_port()
     started = time.perf_counter()
     process = subprocess.Popen(
         [*SPECBRIDGE, "serve", str(spec), "--base-url", "https://api.github.com", "--transport", "http",
-         "--port", str(port)],
+         "--port", str(port), *options],
         stderr=subprocess.DEVNULL,
     )  # fmt: skip
     try:
@@ -281,22 +346,39 @@ def first_list_http(spec: Path) -> float:
         process.wait()
 
 
-def startup() -> None:
+def startup(runs: int) -> None:
     print("\n## Start to first tools/list, GitHub document\n")
-    stdio = [anyio.run(first_list_stdio, GITHUB) for _ in range(3)]
-    http = [first_list_http(GITHUB) for _ in range(3)]
-    tools = stdio[0][2]
-    print(f"stdio (first page):                   median {statistics.median(f for f, _, _ in stdio):.2f} s")
-    print(f"stdio (all {tools} tools, every page): median {statistics.median(a for _, a, _ in stdio):.2f} s")
-    print(f"HTTP (first page):                    median {statistics.median(http):.2f} s")
+    print("| transport | cache | first page s (median) | every page s (median) |")
+    print("|---|---|---:|---:|")
+    with tempfile.TemporaryDirectory() as folder:
+        warm = ("--cache-dir", folder)
+        anyio.run(first_list_stdio, GITHUB, *warm)  # fills the cache: the conversion and stdio's answers
+        for label, options in (("none (`--no-cache`)", ("--no-cache",)), ("warm", warm)):
+            stdio = [anyio.run(first_list_stdio, GITHUB, *options) for _ in range(runs)]
+            first = statistics.median(f for f, _, _ in stdio)
+            every = statistics.median(a for _, a, _ in stdio)
+            name = "cold" if "--no-cache" in options else "warm"
+            figure(f"startup_stdio_first_{name}_s", first)
+            figure(f"startup_stdio_every_{name}_s", every)
+            print(f"| stdio | {label} | {first:.2f} | {every:.2f} ({stdio[0][2]} tools) |")
+            http = statistics.median(first_list_http(GITHUB, *options) for _ in range(runs))
+            figure(f"startup_http_first_{name}_s", http)
+            print(f"| HTTP | {label} | {http:.2f} | |")
 
 
 def memory() -> None:
     print("\n## Peak memory serving Stripe\n")
+    with tempfile.TemporaryDirectory() as folder:
+        peak(("--no-cache",), "cold")
+        peak(("--cache-dir", folder), "first")  # converts, and keeps the conversion
+        peak(("--cache-dir", folder), "warm")
+
+
+def peak(options: tuple[str, ...], name: str) -> None:
     port = free_port()
     process = subprocess.Popen(
         [*SPECBRIDGE, "serve", str(STRIPE), "--base-url", "https://api.stripe.com", "--transport", "http",
-         "--port", str(port)],
+         "--port", str(port), *options],
         stderr=subprocess.DEVNULL,
     )  # fmt: skip
     try:
@@ -321,7 +403,11 @@ def memory() -> None:
         status = Path(f"/proc/{process.pid}/status").read_text()
         hwm = next(line for line in status.splitlines() if line.startswith("VmHWM"))
         rss = next(line for line in status.splitlines() if line.startswith("VmRSS"))
-        print(f"{count} tools listed; {hwm.split(':')[1].strip()} peak, {rss.split(':')[1].strip()} now")
+        peak_kib = int(hwm.split(":")[1].split()[0])
+        figure(f"memory_stripe_{name}_mib", peak_kib / 1024)
+        print(
+            f"{' '.join(options)}: {count} tools listed; {peak_kib / 1024:.0f} MiB peak, {rss.split(':')[1].strip()} now"
+        )
     finally:
         process.terminate()
         process.wait()
@@ -331,14 +417,31 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--peer", action="store_true", help="also FastMCP from_openapi (bench/.venv-peer)")
+    parser.add_argument("--workers", type=int, default=1, help="also serve --workers N (2026-07-28 clients)")
+    parser.add_argument("--runs", type=int, default=3, help="start-up runs per figure (the median is kept)")
     parser.add_argument("--only", choices=["throughput", "startup", "memory"])
+    parser.add_argument("--out", type=Path, help="also write every figure to this JSON file")
     args = parser.parse_args()
     if args.only in (None, "throughput"):
-        throughput(args.calls, args.peer)
+        throughput(args.calls, args.peer, args.workers)
     if args.only in (None, "startup"):
-        startup()
+        startup(args.runs)
     if args.only in (None, "memory"):
         memory()
+    if args.out is not None:
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT
+        )
+        record = {
+            "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+            "commit": commit.stdout.strip(),
+            "command": " ".join(sys.argv),
+            "cores": os.cpu_count(),
+            "load_average": os.getloadavg()[0],
+            "figures": FIGURES,
+        }
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(record, indent=2) + "\n")
 
 
 if __name__ == "__main__":

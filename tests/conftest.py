@@ -3,6 +3,7 @@ credential in the environment as a config would name it, and a real authorizatio
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +15,20 @@ from tests.support.glewlwyd import missing as glewlwyd_missing
 from tests.support.light import build, install_light
 from tests.support.required import required_failure
 from tests.support.upstream import Upstream
+
+
+@pytest.fixture(scope="session", autouse=True)
+def user_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The user's cache folder (`$XDG_CACHE_HOME`: kept conversions, stdio answers, tool vectors) of
+    this run and the processes it starts: one of its own, never the home folder's."""
+    folder = tmp_path_factory.mktemp("user-cache")
+    before = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(folder)
+    yield folder
+    if before is None:
+        os.environ.pop("XDG_CACHE_HOME", None)
+    else:
+        os.environ["XDG_CACHE_HOME"] = before
 
 
 @pytest.fixture

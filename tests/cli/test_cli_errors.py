@@ -167,7 +167,7 @@ def test_a_bad_command_line_stays_clicks_usage_error() -> None:
 def test_a_known_error_inside_a_task_group_keeps_its_own_code(monkeypatch: pytest.MonkeyPatch) -> None:
     from specbridge._errors import ConfigError
 
-    def refuse() -> None:
+    def refuse(*_: object) -> None:
         raise ConfigError("refused for the test", source="<test>", key="apis")
 
     # claimed_stdin runs inside serve_stdio's task group, so its error arrives as an ExceptionGroup.

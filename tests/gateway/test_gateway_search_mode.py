@@ -100,3 +100,16 @@ async def test_auto_keeps_a_small_api_listed_in_full(tmp_path: Path, upstream: U
     ):
         listing = await client.list_tools()
     assert "getProduct" in [tool.name for tool in listing.tools]
+
+
+async def test_search_mode_builds_its_index_when_first_needed_not_at_start(
+    tmp_path: Path, upstream: Upstream
+) -> None:
+    config = write_config(tmp_path, upstream, extra="search: on\n")
+    async with in_process_gateway(config) as (asgi, gateway):
+        search = gateway.state("shop").search
+        assert search is not None and not search.ready
+        async with http_client(f"{IN_PROCESS}/mcp", transport=asgi) as client:
+            result = await client.call_tool("search_tools", {"query": "get one product"})
+        assert search.ready
+    assert result.is_error is False

@@ -8,10 +8,9 @@ import math
 import shlex
 import socket
 import sys
-from typing import Any
+from dataclasses import replace
 from urllib.parse import urlsplit
 
-import anyio
 import click
 
 from .._deadline import DEFAULT_DEADLINE
@@ -19,7 +18,6 @@ from .._errors import ConfigError, ErrorCode, RequestRefused, StartError
 from .._logging import log_event
 from ..config import Config, EgressConfig, load_config, single_api_config
 from ._app import app, coded, friendly_errors
-from ._tools import dropped_parameters
 
 DEFAULT_PORT = 8765
 COMMAND_LINE = "<command line>"
@@ -99,7 +97,7 @@ def resolvable(host: str) -> None:
         raise _unresolvable(host) from None
 
 
-def listen(host: str, port: int) -> socket.socket:
+def listen(host: str, port: int, *, reuse_port: bool = False, listening: bool = True) -> socket.socket:
     """The gateway's listening socket, or a StartError that says what to change."""
     from ..gateway import bind
 
@@ -109,7 +107,7 @@ def listen(host: str, port: int) -> socket.socket:
             code=ErrorCode.SERVE_ADDRESS_INVALID,
         )
     try:
-        return bind(host, port)
+        return bind(host, port, reuse_port=reuse_port, listening=listening)
     except (socket.gaierror, UnicodeError):
         raise _unresolvable(host) from None
     except OSError as error:
@@ -181,6 +179,20 @@ TERMINAL_NOTICE = (
     help="Refuse to start when a call is sure to fail (a secret unset, no usable base URL).",
 )
 @click.option(
+    "--workers",
+    default=1,
+    show_default=True,
+    type=click.IntRange(1, 64),
+    help="HTTP: gateway processes sharing the port (Linux); handshake-era sessions then live in the store.",
+)
+@click.option(
+    "--cache-dir",
+    type=click.Path(file_okay=False),
+    help="Where each document's conversion is kept between starts  [default: the config's `cache`, "
+    "else the user's cache folder].",
+)
+@click.option("--no-cache", is_flag=True, help="Convert every document afresh; keep no conversion.")
+@click.option(
     "--log-format",
     type=click.Choice(["json", "text"]),
     default="json",
@@ -208,6 +220,9 @@ def serve_command(
     deadline: float,
     drain_timeout: float | None,
     strict_start: bool,
+    workers: int,
+    cache_dir: str | None,
+    no_cache: bool,
     log_format: str,
     log_level: str,
 ) -> None:
@@ -224,7 +239,7 @@ def serve_command(
     try:
         _serve(
             spec, config_path, base_url, allow, transport, host, port, api_name, client_id, deadline,
-            drain_timeout, strict_start,
+            drain_timeout, strict_start, cache_dir, no_cache, workers,
         )  # fmt: skip
     except BaseException as error:
         known = coded(error)
@@ -233,38 +248,6 @@ def serve_command(
         status, code, message = known
         log_event("serve stopped", level=logging.ERROR, code=code, message=message)
         sys.exit(status)
-
-
-def start_problems(gateway: Any, strict: bool) -> None:
-    """One warning per API whose every call will fail (call.readiness); with `strict`, a ConfigError."""
-    from ..call import readiness
-
-    problems = [
-        problem
-        for state in gateway.states.values()
-        for problem in readiness(state.api, state.caller.base_url, state.toolset.document.servers)
-    ]
-    for problem in problems:
-        level = logging.ERROR if strict else logging.WARNING
-        log_event("not ready", level=level, api=problem.api, code=str(problem.code), message=problem.message)
-    if strict and problems:
-        raise ConfigError(
-            f"{len(problems)} problem{'s' if len(problems) != 1 else ''} above; --strict-start refuses to "
-            "start until they are fixed",
-            source=gateway.config.source,
-            code=ErrorCode.CONFIG_INVALID,
-        )
-
-
-def log_dropped_parameters(document: Any) -> None:
-    prefix = f"warning [{ErrorCode.PARAMETER_DROPPED}]: "
-    for line in dropped_parameters(document):
-        log_event(
-            "parameter dropped",
-            level=logging.WARNING,
-            code=str(ErrorCode.PARAMETER_DROPPED),
-            message=line.removeprefix(prefix),
-        )
 
 
 def _serve(
@@ -280,11 +263,12 @@ def _serve(
     deadline: float,
     drain_timeout: float | None,
     strict_start: bool,
+    cache_dir: str | None = None,
+    no_cache: bool = False,
+    workers: int = 1,
 ) -> None:
     # The gateway (and the mcp SDK) load only when serving, so other commands start fast.
-    from ..gateway import Gateway, endpoint_urls, event_loop_options
-    from ..gateway import serve_http as run_http
-    from ..gateway import serve_stdio as run_stdio
+    from ._serving import Serving, serve_over_http, serve_over_stdio
 
     config = gateway_config(config_path, spec, base_url, allow)
     if transport == "http":  # where it would listen first: refusing an unsafe bind matters more
@@ -292,6 +276,11 @@ def _serve(
         check_bind(config, host)
     if config_path is None and base_url is not None:
         check_command_line_base_url(base_url, allow)
+    if workers > 1 and transport != "http":
+        raise click.UsageError("--workers goes with --transport http")
+    serving = Serving(
+        config, config_path, client_id, deadline, drain_timeout, strict_start, cache_dir, no_cache
+    )
     if transport == "stdio":
         if api_name is None:
             if len(config.apis) > 1:
@@ -307,65 +296,30 @@ def _serve(
                 source=config.source,
                 key="--client",
             )
-        if sys.stdin.isatty():
+        terminal = sys.stdin.isatty()
+        if terminal:
             words = ["--config", config_path] if config_path else [spec or ""]
             words += ["--base-url", base_url] if base_url else []
             words += [part for entry in allow for part in ("--allow", entry)]
             log_event("stdio", message=TERMINAL_NOTICE.format(how=shlex.join(words)))
-        gateway = Gateway(config, config_path=config_path, deadline=deadline, stdio_client=client_id)
-
-        async def stdio_main(api: str) -> None:
-            try:
-                await gateway.start()
-            except BaseException:
-                await gateway.aclose()
-                raise
-            log_dropped_parameters(gateway.state(api).toolset.document)
-            try:
-                start_problems(gateway, strict_start)
-            except ConfigError:
-                await gateway.aclose()
-                raise
-            await run_stdio(gateway, api, drain_timeout=drain_timeout)
-
-        anyio.run(stdio_main, api_name)
-        log_stopped(gateway, "stdio")
+        serve_over_stdio(serving, api_name, front=not terminal)
         return
-    sock = listen(host, port)
-    gateway = Gateway(
-        config,
-        config_path=config_path,
-        deadline=deadline,
-        stdio_client=client_id,
-        host=host,  # reloads keep the bind rule
-        check_worker_at_start=True,  # shared by many clients: no first large call waits for it
-    )
+    from ._workers import run_workers, worker_port
 
-    async def main() -> None:
-        await gateway.start()
-        for state in gateway.states.values():
-            log_dropped_parameters(state.toolset.document)
+    shared = worker_port()  # one of several workers: the port is shared, sessions are in the store
+    if workers > 1 and shared is None:
+        if not sys.platform.startswith("linux"):
+            raise StartError("--workers needs Linux (SO_REUSEPORT spreading connections over processes)")
+        reserved = listen(host, port, reuse_port=True, listening=False)
         try:
-            start_problems(gateway, strict_start)
-        except ConfigError:
-            await gateway.aclose()
-            raise
-
-        def ready(base: str) -> None:
-            for name, url in endpoint_urls(gateway, base).items():
-                log_event(f"serving {name} at {url}", api=name, url=url)
-
-        await run_http(gateway, sock, on_ready=ready, drain_timeout=drain_timeout)
-
+            sys.exit(run_workers(workers, reserved.getsockname()[1]))
+        finally:
+            reserved.close()
+    sock = listen(host, shared if shared is not None else port, reuse_port=shared is not None)
+    if shared is not None:
+        serving = replace(serving, config=replace(config, sessions="store"))
     try:
-        anyio.run(main, backend_options=event_loop_options())
+        serve_over_http(serving, sock, host)
     finally:
         sock.close()
-    log_stopped(gateway, "http")
     sys.exit(0)
-
-
-def log_stopped(gateway: Any, transport: str) -> None:
-    """The last line of a gateway that stopped on its own terms (a drain, stdin closed): that it did."""
-    drained = gateway.calls.stopping.stopping  # SIGTERM's drain ran; else stdin ended (stdio)
-    log_event("stopped", transport=transport, after="the drain" if drained else "its input ended")

@@ -357,6 +357,9 @@ class Config:
     audit: AuditConfig = field(default_factory=AuditConfig)
     # Where handshake-era MCP sessions live: "store" (any instance serves them) or "memory" (`_store.py`)
     sessions: str = "memory"
+    # Where each document's conversion is kept between starts (`tools.ConversionCache`); None: the
+    # user's cache folder, "": nowhere
+    cache: str | None = None
 
     def approvals_for(self, api: str | None = None) -> ApprovalsConfig:
         """The approval settings of an API (its `approvals:` over the top level's), or the top level's."""

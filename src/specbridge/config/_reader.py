@@ -175,6 +175,7 @@ class _Builder:
             calls=calls,
             files=self.files(top.get("files") or {}),
             webhooks=self.webhooks(top.get("webhooks") or {}),
+            cache=None if top.get("cache") is None else self.cache_folder(top["cache"]),
         )
         config = replace(config, sessions=self.sessions(top.get("sessions"), config.store))
         return read_access(top, config, self.fail, self.base_dir)  # clients' tools, rate limits, audit
@@ -223,6 +224,10 @@ class _Builder:
             model=None if model is None else self.folder(model),
             cache=None if cache is None else ("" if not cache.strip() else self.folder(cache)),
         )
+
+    def cache_folder(self, raw: str) -> str:
+        """`cache:`: a folder relative to the config's, or "" (keep no conversions)."""
+        return "" if not raw.strip() else self.folder(raw)
 
     def folder(self, path: str) -> str:
         """A folder named in the config, relative to the config's own folder."""

@@ -13,9 +13,12 @@ from .._lazy import lazy_exports
 if TYPE_CHECKING:
     from ._fetch import FetchRules as FetchRules
     from ._fetch import is_url as is_url
+    from ._load import FileLoader as FileLoader
+    from ._load import decode_document as decode_document
     from ._load import from_data as from_data
     from ._load import load_document as load_document
     from ._load import parse_document as parse_document
+    from ._load import read_document_file as read_document_file
     from ._locate import Locator as Locator
     from ._locate import locate as locate
     from ._model import ApiDocument as ApiDocument

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from collections.abc import Sequence
@@ -49,14 +50,22 @@ def load_document(
     nowhere else; a fetched document's `$ref`s are fetched from its own origin only."""
     source = str(path)
     if source == STDIN:
-        return parse_document(_decode(_read_stdin(), "<stdin>"), source="<stdin>")
+        return parse_document(decode_document(_read_stdin(), "<stdin>"), source="<stdin>")
     if is_url(source):
         rules = (rules or FetchRules()).with_budget()  # the document and its $refs, together
         raw, final = fetch(source, rules)
-        return parse_document(_decode(raw, source), source=source, base=final, rules=rules)
-    file_path = Path(path)
+        return parse_document(decode_document(raw, source), source=source, base=final, rules=rules)
+    raw = read_document_file(path)
+    return parse_document(
+        decode_document(raw, source), source=source, base=str(Path(path).resolve()), ref_dirs=ref_dirs
+    )
+
+
+def read_document_file(path: str | os.PathLike[str]) -> bytes:
+    """The bytes of a document file, bounded; a DocumentError that says why when it cannot be read."""
+    source = str(path)
     try:
-        raw = read_bounded(file_path, MAX_DOCUMENT_BYTES)
+        return read_bounded(Path(path), MAX_DOCUMENT_BYTES)
     except FileTooLarge as error:
         raise DocumentError(
             f"is {error}: not read (the largest real API documents are a few tens of MB)",
@@ -77,9 +86,6 @@ def load_document(
         raise DocumentError(
             f"cannot be read ({error.strerror})", code=ErrorCode.DOCUMENT_UNREADABLE, source=source
         ) from None
-    return parse_document(
-        _decode(raw, source), source=source, base=str(file_path.resolve()), ref_dirs=ref_dirs
-    )
 
 
 def parse_document(
@@ -126,7 +132,7 @@ def from_data(
             line=line[0] if line else None,
             column=line[1] if line else None,
         )
-    load = _fetched_loader((rules or FetchRules()).with_budget()) if is_url(base) else _load_referenced_file
+    load = _fetched_loader((rules or FetchRules()).with_budget()) if is_url(base) else FileLoader()
     resolver = Resolver(base, data, load, ref_dirs=ref_dirs)
     info = as_dict(data.get("info"))
     swagger = version.startswith("2")
@@ -198,7 +204,8 @@ def _version(data: dict[str, Any], source: str, document_text: str) -> str:
     )
 
 
-def _decode(raw: bytes, source: str) -> str:
+def decode_document(raw: bytes, source: str) -> str:
+    """A document's bytes as text (UTF-8), or a DocumentError naming the line that is not."""
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -208,14 +215,29 @@ def _decode(raw: bytes, source: str) -> str:
         ) from None
 
 
-def _load_referenced_file(path: str) -> Any:
-    return parse_text(_decode(read_bounded(path, MAX_DOCUMENT_BYTES), path), source=path)
+class FileLoader:
+    """Reads a `$ref`ed file for the `Resolver` (bounded, UTF-8, parsed), and remembers the SHA-256 of
+    the bytes of each file it read ("" for one it could not read), so a conversion cached on disk
+    (`tools.ConversionCache`) knows every file its result depends on. A class, not a closure: a
+    cached document is pickled with its resolver."""
+
+    def __init__(self) -> None:
+        self.digests: dict[str, str] = {}
+
+    def __call__(self, path: str) -> Any:
+        try:
+            raw = read_bounded(path, MAX_DOCUMENT_BYTES)
+        except Exception:
+            self.digests[path] = ""
+            raise
+        self.digests[path] = hashlib.sha256(raw).hexdigest()
+        return parse_text(decode_document(raw, path), source=path)
 
 
 def _fetched_loader(rules: FetchRules) -> Any:
     def load(url: str) -> Any:
         raw, _ = fetch(url, rules)
-        return parse_text(_decode(raw, url), source=url)
+        return parse_text(decode_document(raw, url), source=url)
 
     return load
 

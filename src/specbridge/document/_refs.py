@@ -71,6 +71,11 @@ class Resolver:
         """Every file (or URL) read so far: the document's own, then each `$ref`ed one."""
         return tuple(self._files)
 
+    def file_digests(self) -> dict[str, str]:
+        """The SHA-256 of each `$ref`ed file read so far, by path ("" for one that could not be read):
+        what a conversion depends on beyond the document itself. Empty for a fetched document."""
+        return dict(getattr(self._load_file, "digests", {}))
+
     def resolve(self, base: str, ref: str) -> Target:
         """The target of one `$ref`, following chains of refs to refs."""
         seen: set[str] = set()

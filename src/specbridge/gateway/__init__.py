@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from ._front import Handover as Handover
+    from ._front import stdio_front as stdio_front
     from ._gateway import DEFAULT_DEADLINE as DEFAULT_DEADLINE
     from ._gateway import ApiState as ApiState
     from ._gateway import Gateway as Gateway

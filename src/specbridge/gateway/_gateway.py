@@ -10,6 +10,7 @@ old snapshot. Documents at URLs are read apart (`_reads`): a reload never waits 
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import logging
 from collections.abc import Awaitable, Callable, Mapping
@@ -21,25 +22,24 @@ import httpx
 
 from .._audit import audit_to
 from .._deadline import DEFAULT_DEADLINE as DEFAULT_DEADLINE
-from .._errors import DocumentError, ErrorCode, SpecbridgeError
+from .._errors import ErrorCode, SpecbridgeError
 from .._logging import log_event
-from ..call import Caller, CallLimits, Lru, answer_tools, check_pool
-from ..config import ApiConfig, ClientConfig, Config, SearchIndexConfig, check_tool_names, load_config
-from ..config import api_document as document_of  # spec, config operations, or both
+from ..call import Caller, CallLimits, Lru, check_pool
+from ..config import ApiConfig, ClientConfig, Config, SearchIndexConfig, load_config
 from ..document import is_url
 from ..files import Files
-from ..search import SearchIndex
 from ..service import ApprovalService, CallService
-from ..tools import ToolSet, convert, too_big_for_one_context
+from ..tools import ConversionCache, ToolSet
 from ..webhooks import has_webhooks, running_webhooks
 from ._changes import digest as _digest
 from ._changes import marker as _fingerprint
+from ._loading import load_api
 from ._local import exposure_refusal
 from ._metrics import Metrics
 from ._reads import DocumentReads, swapped_in
 from ._reloaded import said_reloaded
 from ._rules import apply_rules
-from ._search import SearchMode, build_index, search_settings
+from ._search import SearchMode
 from ._snapshot import LISTINGS
 from ._snapshot import ApiState as ApiState  # where the gateway's modules have always found them
 from ._snapshot import Snapshot as Snapshot
@@ -86,16 +86,19 @@ class Gateway:
         host: str | None = None,
         limits: CallLimits | None = None,
         check_worker_at_start: bool = False,
+        conversions: ConversionCache | None = None,
     ) -> None:
         """`host`: the address the HTTP listener is bound to (None for stdio); a reload may not leave a
         gateway bound elsewhere than loopback without client keys. `check_worker_at_start`: `start()` ends
-        by starting the check worker (call/_offload.py; docs/gateway.md, "Limits on one call")."""
+        by starting the check worker (call/_offload.py; docs/gateway.md, "Limits on one call").
+        `conversions`: the conversion cache (`_loading`; None: every document converted when loaded)."""
         self.snapshot = Snapshot(config, MappingProxyType({}))
         self.host = host
         # What one call's arguments may carry: the config's `limits:` at start (a reload keeps them).
         self.limits = limits or call_limits(config)
         self.config_path = config_path
         self.check_worker_at_start = check_worker_at_start
+        self.conversions = conversions
         self.transport = transport
         self.resolve = resolve
         self.deadline = deadline
@@ -165,30 +168,25 @@ class Gateway:
         read: bool = True,
     ) -> ApiState:
         """The state for `api`, its document read afresh; with `old`, the old document is used again
-        (under the new settings) when the file cannot be read now, or without `read`."""
-
-        def load() -> tuple[ToolSet, str, SearchIndex | None]:
-            try:
-                if not read and old is not None:
-                    document, digest = old.toolset.document, old.spec_digest
-                else:
-                    document, digest = document_of(api), _digest(api.spec)
-            except DocumentError:
-                if old is None or old.api.spec != api.spec:
-                    raise
-                document, digest = old.toolset.document, old.spec_digest
-            # as the model is handed them: `fields` where `answers.select` says (call/_fields.py)
-            toolset = answer_tools(api, check_tool_names(api, convert(document, api.convert_options())))
-            search = api.search == "on" or (api.search == "auto" and too_big_for_one_context(toolset))
-            # Built here, off the event loop: with the semantic extra the first build encodes every tool.
-            settings = search_settings(search_config or self.config.search, self.config.store)
-            index = build_index(toolset, settings) if search else None
-            return toolset, digest, index
-
-        toolset, digest, index = await anyio.to_thread.run_sync(load)
-        caller = self._caller(api, toolset)
-        mode = SearchMode(api.name, toolset, caller, index, self.metrics) if index is not None else None
-        return ApiState(api=api, toolset=toolset, caller=caller, spec_digest=digest, search=mode)
+        (under the new settings) when the file cannot be read now, or without `read` (then also when its
+        `spec` moved: it serves as it was until the new one is read apart)."""
+        same = old is not None and (old.api.spec == api.spec or not read)
+        kept = old if same else None
+        build = functools.partial(
+            load_api, api, self.config, search_config=search_config, cache=self.conversions, read=read
+        )
+        if kept is not None:
+            build = functools.partial(build, old=kept.toolset, old_digest=kept.spec_digest)
+        loaded = await anyio.to_thread.run_sync(build)
+        caller = self._caller(api, loaded.toolset)
+        mode = (
+            None
+            if loaded.index is None
+            else SearchMode(api.name, loaded.toolset, caller, loaded.index, self.metrics)
+        )
+        return ApiState(
+            api=api, toolset=loaded.toolset, caller=caller, spec_digest=loaded.digest, search=mode
+        )
 
     def unsafe(self, config: Config) -> SpecbridgeError | None:
         """Why `config` may not be served here (None when it may)."""

@@ -44,6 +44,7 @@ from ..files import file_routes
 from ..store import StoreError
 from ._accounts import account_routes
 from ._admin import gateway_admin_routes
+from ._cork import http_protocol
 from ._drain import DrainingServer, InFlight, draining, end_sessions
 from ._gateway import Gateway
 from ._local import LOCAL_HOSTS, is_loopback
@@ -319,8 +320,9 @@ def endpoint_urls(gateway: Gateway, base: str) -> dict[str, str]:
     return urls
 
 
-def bind(host: str, port: int) -> socket.socket:
-    """A listening socket (port 0 picks a free one), so the URL is known before serving starts."""
+def bind(host: str, port: int, *, reuse_port: bool = False, listening: bool = True) -> socket.socket:
+    """A listening socket (port 0: any free one), so the URL is known before serving starts; with
+    `reuse_port` shared by `serve --workers` processes, and not `listening`, only reserved."""
     family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
     # IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on sockets whose `proto` says TCP, and accepted
     # sockets inherit it. Without it, a response's body written after its headers waits for the client's
@@ -328,8 +330,11 @@ def bind(host: str, port: int) -> socket.socket:
     sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if reuse_port:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
         sock.bind((host.strip("[]"), port))
-        sock.listen(128)
+        if listening:
+            sock.listen(128)
         sock.setblocking(False)
     except BaseException:
         sock.close()
@@ -371,7 +376,7 @@ async def serve_http(
         access_log=False,
         lifespan="on",
         timeout_graceful_shutdown=2,
-        http="auto",  # httptools when installed (a dependency), else h11
+        http=http_protocol(),  # httptools when installed (a dependency), else h11; one write per answer
     )
     ended = functools.partial(end_sessions, app.state.posts, app.state.mcp_managers)
     server = DrainingServer(config, gateway, drain_timeout or gateway.deadline, ended)

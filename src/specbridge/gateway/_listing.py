@@ -28,6 +28,8 @@ def rules_of(state: ApiState, client: ClientConfig | None, identity: Identity | 
 
 def listing(state: ApiState, client: ClientConfig | None, rules: ToolRules) -> Listing:
     """This caller's tools and each one's size in bytes (made once per rules, then kept)."""
+    if state.search is not None:
+        state.search.warm()  # its index, in the background: the first search need not build it
     cached: Listing | None = state.listings.get(rules)
     if cached is not None:
         return cached

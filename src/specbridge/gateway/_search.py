@@ -15,6 +15,8 @@ exactly as a name no tool has (`unknown`).
 
 from __future__ import annotations
 
+import contextlib
+import threading
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -26,7 +28,7 @@ from .._errors import ArgumentError, ErrorCode
 from .._json import dumps
 from ..call import Caller, CallResult, Checker, Lru
 from ..config import SearchIndexConfig
-from ..search import SearchAnswer, SearchIndex, SearchSettings
+from ..search import SearchAnswer, SearchIndex, SearchSettings, ToolTags
 from ..service import ToolRules
 from ..store import store_folder
 from ..tools import ToolSet
@@ -224,17 +226,64 @@ def unwrap_call(arguments: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | Ca
 
 class SearchMode:
     """Search mode of one API: the index of its tools, the two tools a client lists instead of them,
-    and what a call of either does. Made with the API's state, replaced with it on reload."""
+    and what a call of either does. Made with the API's state, replaced with it on reload. The index
+    is built by `build` when a search first needs it (or by `warm`, in the background, once the first
+    listing is answered), not when the gateway starts: the listing needs only the tags."""
 
     def __init__(
-        self, api: str, toolset: ToolSet, caller: Caller, index: SearchIndex, metrics: Metrics
+        self,
+        api: str,
+        toolset: ToolSet,
+        caller: Caller,
+        build: Callable[[], SearchIndex],
+        metrics: Metrics,
     ) -> None:
         self.api = api
         self.toolset = toolset
         self.caller = caller
-        self.index = index
         self.metrics = metrics
+        self._build = build
+        self._index: SearchIndex | None = None
+        self._building = threading.Lock()
+        self._warming: threading.Thread | None = None
+        self._tags: ToolTags | None = None
         self._positions: Lru[ToolRules, frozenset[int]] = Lru(RULES_KEPT)
+
+    @property
+    def ready(self) -> bool:
+        """Whether the index is built."""
+        return self._index is not None
+
+    def built(self) -> SearchIndex:
+        """The index, built now (in the calling thread) unless it was before."""
+        with self._building:
+            if self._index is None:
+                self._index = self._build()
+            return self._index
+
+    async def index(self) -> SearchIndex:
+        """The index; built off the event loop the first time (with the semantic extra, the model is
+        loaded and every tool encoded or read from its cache)."""
+        if self._index is not None:
+            return self._index
+        return await anyio.to_thread.run_sync(self.built)
+
+    def warm(self) -> None:
+        """Start building the index in the background, once (a failure is met again by the search)."""
+        if self._index is not None or self._warming is not None:
+            return
+
+        def build() -> None:
+            with contextlib.suppress(Exception):
+                self.built()
+
+        self._warming = threading.Thread(target=build, name=f"search-index-{self.api}", daemon=True)
+        self._warming.start()
+
+    def tags(self) -> ToolTags:
+        if self._tags is None:
+            self._tags = ToolTags.of(self.toolset.tools, self.toolset.document.data)
+        return self._tags
 
     def positions(self, rules: ToolRules) -> frozenset[int] | None:
         """The index positions of the tools a caller with `rules` may use (None: every tool)."""
@@ -242,7 +291,7 @@ class SearchMode:
             return None
         found = self._positions.get(rules)
         if found is None:
-            found = frozenset(i for i, tool in enumerate(self.index.tools) if rules.allows(tool))
+            found = frozenset(i for i, tool in enumerate(self.toolset.tools) if rules.allows(tool))
             self._positions.put(rules, found)
         return found
 
@@ -250,7 +299,7 @@ class SearchMode:
         """The listing: `search_tools` and `call_tool`, telling of the tools and tags this caller may use."""
         only = self.positions(rules)
         count = len(self.toolset.tools) if only is None else len(only)
-        return search_mode_tools(self.toolset.document.title, count, self.index.tags_of(only))
+        return search_mode_tools(self.toolset.document.title, count, self.tags().counted(only))
 
     def unknown(self, inner: str) -> types.CallToolResult:
         """`call_tool` of a name no tool has (or one the caller may not use: the same answer)."""
@@ -301,7 +350,7 @@ class SearchMode:
             return parsed
         query, limit, tag = parsed
         self.metrics.call(self.api, SEARCH_TOOL)
-        index, only = self.index, self.positions(rules)
+        index, only = await self.index(), self.positions(rules)
         if index.semantic:  # encoding the query takes milliseconds of CPU: not on the event loop
             answer = await anyio.to_thread.run_sync(lambda: index.search(query, limit, tag, only))
         else:

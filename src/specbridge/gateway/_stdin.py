@@ -26,10 +26,11 @@ _CHUNK = 65536
 
 
 @contextlib.contextmanager
-def claimed_stdin() -> Iterator[StdinLines | None]:
-    """stdin's lines for the transport; meanwhile fd 0 reads the null device, so nothing else in the
-    process can take a client's message (as the SDK does for its own reader). None when stdin is not
-    a file descriptor (an in-process test runner's stream): the SDK then reads it itself."""
+def claimed_stdin(prefix: bytes = b"") -> Iterator[StdinLines | None]:
+    """stdin's lines for the transport, after `prefix` (what the stdio front read and did not answer,
+    `_front`); meanwhile fd 0 reads the null device, so nothing else in the process can take a client's
+    message (as the SDK does for its own reader). None when stdin is not a file descriptor (an
+    in-process test runner's stream): the SDK then reads it itself."""
     try:
         fd = sys.stdin.fileno()
         private = os.dup(fd)
@@ -40,7 +41,7 @@ def claimed_stdin() -> Iterator[StdinLines | None]:
     os.dup2(null, fd)
     os.close(null)
     try:
-        yield StdinLines(private)
+        yield StdinLines(private, prefix)
     finally:
         # `private` stays open: the daemon thread may still be blocked reading it.
         os.dup2(private, fd)
@@ -48,10 +49,11 @@ def claimed_stdin() -> Iterator[StdinLines | None]:
 
 class StdinLines:
     """An async iterator of text lines (with their newline) from a file descriptor, read by a daemon
-    thread. The caller owns `fd`; it is never closed here."""
+    thread, after the bytes of `prefix`. The caller owns `fd`; it is never closed here."""
 
-    def __init__(self, fd: int) -> None:
+    def __init__(self, fd: int, prefix: bytes = b"") -> None:
         self.fd = fd
+        self.prefix = prefix
         self._closed = False
         self._send: MemoryObjectSendStream[bytes] | None = None
 
@@ -77,7 +79,10 @@ class StdinLines:
         )
         thread.start()
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        pending = ""
+        pending = decoder.decode(self.prefix)
+        while "\n" in pending:
+            line, pending = pending.split("\n", 1)
+            yield line + "\n"
         async with receive:
             async for chunk in receive:
                 pending += decoder.decode(chunk)

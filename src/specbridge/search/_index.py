@@ -8,7 +8,6 @@ match is weak.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -21,13 +20,13 @@ from ._document import (
     RESOURCE_WEIGHTS,
     ToolText,
     action,
-    operation_tags,
     tag_descriptions,
     tool_text,
 )
 from ._intent import action_stems, meant_actions
 from ._resource import resource
 from ._semantic import Encoder, SearchSettings, fuse, load_encoder, tool_vectors
+from ._tags import ToolTags
 from ._text import Synonyms, default_synonyms, terms, words
 
 CANDIDATES = 50  # how many tools the fusion ranks; the rest follow in BM25's order
@@ -82,21 +81,20 @@ class SearchIndex:
         `encoder` overrides the model `settings` would load."""
         settings = settings or SearchSettings()
         descriptions = tag_descriptions(document_data)
+        tagged = ToolTags.of(tools, document_data)
         texts = tuple(
             tool_text(
                 tool,
-                operation_tags(document_data, tool),
+                tags,
                 descriptions,
                 resource(document_data, tool.operation)[1] if isinstance(document_data, dict) else "",
             )
-            for tool in tools
+            for tool, tags in zip(tools, tagged.each, strict=True)
         )
         bm25 = Bm25.build(
             [{field: text.fields[field] for field in FIELD_WEIGHTS} for text in texts], FIELD_WEIGHTS
         )
         described = Bm25.build([{"resource": text.fields["resource"]} for text in texts], RESOURCE_WEIGHTS)
-        counts: Counter[str] = Counter(tag for text in texts for tag in text.tags)
-        order = [tag for tag in descriptions if tag in counts] + sorted(set(counts) - set(descriptions))
         if encoder is None:
             encoder = load_encoder(settings)
         vectors = None
@@ -114,7 +112,7 @@ class SearchIndex:
             texts=texts,
             bm25=bm25,
             synonyms=synonyms or default_synonyms(),
-            tags=tuple((tag, counts[tag]) for tag in order),
+            tags=tagged.tags,
             spelling=tuple(frozenset(_trigrams(f"{tool.name} {tool.title or ''}")) for tool in tools),
             administrative=frozenset(i for i, text in enumerate(texts) if _ADMIN in text.fields["name"]),
             actions=tuple(action(tool.operation.method, tool.operation.path) for tool in tools),
@@ -132,8 +130,7 @@ class SearchIndex:
         every tool); a tag with none of them is left out."""
         if only is None:
             return self.tags
-        counts: Counter[str] = Counter(tag for i in only for tag in self.texts[i].tags)
-        return tuple((tag, counts[tag]) for tag, _ in self.tags if counts[tag])
+        return ToolTags(tuple(text.tags for text in self.texts), self.tags).counted(only)
 
     def _tagged(self, tag: str, only: frozenset[int] | None) -> tuple[str | None, list[int] | None]:
         wanted = tag.strip().casefold()
