@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -46,7 +47,7 @@ from specbridge.search import SearchIndex, SearchSettings
 from specbridge.tools import ToolSet, convert, export_anthropic, mcp_tool
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT.parent / "shared" / "corpus"
+CORPUS = Path(os.environ.get("SPECBRIDGE_CORPUS") or ROOT.parent / "shared" / "corpus")  # or a worktree's
 TASKS = ROOT / "bench" / "search"
 
 
@@ -76,7 +77,14 @@ def score(
 
 
 def ours(index: SearchIndex) -> Callable[[str], list[str]]:
-    return lambda query: [index.tools[i].name for i in index.rank(query)[0]]
+    """What `search_tools` answers with its default limit (a hit's producers after it, `_producers`),
+    then the rest of the ranking."""
+
+    def ranked(query: str) -> list[str]:
+        first = [tool.name for tool in index.search(query, 5).tools]
+        return first + [index.tools[i].name for i in index.rank(query)[0] if index.tools[i].name not in first]
+
+    return ranked
 
 
 def anthropic(toolset: ToolSet) -> Callable[[str], list[str]]:

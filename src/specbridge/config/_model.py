@@ -249,6 +249,7 @@ class ApiConfig:
     egress: EgressConfig = field(default_factory=EgressConfig)
     include_deprecated: bool = False
     description_max: int | None = None  # tool descriptions shortened to this many characters
+    provenance: bool = True  # where each id comes from: descriptions, search, lint (docs/tools.md)
     search: SearchMode = "auto"
     tools: Mapping[str, ToolConfig] = field(default_factory=dict)
     approvals: ApprovalsConfig = field(default_factory=ApprovalsConfig)  # the top level's, merged
@@ -272,6 +273,7 @@ class ApiConfig:
         return ConvertOptions(
             include_deprecated=self.include_deprecated,
             description_max=self.description_max,
+            provenance=self.provenance,
             overrides={
                 name: ToolOverride(name=tool.name, description=tool.description, disabled=tool.disabled)
                 for name, tool in self.tools.items()

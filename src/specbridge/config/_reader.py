@@ -319,6 +319,7 @@ class _Builder:
             egress=egress,
             include_deprecated=bool(raw.get("include_deprecated")),
             description_max=raw.get("description_max"),
+            provenance=raw.get("provenance") is not False,
             search=raw.get("search", "auto"),
             tools={**tools, **settings},
             answers=answers,
