@@ -32,6 +32,7 @@ class ErrorCode(StrEnum):
     CONFIG_NOT_FOUND = "config-not-found"
     CONFIG_SYNTAX = "config-syntax"
     CONFIG_INVALID = "config-invalid"
+    TOOLSET_CLASH = "toolset-clash"
     # Tool calls
     TOOL_UNKNOWN = "tool-unknown"
     ARGUMENTS_INVALID = "arguments-invalid"

@@ -36,6 +36,7 @@ from ..tools import ConvertOptions, Tool, ToolOverride
 from ._grant import GrantConfig
 from ._rules import AuditConfig, RateLimits, ToolAccess
 from ._secrets import Secret
+from ._toolsets import ToolsetConfig
 
 AuthType = Literal[
     "none", "bearer", "basic", "header", "query", "cookie",
@@ -354,6 +355,7 @@ class Config:
     audit: AuditConfig = field(default_factory=AuditConfig)
     # Where handshake-era MCP sessions live: "store" (any instance serves them) or "memory" (`_store.py`)
     sessions: str = "memory"
+    toolsets: Mapping[str, ToolsetConfig] = field(default_factory=dict)  # `_toolsets.py`
 
     def approvals_for(self, api: str | None = None) -> ApprovalsConfig:
         """The approval settings of an API (its `approvals:` over the top level's), or the top level's."""

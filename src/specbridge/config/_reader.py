@@ -43,6 +43,7 @@ from ._operations import read_operations
 from ._schema import key_path, validate
 from ._secrets import secret_reference, shown
 from ._store import sessions_mode, store_url
+from ._toolsets import read_toolsets
 
 _UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
 _DURATION = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([smhd]?)\s*")
@@ -130,6 +131,7 @@ class _Builder:
     def __init__(self, source: str, base_dir: Path) -> None:
         self.source = source
         self.base_dir = base_dir
+        self.toolsets: frozenset[str] = frozenset()
 
     def fail(self, key: list[str | int], message: str) -> ConfigError:
         return ConfigError(message, source=self.source, key=key_path(key))
@@ -148,6 +150,7 @@ class _Builder:
             for name, value in (top.get("apis") or {}).items()
         }
         apis, store_key = with_store_key(top.get("store_key"), apis, self.fail, self.base_dir)
+        self.toolsets = frozenset(top.get("toolsets") or ())  # a client may be let onto a toolset too
         clients = {name: self.client(name, value, apis) for name, value in (top.get("clients") or {}).items()}
         admins = {
             name: AdminConfig(id=name, key_sha256=value["key_sha256"].lower())
@@ -177,6 +180,7 @@ class _Builder:
             webhooks=self.webhooks(top.get("webhooks") or {}),
         )
         config = replace(config, sessions=self.sessions(top.get("sessions"), config.store))
+        config = read_toolsets(top, config, self.fail)  # endpoints composed across APIs
         return read_access(top, config, self.fail, self.base_dir)  # clients' tools, rate limits, audit
 
     def webhooks(self, raw: Mapping[str, Any]) -> WebhooksConfig:
@@ -359,7 +363,7 @@ class _Builder:
         known = f"({', '.join(apis)})" if apis else "(there are none)"
         allowed = tuple(raw.get("apis", []))
         for api in allowed:
-            if api not in apis:
+            if api not in apis and api not in self.toolsets:
                 raise self.fail([*key, "apis"], f"names {shown(api)!r}, which is not under `apis` {known}")
         bindings = {}
         for api, entries in (raw.get("bindings") or {}).items():

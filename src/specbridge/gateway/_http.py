@@ -51,6 +51,7 @@ from ._protected import protected_resource_endpoint, resource_of
 from ._server import CLIENT_SCOPE_KEY, IDENTITY_SCOPE_KEY, SNAPSHOT_SCOPE_KEY, ApiServer
 from ._sessions import SESSION_HEADER, SessionTable
 from ._shared_sessions import SharedManager, SharedSessions, shared_sessions, store_unavailable
+from ._toolsets import Toolsets, ToolsetServer
 
 SESSION_IDLE_TIMEOUT = 1800.0
 
@@ -237,6 +238,8 @@ def http_app(
     """The gateway's ASGI app. Its lifespan loads the APIs (unless started), watches for changes, and
     runs each API's session manager. Each client may hold `max_sessions_per_client` sessions per API."""
     servers = {name: ApiServer(gateway, name) for name in gateway.api_names}
+    toolsets = Toolsets(gateway)  # endpoints of tools picked from several APIs (`toolsets:`)
+    servers.update({name: ToolsetServer(gateway, name, toolsets) for name in gateway.config.toolsets})
     # `sessions: store`: a manager that can take up a session another instance opened (_shared_sessions)
     kind = SharedManager if gateway.config.sessions == "store" else StreamableHTTPSessionManager
     managers = {
@@ -281,7 +284,7 @@ def http_app(
 
     local = security_settings(host)
     routes += [Route("/healthz", local_route(healthz, local)), Route("/metrics", local_route(metrics, local))]
-    metadata = local_route(protected_resource_endpoint(gateway, tuple(managers)), local)
+    metadata = local_route(protected_resource_endpoint(gateway, gateway.api_names), local)
     routes += [Route(WELL_KNOWN, metadata), Route(WELL_KNOWN + "/{path:path}", metadata)]
     routes += file_routes(
         gateway.files, lambda: gateway.snapshot.clients, lambda endpoint: local_route(endpoint, local)
@@ -293,6 +296,7 @@ def http_app(
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         if not gateway.states:
             await gateway.start()
+        await toolsets.start()
         async with contextlib.AsyncExitStack() as stack:
             for manager in managers.values():
                 await stack.enter_async_context(manager.run())
@@ -313,7 +317,7 @@ def http_app(
 
 
 def endpoint_urls(gateway: Gateway, base: str) -> dict[str, str]:
-    urls = {name: f"{base}/{name}/mcp" for name in gateway.api_names}
+    urls = {name: f"{base}/{name}/mcp" for name in (*gateway.api_names, *gateway.config.toolsets)}
     if len(urls) == 1:
         return {name: f"{base}/mcp" for name in urls}
     return urls

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..tools import Tool
 from ._model import Finding, LintContext, Registry, Severity
 
 
@@ -11,10 +12,9 @@ def id_source_missing(context: LintContext) -> Iterable[Finding]:
     """A required argument that identifies something (a path parameter, a `*_id`, a uuid) whose value no
     operation of the document answers with: no `links` entry, no list or search of its resource, no
     answer field of its name. The conversion worked it out (`Tool.provenance`); `provenance: false` for
-    the API turns the conversion's part, and so this rule, off. A document none of whose answers gives
-    any id (no answer schemas) gets no findings: every id would be one, and what it lacks is its
-    answers' schemas."""
-    if not any(entry.producers for tool in context.tools for entry in tool.provenance):
+    the API turns the conversion's part, and so this rule, off. Tools none of whose answers have a
+    schema get no findings: every id would be one, and what they lack is their answers' schemas."""
+    if not any(_answer_described(tool) for tool in context.tools):
         return
     for tool in context.tools:
         required = {argument.name: argument for argument in tool.arguments if argument.required}
@@ -33,6 +33,15 @@ def id_source_missing(context: LintContext) -> Iterable[Finding]:
                 tool=tool,
                 argument=entry.argument,
             )
+
+
+def _answer_described(tool: Tool) -> bool:
+    return any(
+        media.schema is not None
+        for response in tool.operation.responses
+        if response.status.startswith("2")
+        for media in response.content
+    )
 
 
 def register(registry: Registry) -> None:

@@ -4,6 +4,9 @@ from ._catalogue import CATALOGUE_MAX_TOKENS as CATALOGUE_MAX_TOKENS
 from ._catalogue import CATALOGUE_MAX_TOOLS as CATALOGUE_MAX_TOOLS
 from ._catalogue import catalogue_tokens as catalogue_tokens
 from ._catalogue import too_big_for_one_context as too_big_for_one_context
+from ._compose import Composed as Composed
+from ._compose import Pick as Pick
+from ._compose import compose as compose
 from ._convert import convert as convert
 from ._describe import APPROVAL_NOTE as APPROVAL_NOTE
 from ._describe import with_approval_note as with_approval_note
@@ -22,6 +25,8 @@ from ._model import Body as Body
 from ._model import ConvertOptions as ConvertOptions
 from ._model import Hints as Hints
 from ._model import LeftOut as LeftOut
+from ._model import Producer as Producer
+from ._model import Provenance as Provenance
 from ._model import Tool as Tool
 from ._model import ToolOverride as ToolOverride
 from ._model import ToolSet as ToolSet
@@ -44,10 +49,14 @@ __all__ = [
     "Argument",
     "ArgumentLocation",
     "Body",
+    "Composed",
     "ConvertOptions",
     "ExportFormat",
     "Hints",
     "LeftOut",
+    "Pick",
+    "Producer",
+    "Provenance",
     "StrictIncompatible",
     "Tool",
     "ToolOverride",
@@ -55,6 +64,7 @@ __all__ = [
     "argument_name",
     "base_name",
     "catalogue_tokens",
+    "compose",
     "convert",
     "export",
     "export_anthropic",

@@ -104,10 +104,13 @@ class Tool:
 
     @property
     def plain_description(self) -> str:
-        """The description without the lines saying where its ids come from."""
-        if self.provenance_note and self.description.endswith(self.provenance_note):
-            return self.description[: -len(self.provenance_note)].rstrip()
-        return self.description
+        """The description without the lines saying where its ids come from (wherever a later note, such
+        as the approval note, put them)."""
+        if not self.provenance_note:
+            return self.description
+        if self.description == self.provenance_note:
+            return ""
+        return self.description.replace("\n\n" + self.provenance_note, "", 1)
 
     def argument(self, name: str) -> Argument | None:
         return next((argument for argument in self.arguments if argument.name == name), None)
