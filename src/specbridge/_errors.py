@@ -12,6 +12,7 @@
     │   └── GrantError              grants/: the API's token endpoint gave no usable token
     ├── TokenError                  an OAuth access token refused, or not checkable now (access/)
     ├── ConnectError                grants/: a connect page or callback that cannot go on
+    ├── Declined                    grants/: the person (or the authorization server) declined to connect
     ├── StoreError                  store/: the store cannot be reached, opened or migrated
     │   └── StoreLost               the store lost its data while the gateway ran (at-most-once calls refused)
     ├── DeliveryFailed              webhooks/: one webhook delivery attempt failed (retried later)
@@ -41,6 +42,7 @@ class ErrorCode(StrEnum):
     CONFIG_NOT_FOUND = "config-not-found"
     CONFIG_SYNTAX = "config-syntax"
     CONFIG_INVALID = "config-invalid"
+    TOOLSET_CLASH = "toolset-clash"
     # Tool calls
     TOOL_UNKNOWN = "tool-unknown"
     ARGUMENTS_INVALID = "arguments-invalid"

@@ -30,7 +30,7 @@ def test_force_color_colours_the_severities_and_the_summary() -> None:
     _, stdout, _ = lint(EXAMPLE, env={"FORCE_COLOR": "1", "NO_COLOR": None})  # type: ignore[dict-item]
     assert f"{ESC}33mwarning{ESC}0m" in stdout
     assert f"{ESC}36minfo{ESC}0m" in stdout
-    assert stdout.rstrip().splitlines()[-1].startswith(f"{ESC}1m9 tools, 7 findings")
+    assert stdout.rstrip().splitlines()[-1].startswith(f"{ESC}1m9 tools, 8 findings")
 
 
 @pytest.mark.parametrize("fmt", ["json", "sarif", "github", "markdown"])
@@ -43,13 +43,13 @@ def test_a_baseline_holds_todays_findings_so_strict_passes_on_them(tmp_path: Pat
     baseline = tmp_path / "specbridge-baseline.yaml"
     code, stdout, stderr = lint(EXAMPLE, "--generate-baseline", str(baseline))
     assert code == 0 and stdout == ""
-    assert stderr.startswith(f"7 findings written to {baseline} as lint.ignore entries")
+    assert stderr.startswith(f"8 findings written to {baseline} as lint.ignore entries")
     entries = yaml.safe_load(baseline.read_text())["lint"]["ignore"]
-    assert len(entries) == 7
+    assert len(entries) == 8
     assert {"rule": "name-charset", "tool": "products.update"}.items() <= entries[1].items()
     code, stdout, _ = lint(EXAMPLE, "--config", str(baseline), "--fail-on", "info")
     assert code == 0
-    assert stdout.rstrip().endswith("0 findings (0 errors, 0 warnings, 0 info); 7 ignored")
+    assert stdout.rstrip().endswith("0 findings (0 errors, 0 warnings, 0 info); 8 ignored")
 
 
 def test_a_finding_the_baseline_does_not_hold_still_fails(tmp_path: Path) -> None:

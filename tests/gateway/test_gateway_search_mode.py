@@ -113,3 +113,36 @@ async def test_search_mode_builds_its_index_when_first_needed_not_at_start(
             result = await client.call_tool("search_tools", {"query": "get one product"})
         assert search.ready
     assert result.is_error is False
+
+
+async def test_each_hit_names_its_producers_and_the_first_step_comes_with_the_last(
+    tmp_path: Path, upstream: Upstream
+) -> None:
+    from tests.support.movies import MOVIES
+
+    config = write_config(tmp_path, upstream, spec=MOVIES, extra="search: on\n")
+    async with (
+        in_process_gateway(config) as (asgi, _),
+        http_client(f"{IN_PROCESS}/mcp", transport=asgi) as client,
+    ):
+        result = await client.call_tool("search_tools", {"query": "who directed this film, the crew of it"})
+    assert result.structured_content is not None
+    found = {tool["name"]: tool for tool in result.structured_content["tools"]}
+    assert list(found)[:2] == ["movie_credits", "search_movie"]
+    assert found["movie_credits"]["producers"] == {"movie_id": ["search_movie", "movie_top_rated"]}
+    assert found["search_movie"]["found_for"] == "movie_credits"
+    assert "`movie_id`: from `search_movie`" in found["movie_credits"]["description"]
+
+
+async def test_with_provenance_off_a_search_lists_hits_alone(tmp_path: Path, upstream: Upstream) -> None:
+    from tests.support.movies import MOVIES
+
+    config = write_config(tmp_path, upstream, spec=MOVIES, extra="search: on\nprovenance: false\n")
+    async with (
+        in_process_gateway(config) as (asgi, _),
+        http_client(f"{IN_PROCESS}/mcp", transport=asgi) as client,
+    ):
+        result = await client.call_tool("search_tools", {"query": "who directed this film, the crew of it"})
+    assert result.structured_content is not None
+    for tool in result.structured_content["tools"]:
+        assert "producers" not in tool and "found_for" not in tool

@@ -316,3 +316,22 @@ def test_a_registry_refuses_the_same_rule_twice() -> None:
         assert "mine" in str(error)
     else:
         raise AssertionError("a second registration was accepted")
+
+
+def test_id_source_missing_names_a_required_id_no_answer_gives_and_is_off_with_provenance() -> None:
+    from specbridge.document import parse_document
+    from specbridge.lint import lint
+    from specbridge.tools import ConvertOptions, convert
+    from tests.support.movies import MOVIES
+
+    document = parse_document(MOVIES)
+    found = [f for f in lint(convert(document)).findings if f.rule == "id-source-missing"]
+    assert [(f.tool, f.argument, f.severity.value) for f in found] == [("add_favorite", "account_id", "info")]
+    assert found[0].pointer.endswith("/parameters/0")
+    quiet = lint(convert(document, ConvertOptions(provenance=False))).findings
+    assert not [f for f in quiet if f.rule == "id-source-missing"]
+
+
+def test_a_document_whose_answers_give_no_id_at_all_gets_no_id_source_missing() -> None:
+    # every id would be flagged: what is missing there is the answers' schemas, not a list or a link
+    assert not only(run(clean()), "id-source-missing")

@@ -12,8 +12,7 @@ from typing import Any
 import anyio
 
 from specbridge.config import load_config
-from specbridge.gateway import Gateway, bind, serve_http
-from specbridge.gateway._http import base_url
+from specbridge.gateway import Gateway, base_url, bind, serve_http
 from tests.support.glewlwyd import Glewlwyd
 from tests.support.oauth_api import API_SCOPE, authorize_url, new_client, oauth_config, token_url
 from tests.support.upstream import Upstream

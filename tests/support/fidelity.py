@@ -39,6 +39,7 @@ from tests.support.fidelity_validator import (
     required_without_read_only,
     unverifiable_cause,
     without_discriminators,
+    writable_where_redeclared,
 )
 from tests.support.fidelity_values import Generator
 from tests.support.upstream import RecordedRequest, Upstream, json_response
@@ -169,7 +170,7 @@ def _validator(data: dict[str, Any], base: str) -> Any:
         for key, item in (data.get("paths") or {}).items()
     }
     document = parameters_without_read_only({**data, "servers": [{"url": base}], "paths": paths})
-    document = required_without_read_only(without_discriminators(document))
+    document = required_without_read_only(writable_where_redeclared(without_discriminators(document)))
     return OpenAPI.from_dict(document, config=Config(spec_validator_cls=None))
 
 

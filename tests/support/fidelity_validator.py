@@ -34,7 +34,13 @@ tests/call/test_call_fidelity.py shows each one is needed):
 - `required-readOnly`: "required" on a `readOnly` property applies to answers only (OpenAPI 3.0,
   3.1); openapi-core skips it only where the `readOnly` flag sits in the same schema as `required`,
   not through a `$ref` or in another `allOf` part. The validator's copy drops such names from
-  `required` (`required_without_read_only`).
+  `required` (`required_without_read_only`) where every declaration of the name is `readOnly`.
+- `readOnly-redeclared`: a property a base schema marks `readOnly` and a subtype declares again
+  without it (PagerDuty's `type`: read-only in `Reference`, a required enum in `Tag`) is the subtype's
+  to send, and the API wants it; openapi-core's OpenAPI 3.0 write check refuses it in the base part.
+  The validator's copy drops `readOnly` from the declarations of a name that another declaration of
+  the same object (its own properties and its `allOf` parts) declares writable
+  (`writable_where_redeclared`).
 """
 
 from __future__ import annotations
@@ -60,6 +66,7 @@ LENIENCIES = (
     "multipart-text",
     "multipart-json",
     "required-readOnly",
+    "readOnly-redeclared",
 )
 _BRACKETS = re.compile(r"\[([^\[\]]*)\]")
 
@@ -217,11 +224,12 @@ def parameters_without_read_only(document: dict[str, Any]) -> dict[str, Any]:
     return {**document, "paths": paths, "components": components}
 
 
-def required_without_read_only(document: dict[str, Any]) -> dict[str, Any]:
-    """A copy of `document` whose `required` lists leave out the properties that are `readOnly`
-    anywhere in their object: on the property, through its `$ref`, or in another `allOf` part (a
-    `$ref`'d part that requires such a name is copied in without it)."""
-    schemas = (document.get("components") or {}).get("schemas") or {}
+def _schemas_of(document: dict[str, Any]) -> dict[str, Any]:
+    return (document.get("components") or {}).get("schemas") or {}
+
+
+def _resolver(document: dict[str, Any]) -> Any:
+    schemas = _schemas_of(document)
 
     def resolve(node: Any, depth: int = 0) -> Any:
         while isinstance(node, dict) and isinstance(node.get("$ref"), str) and depth < 16:
@@ -231,6 +239,13 @@ def required_without_read_only(document: dict[str, Any]) -> dict[str, Any]:
             node, depth = schemas.get(ref.rsplit("/", 1)[1], {}), depth + 1
         return node
 
+    return resolve
+
+
+def _declarations(resolve: Any) -> Any:
+    """`declared(node)`: the property names an object (with its `allOf` parts) declares `readOnly`,
+    and the names it declares without the flag."""
+
     def read_only(prop: Any, depth: int = 0) -> bool:
         prop = resolve(prop)
         if not isinstance(prop, dict) or depth > 16:
@@ -238,14 +253,33 @@ def required_without_read_only(document: dict[str, Any]) -> dict[str, Any]:
         parts: list[Any] = prop["allOf"] if isinstance(prop.get("allOf"), list) else []
         return prop.get("readOnly") is True or any(read_only(part, depth + 1) for part in parts)
 
-    def names(node: Any, depth: int = 0) -> set[str]:
+    def declared(node: Any, depth: int = 0) -> tuple[set[str], set[str]]:
         node = resolve(node)
         if not isinstance(node, dict) or depth > 16:
-            return set()
-        found = {n for n, p in (node.get("properties") or {}).items() if read_only(p)}
+            return set(), set()
+        hidden: set[str] = set()
+        shown: set[str] = set()
+        for name, prop in (node.get("properties") or {}).items():
+            (hidden if read_only(prop) else shown).add(name)
         for part in node.get("allOf") or []:
-            found |= names(part, depth + 1)
-        return found
+            part_hidden, part_shown = declared(part, depth + 1)
+            hidden |= part_hidden
+            shown |= part_shown
+        return hidden, shown
+
+    return declared
+
+
+def required_without_read_only(document: dict[str, Any]) -> dict[str, Any]:
+    """A copy of `document` whose `required` lists leave out the properties that are `readOnly` in
+    every declaration of their object: on the property, through its `$ref`, or in another `allOf`
+    part (a `$ref`'d part that requires such a name is copied in without it)."""
+    resolve = _resolver(document)
+    declared = _declarations(resolve)
+
+    def names(node: Any) -> set[str]:
+        hidden, shown = declared(node)
+        return set(hidden) - set(shown)
 
     def fixed(node: Any, inherited: frozenset[str] = frozenset(), depth: int = 0) -> Any:
         if isinstance(node, list):
@@ -269,6 +303,51 @@ def required_without_read_only(document: dict[str, Any]) -> dict[str, Any]:
             else:
                 out[key] = fixed(value, frozenset(), depth + 1)
         return out
+
+    result: dict[str, Any] = fixed(document)
+    return result
+
+
+def writable_where_redeclared(document: dict[str, Any]) -> dict[str, Any]:
+    """A copy of `document` where a property declared both `readOnly` and writable in one object (its
+    own properties and its `allOf` parts, through `$ref`s) is `readOnly` in none of them: each `$ref`'d
+    part or property that says `readOnly` for such a name is copied in without the flag."""
+    resolve = _resolver(document)
+    declared = _declarations(resolve)
+
+    def writable(prop: Any, depth: int) -> Any:
+        target = resolve(prop)
+        if not isinstance(target, dict) or depth > 16:
+            return prop
+        out = {key: value for key, value in target.items() if key != "readOnly"}
+        if isinstance(target.get("allOf"), list):
+            out["allOf"] = [writable(part, depth + 1) for part in target["allOf"]]
+        return out
+
+    def stripped(node: Any, names: frozenset[str], depth: int) -> Any:
+        target = resolve(node)
+        if not isinstance(target, dict) or depth > 16:
+            return node
+        out = dict(target)
+        if isinstance(target.get("properties"), dict):
+            out["properties"] = {
+                name: writable(prop, 0) if name in names else prop
+                for name, prop in target["properties"].items()
+            }
+        if isinstance(target.get("allOf"), list):
+            out["allOf"] = [stripped(part, names, depth + 1) for part in target["allOf"]]
+        return out
+
+    def fixed(node: Any, depth: int = 0) -> Any:
+        if isinstance(node, list):
+            return [fixed(item, depth + 1) for item in node]
+        if not isinstance(node, dict) or depth > 200:
+            return node
+        if isinstance(node.get("allOf"), list):
+            hidden, shown = declared(node)
+            if hidden & shown:
+                node = stripped(node, frozenset(hidden & shown), 0)
+        return {key: fixed(value, depth + 1) for key, value in node.items()}
 
     result: dict[str, Any] = fixed(document)
     return result

@@ -390,7 +390,7 @@ components:
 """
 
 
-def test_a_body_field_read_only_in_one_all_of_part_and_required_in_another_is_no_argument() -> None:
+def test_a_body_field_read_only_in_one_all_of_part_and_only_required_in_another_is_no_argument() -> None:
     tool = tool_of(
         textwrap.dedent(
             """
@@ -406,7 +406,7 @@ def test_a_body_field_read_only_in_one_all_of_part_and_required_in_another_is_no
                         - $ref: '#/components/schemas/Identified'
                         - type: object
                           required: [gid, text]
-                          properties: {gid: {type: string}, text: {type: string}}
+                          properties: {text: {type: string}}
               responses: {'204': {description: ok}}
         """
         )
@@ -416,7 +416,35 @@ def test_a_body_field_read_only_in_one_all_of_part_and_required_in_another_is_no
     assert tool.input_schema["required"] == ["text"]
 
 
-def test_a_nested_object_drops_a_property_read_only_in_any_all_of_part_from_every_part() -> None:
+def test_a_body_field_read_only_in_one_all_of_part_and_declared_writable_in_another_is_an_argument() -> None:
+    tool = tool_of(
+        textwrap.dedent(
+            """
+        paths:
+          /notes:
+            post:
+              requestBody:
+                required: true
+                content:
+                  application/json:
+                    schema:
+                      allOf:
+                        - type: object
+                          required: [gid, text]
+                          properties: {gid: {type: string, enum: [note]}, text: {type: string}}
+                        - $ref: '#/components/schemas/Identified'
+              responses: {'204': {description: ok}}
+        """
+        )
+        + IDENTIFIED
+    )
+    assert [argument.name for argument in tool.arguments] == ["gid", "text"]
+    assert tool.input_schema["required"] == ["gid", "text"]
+    # the writable declaration is the argument's schema, wherever it sits among the parts
+    assert tool.input_schema["properties"]["gid"] == {"type": "string", "enum": ["note"]}
+
+
+def test_a_nested_object_drops_a_property_read_only_in_every_declaration_and_keeps_a_redeclared_one() -> None:
     tool = tool_of(
         textwrap.dedent(
             """
@@ -444,9 +472,106 @@ def test_a_nested_object_drops_a_property_read_only_in_any_all_of_part_from_ever
         + IDENTIFIED
     )
     note = tool.input_schema["properties"]["note"]
-    assert not names_in(note) & {"gid", "id", "resource_type"}
-    assert not {"gid", "id"} & set(json.dumps(note).split('"'))  # nor in any `required`
-    assert jsonschema.Draft202012Validator(note).is_valid({"text": "hi"})
+    assert not names_in(note) & {"id", "resource_type"}
+    assert "id" not in set(json.dumps(note).split('"'))  # nor in any `required`
+    assert "gid" in names_in(note) and "gid" in required_in(note)
+    validator = jsonschema.Draft202012Validator(note)
+    assert validator.is_valid({"gid": "1", "text": "hi"})
+    assert not validator.is_valid({"text": "hi"})
+
+
+# PagerDuty's pattern: the base `Reference` (each schema's `allOf/0`) marks `type` read-only, and each
+# subtype declares `type` again as an enum and requires it. The API refuses a body without it.
+PAGERDUTY = """
+paths:
+  /tags:
+    post:
+      operationId: createTag
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [tag]
+              properties: {tag: {$ref: '#/components/schemas/Tag'}}
+      responses: {'201': {description: created}}
+  /addons:
+    post:
+      operationId: createAddon
+      requestBody:
+        required: true
+        content: {application/json: {schema: {$ref: '#/components/schemas/Addon'}}}
+      responses:
+        '201':
+          description: created
+          content: {application/json: {schema: {$ref: '#/components/schemas/Addon'}}}
+components:
+  schemas:
+    Reference:
+      type: object
+      properties:
+        id: {type: string, readOnly: true}
+        type: {type: string, readOnly: true, description: A string that determines the schema of the object.}
+        self: {type: string, format: uri, readOnly: true}
+    Tag:
+      allOf:
+        - $ref: '#/components/schemas/Reference'
+        - type: object
+          required: [label, type]
+          properties:
+            type: {type: string, enum: [tag]}
+            label: {type: string}
+    Addon:
+      allOf:
+        - $ref: '#/components/schemas/Reference'
+        - type: object
+          required: [type, name, src]
+          properties:
+            type: {type: string, enum: [full_page_addon, incident_show_addon]}
+            name: {type: string}
+            src: {type: string, format: uri}
+"""
+
+
+def test_a_subtype_that_redeclares_a_read_only_base_type_as_a_required_enum_asks_for_it() -> None:
+    tools = {tool.name: tool for tool in toolset(PAGERDUTY).tools}
+    tag = tools["createTag"].input_schema["properties"]["tag"]
+    assert "type" in names_in(tag) and "type" in required_in(tag)
+    assert {"id", "self"}.isdisjoint(names_in(tag)) and "id" not in required_in(tag)
+    validator = jsonschema.Draft202012Validator(tag)
+    assert validator.is_valid({"type": "tag", "label": "urgent"})
+    assert not validator.is_valid({"label": "urgent"})
+    assert not validator.is_valid({"type": "addon", "label": "urgent"})
+    addon = tools["createAddon"]
+    assert [argument.name for argument in addon.arguments] == ["type", "name", "src"]
+    assert addon.input_schema["required"] == ["type", "name", "src"]
+    assert addon.input_schema["properties"]["type"]["enum"] == ["full_page_addon", "incident_show_addon"]
+
+
+def test_a_write_only_property_redeclared_readable_in_another_all_of_part_stays_in_the_answer() -> None:
+    tool = tool_of(
+        """
+        paths:
+          /keys:
+            post:
+              responses:
+                '201':
+                  description: created
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        allOf:
+                          - type: object
+                            properties: {secret: {type: string, writeOnly: true}, pin: {type: string, writeOnly: true}}
+                          - type: object
+                            properties: {secret: {type: string, description: shown once}}
+        """
+    )
+    assert tool.output_schema is not None
+    assert "secret" in names_in(tool.output_schema)
+    assert "pin" not in names_in(tool.output_schema)
 
 
 PAYMENT_METHODS = """\

@@ -54,7 +54,7 @@ def failing_level(strict: bool, fail_on: str | None) -> Severity | None:
     help="The lowest severity that fails the run [default: error; warning with --strict; none: never].",
 )
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), help="specbridge.yaml")
-@click.option("--api", "api_name", help="Which API of the config (when it has several).")
+@click.option("--api", "api_name", help="Which API (or toolset) of the config (when it has several).")
 @click.option(
     "-o", "--output", help="Write the report to this file (`-`: stdout; a device or FIFO in place)."
 )

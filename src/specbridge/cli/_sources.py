@@ -6,21 +6,23 @@
   `--api NAME`); that API's `egress` rules fetch a URL, and its config `operations` join it.
 - `--config FILE [--api NAME]` without SPEC: the config's APIs themselves (their `spec`, their
   `operations`, or both), every one for `lint`, the named or only one for `tools`.
+- `--config FILE --api TOOLSET`: each API a toolset of the config picks from, only the tools it picks,
+  as the toolset serves them (renamed, re-described: `tools.compose`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
 from ..document import ApiDocument, is_url, load_document
-from ..tools import ConvertOptions, ToolSet, convert
+from ..tools import ConvertOptions, Pick, ToolSet, convert
 
 if TYPE_CHECKING:
-    from ..config import ApiConfig, Config
+    from ..config import ApiConfig, Config, ToolsetConfig
 
 # `specbridge.config` (its schema, its reader) loads only when a config is given: a command without
 # one starts a few hundredths of a second sooner.
@@ -34,6 +36,12 @@ class Source:
 
     spec: str | None
     api: ApiConfig | None = None
+    toolset_of: tuple[Config, ToolsetConfig] | None = None  # a toolset's tools of `api`: only those
+
+    @property
+    def picks(self) -> tuple[Pick, ...]:
+        assert self.toolset_of is not None and self.api is not None
+        return tuple(pick for pick in self.toolset_of[1].tools if pick.api == self.api.name)
 
     def document(self) -> ApiDocument:
         api = self.api
@@ -51,7 +59,17 @@ class Source:
             return convert(self.document(), ConvertOptions())
         from ..config import check_tool_names
 
-        return check_tool_names(self.api, convert(self.document(), self.api.convert_options()))
+        converted = check_tool_names(self.api, convert(self.document(), self.api.convert_options()))
+        if self.toolset_of is None:
+            return converted
+        from ..call import answer_tools
+        from ..config import check_toolset_tools
+        from ..tools import compose
+
+        config, toolset = self.toolset_of
+        served = answer_tools(self.api, converted)  # as its API serves them, then as the toolset does
+        check_toolset_tools(config, toolset, {self.api.name: served})
+        return replace(served, tools=tuple(c.tool for c in compose(self.picks, {self.api.name: served})))
 
 
 def _same(spec: str, configured: str) -> bool:
@@ -76,6 +94,9 @@ def sources(
     if not specs:
         if config is None:
             raise click.UsageError("give SPEC (a file, an http(s):// URL or `-` for stdin), or --config FILE")
+        if api_name is not None and api_name in config.toolsets:
+            toolset = config.toolsets[api_name]
+            return [Source(None, config.api(api), (config, toolset)) for api in toolset.apis]
         if api_name is None and every_api and config.apis:
             return [Source(None, api) for api in config.apis.values()]
         return [Source(None, config.api(api_name))]

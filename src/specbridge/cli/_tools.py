@@ -16,8 +16,17 @@ from ._sources import sources
 
 
 def load_toolset(spec: str | None, config_path: str | None, api_name: str | None = None) -> ToolSet:
-    """The tools of SPEC (a file, a URL or `-`), or of the config's named or only API without one."""
-    (source,) = sources((spec,) if spec is not None else (), config_path, api_name, every_api=False)
+    """The tools of SPEC (a file, a URL or `-`), or of the config's named or only API (or toolset)
+    without one."""
+    found = sources((spec,) if spec is not None else (), config_path, api_name, every_api=False)
+    if found[0].toolset_of is not None:  # a toolset: its tools of each API, in the config's order
+        from ..tools import ToolSet
+
+        parts = [source.toolset() for source in found]
+        by_name = {tool.name: tool for part in parts for tool in part.tools}
+        order = [pick.name for pick in found[0].toolset_of[1].tools if pick.name in by_name]
+        return ToolSet(document=parts[0].document, tools=tuple(by_name[name] for name in order))
+    (source,) = found
     if source.api is None:
         return source.toolset()  # no config: no `answers.select`, and `call/` (with `config/`) not imported
     from ..call import answer_tools
@@ -33,7 +42,7 @@ def load_toolset(spec: str | None, config_path: str | None, api_name: str | None
 @click.option("--strict", is_flag=True, help="OpenAI strict mode (with --format openai).")
 @click.option("--defer-loading", is_flag=True, help="Anthropic deferred loading with a tool search tool.")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), help="specbridge.yaml")
-@click.option("--api", "api_name", help="Which API of the config (when it has several).")
+@click.option("--api", "api_name", help="Which API (or toolset) of the config (when it has several).")
 @click.option(
     "-o", "--output", help="Write to this file (`-` for stdout; a device or FIFO is written in place)."
 )

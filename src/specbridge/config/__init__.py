@@ -59,7 +59,6 @@ from ._model import WebhookConfig as WebhookConfig
 from ._model import WebhooksConfig as WebhooksConfig
 from ._reader import config_from_data as config_from_data
 from ._reader import load_config as load_config
-from ._reader import parse_duration as parse_duration
 from ._reader import single_api_config as single_api_config
 from ._rules import AuditConfig as AuditConfig
 from ._rules import Rate as Rate
@@ -71,6 +70,10 @@ from ._schema import config_schema as config_schema
 from ._secrets import Secret as Secret
 from ._secrets import looks_like_secret as looks_like_secret
 from ._tool_names import check_tool_names as check_tool_names
+from ._toolsets import ToolsetConfig as ToolsetConfig
+from ._toolsets import ToolsetTool as ToolsetTool
+from ._toolsets import check_toolset_tools as check_toolset_tools
+from ._units import parse_duration as parse_duration
 
 __all__ = [
     "AUTH_TYPES",
@@ -114,11 +117,14 @@ __all__ = [
     "Secret",
     "ToolAccess",
     "ToolConfig",
+    "ToolsetConfig",
+    "ToolsetTool",
     "WebhookConfig",
     "WebhooksConfig",
     "api_document",
     "check_access_names",
     "check_tool_names",
+    "check_toolset_tools",
     "config_from_data",
     "config_schema",
     "fetch_rules",

@@ -36,6 +36,7 @@ from ..tools import ConvertOptions, Tool, ToolOverride
 from ._grant import GrantConfig
 from ._rules import AuditConfig, RateLimits, ToolAccess
 from ._secrets import Secret
+from ._toolsets import ToolsetConfig
 
 AuthType = Literal[
     "none", "bearer", "basic", "header", "query", "cookie",
@@ -249,6 +250,7 @@ class ApiConfig:
     egress: EgressConfig = field(default_factory=EgressConfig)
     include_deprecated: bool = False
     description_max: int | None = None  # tool descriptions shortened to this many characters
+    provenance: bool = True  # where each id comes from: descriptions, search, lint (docs/tools.md)
     search: SearchMode = "auto"
     tools: Mapping[str, ToolConfig] = field(default_factory=dict)
     approvals: ApprovalsConfig = field(default_factory=ApprovalsConfig)  # the top level's, merged
@@ -272,6 +274,7 @@ class ApiConfig:
         return ConvertOptions(
             include_deprecated=self.include_deprecated,
             description_max=self.description_max,
+            provenance=self.provenance,
             overrides={
                 name: ToolOverride(name=tool.name, description=tool.description, disabled=tool.disabled)
                 for name, tool in self.tools.items()
@@ -360,6 +363,7 @@ class Config:
     # Where each document's conversion is kept between starts (`tools.ConversionCache`); None: the
     # user's cache folder, "": nowhere
     cache: str | None = None
+    toolsets: Mapping[str, ToolsetConfig] = field(default_factory=dict)  # `_toolsets.py`
 
     def approvals_for(self, api: str | None = None) -> ApprovalsConfig:
         """The approval settings of an API (its `approvals:` over the top level's), or the top level's."""

@@ -5,7 +5,6 @@ lists, clients naming APIs that exist) while the frozen model is built."""
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -43,46 +42,10 @@ from ._operations import read_operations
 from ._schema import key_path, validate
 from ._secrets import secret_reference
 from ._store import sessions_mode, store_url
+from ._toolsets import read_toolsets
+from ._units import parse_duration, parse_size
 
-_UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
-_DURATION = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([smhd]?)\s*")
 MAX_APPROVAL_WAIT = 3600.0
-
-
-def parse_duration(value: float | str) -> float:
-    """A duration as the schema accepts it: a number of seconds, or `90s`, `10m`, `24h`, `7d`."""
-    if isinstance(value, int | float):
-        return float(value)
-    found = _DURATION.fullmatch(value)
-    if found is None:
-        raise ValueError(f"not a duration: {value!r}")
-    return float(found.group(1)) * _UNITS[found.group(2)]
-
-
-_SIZE = re.compile(r"\s*([0-9]+)\s*([kKmMgG]i?[bB]|[bB])?\s*")
-_SIZE_UNITS = {
-    "": 1,
-    "b": 1,
-    "kb": 1000,
-    "mb": 1000**2,
-    "gb": 1000**3,
-    "kib": 1024,
-    "mib": 1024**2,
-    "gib": 1024**3,
-}
-
-
-def parse_size(value: int | str) -> int:
-    """A size as the schema accepts it: a number of bytes, or `512kB`, `25MB`, `1GiB` (kB = 1000)."""
-    if isinstance(value, int):
-        return value
-    found = _SIZE.fullmatch(value)
-    if found is None:
-        raise ValueError(f"not a size: {value!r}")
-    size = int(found.group(1)) * _SIZE_UNITS[(found.group(2) or "").lower()]
-    if size < 1:
-        raise ValueError(f"not a size of at least 1 byte: {value!r}")
-    return size
 
 
 def load_config(path: str | os.PathLike[str]) -> Config:
@@ -130,6 +93,7 @@ class _Builder:
     def __init__(self, source: str, base_dir: Path) -> None:
         self.source = source
         self.base_dir = base_dir
+        self.toolsets: frozenset[str] = frozenset()
 
     def fail(self, key: list[str | int], message: str) -> ConfigError:
         return ConfigError(message, source=self.source, key=key_path(key))
@@ -148,6 +112,7 @@ class _Builder:
             for name, value in (top.get("apis") or {}).items()
         }
         apis, store_key = with_store_key(top.get("store_key"), apis, self.fail, self.base_dir)
+        self.toolsets = frozenset(top.get("toolsets") or ())  # a client may be let onto a toolset too
         clients = {name: self.client(name, value, apis) for name, value in (top.get("clients") or {}).items()}
         admins = {
             name: AdminConfig(id=name, key_sha256=value["key_sha256"].lower())
@@ -178,6 +143,7 @@ class _Builder:
             cache=None if top.get("cache") is None else self.cache_folder(top["cache"]),
         )
         config = replace(config, sessions=self.sessions(top.get("sessions"), config.store))
+        config = read_toolsets(top, config, self.fail)  # endpoints composed across APIs
         return read_access(top, config, self.fail, self.base_dir)  # clients' tools, rate limits, audit
 
     def webhooks(self, raw: Mapping[str, Any]) -> WebhooksConfig:
@@ -324,6 +290,7 @@ class _Builder:
             egress=egress,
             include_deprecated=bool(raw.get("include_deprecated")),
             description_max=raw.get("description_max"),
+            provenance=raw.get("provenance") is not False,
             search=raw.get("search", "auto"),
             tools={**tools, **settings},
             answers=answers,
@@ -363,7 +330,7 @@ class _Builder:
         known = f"({', '.join(apis)})" if apis else "(there are none)"
         allowed = tuple(raw.get("apis", []))
         for api in allowed:
-            if api not in apis:
+            if api not in apis and api not in self.toolsets:
                 index = allowed.index(api)
                 raise self.fail([*key, "apis", index], f"is not an API under `apis` {known}")
         bindings = {}

@@ -19,10 +19,7 @@ if TYPE_CHECKING:
     from ._gateway import DEFAULT_DEADLINE as DEFAULT_DEADLINE
     from ._gateway import ApiState as ApiState
     from ._gateway import Gateway as Gateway
-    from ._http import base_url as base_url
-    from ._http import bind as bind
     from ._http import endpoint_urls as endpoint_urls
-    from ._http import event_loop_options as event_loop_options
     from ._http import http_app as http_app
     from ._http import serve_http as serve_http
     from ._local import exposure_refusal as exposure_refusal
@@ -31,6 +28,9 @@ if TYPE_CHECKING:
     from ._metrics import Metrics as Metrics
     from ._server import PAGE_SIZE as PAGE_SIZE
     from ._server import ApiServer as ApiServer
+    from ._sockets import base_url as base_url
+    from ._sockets import bind as bind
+    from ._sockets import event_loop_options as event_loop_options
     from ._stdio import serve_stdio as serve_stdio
 
 

@@ -17,9 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import importlib.util
 import socket
-import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from urllib.parse import urlsplit
 
@@ -52,6 +50,8 @@ from ._protected import protected_resource_endpoint, resource_of
 from ._server import CLIENT_SCOPE_KEY, IDENTITY_SCOPE_KEY, SNAPSHOT_SCOPE_KEY, ApiServer
 from ._sessions import SESSION_HEADER, SessionTable
 from ._shared_sessions import SharedManager, SharedSessions, shared_sessions, store_unavailable
+from ._sockets import base_url
+from ._toolsets import Toolsets, ToolsetServer
 
 SESSION_IDLE_TIMEOUT = 1800.0
 
@@ -238,6 +238,8 @@ def http_app(
     """The gateway's ASGI app. Its lifespan loads the APIs (unless started), watches for changes, and
     runs each API's session manager. Each client may hold `max_sessions_per_client` sessions per API."""
     servers = {name: ApiServer(gateway, name) for name in gateway.api_names}
+    toolsets = Toolsets(gateway)  # endpoints of tools picked from several APIs (`toolsets:`)
+    servers.update({name: ToolsetServer(gateway, name, toolsets) for name in gateway.config.toolsets})
     # `sessions: store`: a manager that can take up a session another instance opened (_shared_sessions)
     kind = SharedManager if gateway.config.sessions == "store" else StreamableHTTPSessionManager
     managers = {
@@ -282,7 +284,7 @@ def http_app(
 
     local = security_settings(host)
     routes += [Route("/healthz", local_route(healthz, local)), Route("/metrics", local_route(metrics, local))]
-    metadata = local_route(protected_resource_endpoint(gateway, tuple(managers)), local)
+    metadata = local_route(protected_resource_endpoint(gateway, gateway.api_names), local)
     routes += [Route(WELL_KNOWN, metadata), Route(WELL_KNOWN + "/{path:path}", metadata)]
     routes += file_routes(
         gateway.files, lambda: gateway.snapshot.clients, lambda endpoint: local_route(endpoint, local)
@@ -294,6 +296,7 @@ def http_app(
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         if not gateway.states:
             await gateway.start()
+        await toolsets.start()
         async with contextlib.AsyncExitStack() as stack:
             for manager in managers.values():
                 await stack.enter_async_context(manager.run())
@@ -314,45 +317,10 @@ def http_app(
 
 
 def endpoint_urls(gateway: Gateway, base: str) -> dict[str, str]:
-    urls = {name: f"{base}/{name}/mcp" for name in gateway.api_names}
+    urls = {name: f"{base}/{name}/mcp" for name in (*gateway.api_names, *gateway.config.toolsets)}
     if len(urls) == 1:
         return {name: f"{base}/mcp" for name in urls}
     return urls
-
-
-def bind(host: str, port: int, *, reuse_port: bool = False, listening: bool = True) -> socket.socket:
-    """A listening socket (port 0: any free one), so the URL is known before serving starts; with
-    `reuse_port` shared by `serve --workers` processes, and not `listening`, only reserved."""
-    family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
-    # IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on sockets whose `proto` says TCP, and accepted
-    # sockets inherit it. Without it, a response's body written after its headers waits for the client's
-    # delayed ACK (40 ms on Linux).
-    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        if reuse_port:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-        sock.bind((host.strip("[]"), port))
-        if listening:
-            sock.listen(128)
-        sock.setblocking(False)
-    except BaseException:
-        sock.close()
-        raise
-    return sock
-
-
-def event_loop_options() -> dict[str, object]:
-    """`anyio.run(..., backend_options=...)` for serving HTTP: uvloop when installed (a dependency on
-    Linux and macOS). With it and httptools, the gateway spends about a fifth less CPU per tool call
-    than on asyncio's loop and h11 (docs/benchmarks.md)."""
-    use = sys.platform != "win32" and importlib.util.find_spec("uvloop") is not None
-    return {"use_uvloop": use}
-
-
-def base_url(sock: socket.socket) -> str:
-    host, port = sock.getsockname()[:2]
-    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
 async def serve_http(

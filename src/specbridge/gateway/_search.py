@@ -31,7 +31,7 @@ from ..config import SearchIndexConfig
 from ..search import SearchAnswer, SearchIndex, SearchSettings, ToolTags
 from ..service import ToolRules
 from ..store import store_folder
-from ..tools import ToolSet
+from ..tools import Tool, ToolSet
 from ._mcp import to_mcp_result, tool_entry
 from ._metrics import Metrics
 
@@ -216,6 +216,24 @@ def found(
     return CallResult(dumps(structured), structured=structured)
 
 
+def with_producers(
+    entry: dict[str, Any], tool: Tool, answer: SearchAnswer, usable: Callable[[str], bool]
+) -> dict[str, Any]:
+    """A hit as search_tools lists it: for each id it takes, the tools whose answers give it
+    (`producers`, those the caller may use), and when it was returned as one of those for another hit,
+    which (`found_for`)."""
+    producers = {
+        entry_.argument: names
+        for entry_ in tool.provenance
+        if (names := [p.tool for p in entry_.producers if usable(p.tool)])
+    }
+    if producers:
+        entry["producers"] = producers
+    if tool.name in answer.added_for:
+        entry["found_for"] = answer.added_for[tool.name]
+    return entry
+
+
 def unwrap_call(arguments: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | CallResult:
     """The inner tool name and arguments of a call_tool call, or the error result saying what is wrong."""
     problem = _problem(_CALL_CHECK, arguments)
@@ -355,5 +373,10 @@ class SearchMode:
             answer = await anyio.to_thread.run_sync(lambda: index.search(query, limit, tag, only))
         else:
             answer = index.search(query, limit, tag, only)
-        entries = [tool_entry(self.caller, tool, client_bindings) for tool in answer.tools]
+        names = None if only is None else frozenset(self.toolset.tools[i].name for i in only)
+        usable = (lambda name: True) if names is None else names.__contains__
+        entries = [
+            with_producers(tool_entry(self.caller, tool, client_bindings), tool, answer, usable)
+            for tool in answer.tools
+        ]
         return found(entries, answer, index.tags_of(only))

@@ -263,14 +263,14 @@ class ApiServer:
     async def _invoke(
         self, state: ApiState, call: _Call, name: str, arguments: Mapping[str, Any], unknown: Unknown
     ) -> Answered:
-        tool, client = state.toolset.get(name), call.client
+        tool, client, api = state.toolset.get(name), call.client, state.api.name  # a toolset's: its API's
         client_id = client.id if client is not None else None
         if tool is None:
             return unknown(name)
         metrics, service = self.gateway.metrics, self.gateway.calls
-        metrics.call(self.api, tool.name)
+        metrics.call(api, tool.name)
         started = monotonic()
-        where: dict[str, Any] = {"api": self.api, "tool": tool.name, "client": client_id}
+        where: dict[str, Any] = {"api": api, "tool": tool.name, "client": client_id}
         request = CallRequest(
             state.api,
             state.caller,
@@ -300,9 +300,9 @@ class ApiServer:
             except Exception:
                 raise self._internal("tools/call", tool=tool.name, client=client_id) from None
         elapsed = monotonic() - started
-        metrics.upstream(self.api, elapsed)
+        metrics.upstream(api, elapsed)
         if result is None:
-            metrics.error(self.api, str(ErrorCode.GATEWAY_TIMEOUT))
+            metrics.error(api, str(ErrorCode.GATEWAY_TIMEOUT))
             log_event(
                 "tool call timed out",
                 level=logging.WARNING,
@@ -315,7 +315,7 @@ class ApiServer:
         if not result.is_error and tool.output_schema is not None:
             result = self._conform(state, tool.name, tool.output_schema, result)
         if result.is_error:
-            metrics.error(self.api, str(result.code or ErrorCode.GATEWAY_INTERNAL))
+            metrics.error(api, str(result.code or ErrorCode.GATEWAY_INTERNAL))
         log_event(
             "tool called",
             status=result.status,

@@ -11,7 +11,7 @@ from .._errors import ConfigError
 from ..document import Locator
 from ..document.pointer import find_pointer, nodes_along
 from ..tools import Tool, ToolSet
-from . import _rules_document, _rules_names, _rules_shape
+from . import _rules_document, _rules_names, _rules_shape, _rules_tasks
 from ._model import Finding, LintContext, Registry, Severity
 
 if TYPE_CHECKING:
@@ -27,7 +27,7 @@ ADVICE_RULES = ("destructive-unguarded", "catalogue-size")
 def default_registry() -> Registry:
     """A new registry holding every built-in rule."""
     registry = Registry()
-    for module in (_rules_names, _rules_shape, _rules_document):
+    for module in (_rules_names, _rules_shape, _rules_document, _rules_tasks):
         module.register(registry)
     return registry
 

@@ -190,7 +190,7 @@ def tool_text(
         ),
         "tag": [stem for tag in tags for stem in terms(tag)],
         "method": terms(ACTION_WORDS[action(tool.operation.method, tool.operation.path)]),
-        "description": terms(tool.description),
+        "description": terms(tool.plain_description),
         "tag_description": [stem for tag in tags for stem in terms(descriptions.get(tag, ""))],
         "argument": [],
         "argument_description": [],

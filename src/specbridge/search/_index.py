@@ -8,8 +8,8 @@ match is weak.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..tools import Tool
@@ -24,6 +24,7 @@ from ._document import (
     tool_text,
 )
 from ._intent import action_stems, meant_actions
+from ._producers import producer_positions, with_producers
 from ._resource import resource
 from ._semantic import Encoder, SearchSettings, fuse, load_encoder, tool_vectors
 from ._tags import ToolTags
@@ -43,6 +44,8 @@ class SearchAnswer:
     weak: bool  # no word of the query matched: these are only the nearest by other signals
     tag: str | None = None  # the tag the search was narrowed to, as the document spells it
     unknown_tag: str | None = None  # a tag filter that names no tag (every tool was searched)
+    # producers returned for a hit's ids (`_producers`): the producer's name -> the hit's name
+    added_for: Mapping[str, str] = field(default_factory=dict)
 
 
 def _trigrams(text: str) -> set[str]:
@@ -66,6 +69,8 @@ class SearchIndex:
     encoder: Encoder | None = None
     vectors: Any = None  # one unit vector per tool when the encoder is there
     described: Bm25 | None = None  # BM25 over the resources' descriptions
+    # per tool, per required id it needs, its producers' positions (empty without provenance)
+    producers: tuple[tuple[tuple[int, ...], ...], ...] = ()
 
     @classmethod
     def build(
@@ -119,6 +124,7 @@ class SearchIndex:
             encoder=encoder,
             vectors=vectors,
             described=described,
+            producers=producer_positions(tools),
         )
 
     @property
@@ -157,7 +163,18 @@ class SearchIndex:
             browsed = tuple(self.tools[i] for i in pool[:limit])
             return SearchAnswer(browsed, canonical is None, canonical, unknown)  # no words, no tag: weak
         ranked, weak = self.rank(query, allowed)
-        return SearchAnswer(tuple(self.tools[i] for i in ranked[:limit]), weak, canonical, unknown)
+        if weak or not any(self.producers):
+            return SearchAnswer(tuple(self.tools[i] for i in ranked[:limit]), weak, canonical, unknown)
+        chosen, added = with_producers(
+            ranked, self.producers, limit, None if allowed is None else set(allowed)
+        )
+        return SearchAnswer(
+            tuple(self.tools[i] for i in chosen),
+            weak,
+            canonical,
+            unknown,
+            {self.tools[p].name: self.tools[h].name for p, h in added.items()},
+        )
 
     def rank(self, query: str, allowed: Sequence[int] | None = None) -> tuple[list[int], bool]:
         """Tool positions, best first, and whether the match is weak."""

@@ -17,6 +17,9 @@ if TYPE_CHECKING:
     from ._catalogue import CATALOGUE_MAX_TOOLS as CATALOGUE_MAX_TOOLS
     from ._catalogue import catalogue_tokens as catalogue_tokens
     from ._catalogue import too_big_for_one_context as too_big_for_one_context
+    from ._compose import Composed as Composed
+    from ._compose import Pick as Pick
+    from ._compose import compose as compose
     from ._convert import convert as convert
     from ._describe import APPROVAL_NOTE as APPROVAL_NOTE
     from ._describe import with_approval_note as with_approval_note
@@ -35,6 +38,8 @@ if TYPE_CHECKING:
     from ._model import ConvertOptions as ConvertOptions
     from ._model import Hints as Hints
     from ._model import LeftOut as LeftOut
+    from ._model import Producer as Producer
+    from ._model import Provenance as Provenance
     from ._model import Tool as Tool
     from ._model import ToolOverride as ToolOverride
     from ._model import ToolSet as ToolSet

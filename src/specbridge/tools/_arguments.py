@@ -214,7 +214,8 @@ def _object_fields(
     schema: Schema | None, shaper: SchemaShaper
 ) -> tuple[dict[str, tuple[Json, str]], set[str], set[str]] | None:
     """An object body's top-level properties (through `$ref` and `allOf`), the required ones and the
-    read-only ones (`readOnly` on any declaration of the name, in any part), or None if it is not one."""
+    read-only ones, or None if it is not one. A name is read-only when every declaration of it, in any
+    part, says so: a writable redeclaration wins, and its schema is the argument's."""
     if schema is None:
         return None
     # A recursive object body is still an object: its fields become arguments, and the fields that
@@ -222,9 +223,10 @@ def _object_fields(
     properties: dict[str, tuple[Json, str]] = {}
     required: set[str] = set()
     hidden: set[str] = set()
-    if not _collect_fields(schema.value, schema.base, shaper, properties, required, 0, hidden):
+    shown: set[str] = set()
+    if not _collect_fields(schema.value, schema.base, shaper, properties, required, 0, (hidden, shown)):
         return None
-    return (properties, required, hidden) if properties else None
+    return (properties, required, hidden - shown) if properties else None
 
 
 def _collect_fields(
@@ -234,7 +236,7 @@ def _collect_fields(
     properties: dict[str, tuple[Json, str]],
     required: set[str],
     depth: int,
-    hidden: set[str],
+    declared: tuple[set[str], set[str]],  # the names declared read-only, and declared writable
 ) -> bool:
     base, node = shaper.resolve(value, base)
     if not isinstance(node, dict) or depth > 16:
@@ -247,15 +249,22 @@ def _collect_fields(
     parts = node.get("allOf")
     if isinstance(parts, list):
         for part in parts:
-            if not _collect_fields(part, base, shaper, properties, required, depth + 1, hidden):
+            if not _collect_fields(part, base, shaper, properties, required, depth + 1, declared):
                 return False
     own = node.get("properties")
     if isinstance(own, dict):
+        hidden, shown = declared
         for name, prop in own.items():
-            if isinstance(prop, dict | bool):
-                properties[str(name)] = (prop, base)
-                if shaper.hidden_input(prop, base):
-                    hidden.add(str(name))
+            if not isinstance(prop, dict | bool):
+                continue
+            key = str(name)
+            if shaper.hidden_input(prop, base):
+                hidden.add(key)
+                if key not in shown:
+                    properties[key] = (prop, base)
+            else:
+                shown.add(key)
+                properties[key] = (prop, base)
     elif kind != "object" and not isinstance(parts, list):
         return False
     if isinstance(node.get("required"), list):

@@ -13,6 +13,8 @@ from ._arguments import ArgumentPlan, credential_names, plan_arguments
 from ._describe import describe, hints, shorten_text, title
 from ._model import ConvertOptions, Tool, ToolSet
 from ._naming import MCP_NAME_MAX, PORTABLE_NAME_MAX, base_name, portable_name, shorten, unique_names
+from ._provenance import provenance
+from ._provenance_note import provenance_note
 from ._schema import COMPACT_INLINE_BYTES, MAX_INPUT_SCHEMA_BYTES, SchemaShaper
 
 Json = Any
@@ -34,6 +36,7 @@ def convert(document: ApiDocument, options: ConvertOptions | None = None) -> Too
     # `tools.<key>` matches the tool's name, or its operationId when only one operation has it.
     id_counts = Counter(op.operation_id for op in kept if op.operation_id)
     tools: list[Tool] = []
+    given: list[str | None] = []  # each tool's description from the config, if any
     disabled: list[str] = []
     renamed: set[int] = set()
     compact: SchemaShaper | None = None  # made only for a document whose copies multiply
@@ -59,6 +62,7 @@ def convert(document: ApiDocument, options: ConvertOptions | None = None) -> Too
             if options.description_max is not None:
                 description = shorten_text(description, options.description_max)
         tools.append(_tool(operation, final_name, name, description, plan, definitions, shaper))
+        given.append(override.description if override is not None and override.description else None)
     if renamed:  # a configured name wins; a tool it collides with takes the suffix
         finals = unique_names(
             [tool.name for tool in tools],
@@ -75,6 +79,8 @@ def convert(document: ApiDocument, options: ConvertOptions | None = None) -> Too
         fit=lambda n: shorten(n, PORTABLE_NAME_MAX),
     )
     tools = [replace(tool, portable_name=portable) for tool, portable in zip(tools, portables, strict=True)]
+    if options.provenance:
+        tools = _with_provenance(tools, given, document, options.description_max)
     return ToolSet(
         document=document,
         tools=tuple(tools),
@@ -82,6 +88,26 @@ def convert(document: ApiDocument, options: ConvertOptions | None = None) -> Too
         skipped_deprecated=skipped,
         disabled=tuple(disabled),
     )
+
+
+def _with_provenance(
+    tools: list[Tool], given: list[str | None], document: ApiDocument, limit: int | None
+) -> list[Tool]:
+    """Each tool with where its ids come from, and the confident part of it ending its description
+    (within `limit`: the lines take at most half, the description is shortened around them)."""
+    found = provenance(tools, document)
+    result = []
+    for tool, text in zip(tools, given, strict=True):
+        entries = found.get(tool.name, ())
+        note = provenance_note(entries, limit=None if limit is None else limit // 2)
+        description = tool.description
+        if note:
+            if limit is not None:
+                room = max(limit - len(note) - 2, 0)
+                description = shorten_text(text, room) if text is not None else describe(tool.operation, room)
+            description = f"{description}\n\n{note}" if description else note
+        result.append(replace(tool, description=description, provenance=entries, provenance_note=note))
+    return result
 
 
 def _input_bytes(plan: ArgumentPlan, definitions: dict[str, Json]) -> int:

@@ -60,6 +60,28 @@ class Hints:
 
 
 @dataclass(frozen=True, slots=True)
+class Producer:
+    """An operation whose answer gives a value one argument of another tool needs."""
+
+    tool: str  # the producing tool's name
+    field: str  # where the value sits in its answer: `results[].id`, `owner.login`
+    kind: Literal[
+        "link", "resource", "name"
+    ]  # the evidence: the document's `links`, the path's resource, names
+    score: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Provenance:
+    """Where the value of one identifying argument comes from: its producers, best first; `confident`
+    when the evidence is strong enough to tell a model (docs/tools.md, "Where an id comes from")."""
+
+    argument: str
+    producers: tuple[Producer, ...]
+    confident: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Tool:
     name: str  # the MCP name: letters, digits, `_`, `.`, `-`
     portable_name: str  # ^[a-zA-Z0-9_-]{1,64}$, for OpenAI, Anthropic and strict MCP clients
@@ -76,6 +98,19 @@ class Tool:
     # Headers the document fixes (one possible value) that no argument may set: the gateway sends them.
     fixed_headers: tuple[tuple[str, str], ...] = ()
     accept: str = ""  # `Accept` from the operation's response media types (JSON first); "" = generic
+    # Where each identifying argument's value comes from, and the lines of it that end `description`.
+    provenance: tuple[Provenance, ...] = ()
+    provenance_note: str = ""
+
+    @property
+    def plain_description(self) -> str:
+        """The description without the lines saying where its ids come from (wherever a later note, such
+        as the approval note, put them)."""
+        if not self.provenance_note:
+            return self.description
+        if self.description == self.provenance_note:
+            return ""
+        return self.description.replace("\n\n" + self.provenance_note, "", 1)
 
     def argument(self, name: str) -> Argument | None:
         return next((argument for argument in self.arguments if argument.name == name), None)
@@ -95,6 +130,7 @@ class ConvertOptions:
     include_deprecated: bool = False
     overrides: Mapping[str, ToolOverride] = field(default_factory=dict)
     description_max: int | None = None  # each description shortened to this many characters
+    provenance: bool = True  # where each id comes from: in descriptions, search and lint
 
 
 @dataclass(frozen=True, slots=True)

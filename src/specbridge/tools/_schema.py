@@ -21,6 +21,7 @@ from ..document import Resolver, Schema, UnresolvedRef
 from ..document.pointer import unescape_token, walk_pointer
 from ._discriminator import pin_discriminator, pin_implicit
 from ._schema_answer import answer_property, cut
+from ._schema_direction import without_names
 from ._schema_graph import ReferenceGraph
 from ._schema_keywords import (
     COUNTS,
@@ -299,8 +300,8 @@ class SchemaShaper:
             if names:
                 out["required"] = names
         if hidden and isinstance(parts, list):
-            # `readOnly` in one part counts for the whole object: no part offers or requires it.
-            out = _without_names(out, frozenset(hidden))
+            # Read-only in every declaration: no part offers or requires it.
+            out = without_names(out, frozenset(hidden))
         if mode == "input" and isinstance(value.get("discriminator"), dict):
             pin_discriminator(self, value, base, out)
         elif mode == "input" and isinstance(value.get("oneOf"), list):
@@ -327,19 +328,32 @@ class SchemaShaper:
         return isinstance(parts, list) and any(self._hidden(part, base, mode, depth + 1) for part in parts)
 
     def _hidden_names(self, value: dict[str, Any], base: str, mode: Mode, depth: int) -> set[str]:
-        """Names of the hidden properties of an object, its own and those its `allOf` parts declare,
-        so a `required` beside an `allOf` never asks for a property the input no longer has."""
-        names: set[str] = set()
+        """Names of the properties of an object hidden in every declaration of them, its own and those
+        its `allOf` parts declare, so a `required` beside an `allOf` never asks for a property the input
+        no longer has. A name declared again without the flag is kept: a subtype that redeclares a base
+        schema's read-only `type` as a writable enum and requires it wants it sent."""
+        hidden, shown = self._declared(value, base, mode, depth)
+        return hidden - shown
+
+    def _declared(
+        self, value: dict[str, Any], base: str, mode: Mode, depth: int
+    ) -> tuple[set[str], set[str]]:
+        """The property names an object (with its `allOf` parts) declares hidden, and declares shown."""
+        hidden: set[str] = set()
+        shown: set[str] = set()
         properties = value.get("properties")
         if isinstance(properties, dict):
-            names.update(name for name, prop in properties.items() if self._hidden(prop, base, mode))
+            for name, prop in properties.items():
+                (hidden if self._hidden(prop, base, mode) else shown).add(name)
         parts = value.get("allOf")
         if isinstance(parts, list) and depth < _FLAG_DEPTH:
             for part in parts:
                 part_base, target = self.resolve(part, base)
                 if isinstance(target, dict):
-                    names |= self._hidden_names(target, part_base, mode, depth + 1)
-        return names
+                    part_hidden, part_shown = self._declared(target, part_base, mode, depth + 1)
+                    hidden |= part_hidden
+                    shown |= part_shown
+        return hidden, shown
 
     # ---- definitions ---------------------------------------------------------------------------
 
@@ -367,26 +381,3 @@ class SchemaShaper:
         self._taken_names.add(candidate)
         self._def_names[key] = candidate
         return candidate
-
-
-def _without_names(shaped: dict[str, Any], hidden: frozenset[str]) -> dict[str, Any]:
-    """`shaped` (a new dict) without the properties `hidden` names, in its own `properties` and
-    `required` and those of its inlined `allOf` parts. A part kept in `$defs` is shared and stays."""
-    result = dict(shaped)
-    properties = result.get("properties")
-    if isinstance(properties, dict) and hidden & properties.keys():
-        result["properties"] = {name: prop for name, prop in properties.items() if name not in hidden}
-    required = result.get("required")
-    if isinstance(required, list) and hidden.intersection(required):
-        names = [name for name in required if name not in hidden]
-        if names:
-            result["required"] = names
-        else:
-            del result["required"]
-    parts = result.get("allOf")
-    if isinstance(parts, list):
-        result["allOf"] = [
-            _without_names(part, hidden) if isinstance(part, dict) and "$ref" not in part else part
-            for part in parts
-        ]
-    return result
