@@ -11,6 +11,7 @@ from .._json import dumps
 from ..document import ApiDocument, Locator
 from ..tools import ExportFormat, ToolSet, export
 from ._app import app, friendly_errors, one_shot_gc
+from ._code_mode import code_mode_export, code_mode_limits
 from ._output import write_output
 from ._sources import sources
 
@@ -32,6 +33,9 @@ def load_toolset(spec: str | None, config_path: str | None, api_name: str | None
 )
 @click.option("--strict", is_flag=True, help="OpenAI strict mode (with --format openai).")
 @click.option("--defer-loading", is_flag=True, help="Anthropic deferred loading with a tool search tool.")
+@click.option(
+    "--code-mode", is_flag=True, help="The two tools of code mode (search, execute), with their token count."
+)
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), help="specbridge.yaml")
 @click.option("--api", "api_name", help="Which API of the config (when it has several).")
 @click.option(
@@ -43,6 +47,7 @@ def tools_command(
     fmt: ExportFormat,
     strict: bool,
     defer_loading: bool,
+    code_mode: bool,
     config_path: str | None,
     api_name: str | None,
     output: str | None,
@@ -56,7 +61,12 @@ def tools_command(
     one_shot_gc()
     toolset = load_toolset(spec, config_path, api_name)
     warn_dropped_parameters(toolset.document)
-    text = dumps(export(toolset, fmt, strict=strict, defer_loading=defer_loading), indent=True)
+    if code_mode:
+        if defer_loading:
+            raise click.UsageError("--defer-loading does not apply to --code-mode (two tools, always loaded)")
+        text = code_mode_export(toolset, fmt, strict=strict, limits=code_mode_limits(config_path, api_name))
+    else:
+        text = dumps(export(toolset, fmt, strict=strict, defer_loading=defer_loading), indent=True)
     if output:
         write_output(output, text + "\n")
         if sys.stderr.isatty():

@@ -17,6 +17,7 @@ from .._network import AllowEntry, check_base_url, parse_allow
 from ..document import parse_text
 from ._access import one_call_limits, read_access
 from ._auth import read_auth, with_store_key
+from ._code import read_code_mode
 from ._document import read_spec
 from ._model import (
     DEFAULT_STORE,
@@ -177,6 +178,7 @@ class _Builder:
             webhooks=self.webhooks(top.get("webhooks") or {}),
         )
         config = replace(config, sessions=self.sessions(top.get("sessions"), config.store))
+        config = read_code_mode(top, config, self.fail, duration=parse_duration, size=parse_size)
         return read_access(top, config, self.fail, self.base_dir)  # clients' tools, rate limits, audit
 
     def webhooks(self, raw: Mapping[str, Any]) -> WebhooksConfig:

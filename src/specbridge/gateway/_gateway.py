@@ -37,6 +37,7 @@ from ._changes import digest as _digest
 from ._changes import marker as _fingerprint
 from ._local import exposure_refusal
 from ._metrics import Metrics
+from ._modes import CodeMode, modes, wants_index
 from ._rules import apply_rules
 from ._search import SearchMode, build_index, search_settings
 
@@ -58,6 +59,7 @@ class ApiState:
     caller: Caller
     spec_digest: str
     search: SearchMode | None = None
+    code: CodeMode | None = None  # code mode (codemode/): a search and a script instead of the tools
     listings: Lru[Any, tuple[list[Any], list[int]]] = field(default_factory=lambda: Lru(LISTINGS))
     validators: Lru[str, Any] = field(default_factory=lambda: Lru(OUTPUT_VALIDATORS))  # by tool name
 
@@ -201,13 +203,13 @@ class Gateway:
             search = api.search == "on" or (api.search == "auto" and too_big_for_one_context(toolset))
             # Built here, off the event loop: with the semantic extra the first build encodes every tool.
             settings = search_settings(search_config or self.config.search, self.config.store)
-            index = build_index(toolset, settings) if search else None
+            index = build_index(toolset, settings) if wants_index(api, search) else None
             return toolset, digest, index
 
         toolset, digest, index = await anyio.to_thread.run_sync(load)
         caller = self._caller(api, toolset)
-        mode = SearchMode(api.name, toolset, caller, index, self.metrics) if index is not None else None
-        return ApiState(api=api, toolset=toolset, caller=caller, spec_digest=digest, search=mode)
+        mode, code = modes(api, toolset, caller, index, self.metrics)
+        return ApiState(api=api, toolset=toolset, caller=caller, spec_digest=digest, search=mode, code=code)
 
     def unsafe(self, config: Config) -> SpecbridgeError | None:
         """Why `config` may not be served here (None when it may)."""
