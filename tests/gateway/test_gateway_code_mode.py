@@ -76,3 +76,42 @@ async def test_a_script_of_three_dependent_calls_returns_only_its_result_and_eac
     assert [line["tool"] for line in calls] == ["findCustomers", "listOrders", "getOrder"]
     assert len({line["script"] for line in calls}) == 1 and calls[0]["script"]
     assert all(line["outcome"] == "ok" for line in calls)
+
+
+async def test_a_rate_limit_inside_a_script_answers_as_any_calls_does(
+    tmp_path: Path, upstream: Upstream
+) -> None:
+    audit_file = tmp_path / "audit.jsonl"
+    top = f"limits: {{per_tool: {{getOrder: 2/minute}}}}\naudit: {{path: {audit_file}}}\n"
+    config = code_config(tmp_path, upstream, top=top)
+    script = 'for n in range(1, 4):\n    print(api.getOrder(orderId=f"o{n}")["id"])'
+    async with (
+        in_process_gateway(config) as (asgi, _),
+        http_client(f"{IN_PROCESS}/mcp", transport=asgi) as client,
+    ):
+        limited = await client.call_tool("execute", {"code": script})
+        direct = await client.call_tool("getOrder", {"orderId": "o3"})
+        caught = await client.call_tool(
+            "execute",
+            {
+                "code": 'try:\n    api.getOrder(orderId="o1")\nexcept RuntimeError as error:\n    found = str(error)\nfound'
+            },
+        )
+    said = "[rate-limited] too many calls: this client may make at most 2 calls of getOrder per minute; nothing was sent."
+    assert limited.is_error is True and text(limited).startswith(said), text(limited)
+    assert "(line 2:" in text(limited) and "o1\no2\n" in text(limited)  # where it stopped, what it printed
+    assert direct.is_error is True and text(direct).startswith(said)
+    assert caught.is_error is False and str(caught.structured_content["result"]).startswith(said)  # type: ignore[index]
+    assert [request.path for request in upstream.requests] == ["/orders/o1", "/orders/o2"]
+    outcomes = [
+        (line["outcome"], "script" in line)
+        for line in audit_lines(audit_file)
+        if line["event"] == "tool call"
+    ]
+    assert outcomes == [
+        ("ok", True),
+        ("ok", True),
+        ("rate-limited", True),
+        ("rate-limited", False),
+        ("rate-limited", True),
+    ]

@@ -9,9 +9,9 @@ The script sees one module of ours, `api`, and Monty's own standard modules (jso
 and so on, written inside the interpreter: nothing of them reaches the machine). Each `api.<name>(…)`
 stops the interpreter and is answered by `host.call` — a value, an exception raised in the script, or a
 pause (the snapshot dumped, to go on later from the store). Everything else that would leave the
-interpreter is refused inside the script: any other import (`ModuleNotFoundError`), files, network,
-environment and sleeps (`PermissionError`). Monty's own limits bound time (only while the script runs:
-waits for API calls do not count), heap memory and call depth; the print output and the number of API
+interpreter is refused inside the script: any other import (`ModuleNotFoundError`), files, network
+and the environment (`PermissionError`); a sleep returns at once. Monty's own limits bound time (only
+while the script runs: waits for API calls do not count), heap memory and call depth; the print output and the number of API
 calls are counted here. Each limit ends the script with its own code; so does an import or an access
 the script was refused and did not catch. The event loop is never blocked: the interpreter runs in its
 worker process and the pool's I/O is asynchronous.
@@ -164,7 +164,8 @@ def _line(source: str | None, start: int) -> int | None:
 class Sandbox:
     """The process's sandbox workers: started on first use, each running one script at a time."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, checkout_wait: float = CHECKOUT_WAIT) -> None:
+        self.checkout_wait = checkout_wait
         self._pool: monty.AsyncMonty | None = None
         self._workers = 0
         self._lock = anyio.Lock()
@@ -175,7 +176,7 @@ class Sandbox:
                 pool = _monty().AsyncMonty(
                     min_processes=0,
                     max_processes=workers,
-                    checkout_timeout=CHECKOUT_WAIT,
+                    checkout_timeout=self.checkout_wait,
                     request_timeout=time + BACKSTOP,
                     max_checkouts_per_worker=200,
                 )
@@ -286,7 +287,7 @@ def _refusal(name: str, args: tuple[Any, ...], *, os: bool) -> Raise:
     if os:
         return Raise(
             "PermissionError",
-            f"{name[:100]}: a script has no files, network, environment or sleep; only the functions of `api`",
+            f"{name[:100]}: a script has no files, network or environment; only the functions of `api`",
             ErrorCode.SCRIPT_OS_REFUSED,
         )
     return Raise("NameError", f"name {name[:100]!r} is not defined", ErrorCode.SCRIPT_FAILED)
@@ -352,6 +353,9 @@ def _failed(error: monty.MontyError, run: _Run) -> Failed:
     for raised in (*run.raised, *run.refused):  # an exception of ours the script did not catch
         if raised.message == text and raised.kind == kind:
             return Failed(raised.code, f"{text}{where}", printed)
+    if isinstance(inner, AttributeError) and text.startswith(f"module {MODULE!r} has no attribute"):
+        # a function `api` does not have: no operation has the name, or this caller may not use it
+        return Failed(ErrorCode.TOOL_UNKNOWN, f"{text}; find its functions with search{where}", printed)
     if isinstance(inner, NotImplementedError) and text.startswith(MONTY_ERROR):
         return Failed(ErrorCode.SCRIPT_INVALID, f"{text} in the sandbox{where}", printed)
     return Failed(ErrorCode.SCRIPT_FAILED, f"{kind}: {text[:1000]}{where}", printed)
