@@ -15,6 +15,7 @@ not sent twice), and the calls before it are not made again (their answers are i
 from __future__ import annotations
 
 import contextlib
+import secrets
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -26,7 +27,7 @@ from ..call import Caller, CallResult, Checker, Lru
 from ..config import ApiConfig
 from ..search import SearchIndex
 from ..service import ToolRules
-from ..store import StoreError
+from ..store import ClaimState, StoreError
 from ..tools import Tool, ToolSet
 from . import _answer
 from ._calls import Context, ServiceCalls
@@ -36,6 +37,7 @@ from ._sandbox import Done, Failed, Paused, Script, Snapshot, api_module, sandbo
 from ._signatures import signature
 from ._tools import DEFAULT_RESULTS, EXECUTE, EXECUTE_SCHEMA, NAMES, SEARCH, SEARCH_SCHEMA, code_mode_tools
 
+LEASE_MARGIN = 10.0  # what the claim of going on with a script adds to the call's deadline
 RULES_KEPT = 256  # callers' tool rules whose positions and `api` module are kept
 SchemaOf = Callable[[Tool], Mapping[str, Any]]  # a tool's input schema as the caller sees it
 _SEARCH_CHECK = Checker(SEARCH_SCHEMA)
@@ -171,55 +173,87 @@ class CodeMode:
             return _answer.done(end, self.api)
         if isinstance(end, Failed):
             return _answer.failed(end)
-        return await self._pause(
-            PausedScript(script, code, end.printed, 0, "", None, end.blob), host, end, context
-        )
+        try:
+            return await self._pause(
+                PausedScript(script, code, "", 0, "", None, end.blob, -1), host, end, context
+            )
+        except StoreError as error:
+            return _store_failed(error)
 
     async def _pause(
         self, kept: PausedScript, host: ServiceCalls, end: Paused, context: Context
     ) -> CallResult:
-        """Keep the paused script in the store; tell the model how to go on."""
+        """Keep the paused script in the store (its next generation); tell the model how to go on."""
         calls = kept.calls + len(host.made) - 1  # the call it paused on is made again when it goes on
-        paused = PausedScript(kept.id, kept.source, end.printed, calls, host.tool, host.approval, end.blob)
+        printed = kept.printed + end.printed  # what it printed before it paused, and since it went on
+        paused = PausedScript(
+            kept.id, kept.source, printed, calls, host.tool, host.approval, end.blob, kept.generation + 1
+        )
         until = context.clock() + self.api.approvals.expire
-        try:
-            await Scripts(await context.store(), self.api.name, context.client_id, context.clock()).keep(
-                paused, until
-            )
-        except StoreError as error:
-            return _store_failed(error)
+        await Scripts(await context.store(), self.api.name, context.client_id, context.clock()).keep(
+            paused, until
+        )
         assert host.waiting is not None
         return _answer.paused(kept.id, host.tool, host.approval, host.waiting, end.line)
+
+    async def _claimed(
+        self, script: str, scripts: Scripts, owner: str, context: Context
+    ) -> PausedScript | CallResult:
+        """The paused script, claimed to go on with; or what a caller who may not go on with it gets."""
+        for _ in range(3):  # paused again meanwhile by the one who went on: its next generation
+            kept = await scripts.get(script)
+            if kept is None:
+                return _not_found(script)
+            lease = context.deadline.left() + LEASE_MARGIN
+            claim = await scripts.claim(kept, owner, lease=lease, keep=self.api.approvals.expire)
+            if claim.won:
+                return kept
+            if claim.state is ClaimState.HELD:
+                return _running(script)
+            if claim.state is ClaimState.UNKNOWN:
+                return _lost(script)
+            if isinstance(claim.result, Mapping) and "text" in claim.result:
+                return _from_json(claim.result)
+        return _running(script)
 
     async def _resume(self, script: str, context: Context) -> CallResult:
         if not is_script_id(script):
             return _not_found(script)
+        owner = secrets.token_hex(8)
         try:
             scripts = Scripts(await context.store(), self.api.name, context.client_id, context.clock())
-            kept = await scripts.take(script, lease=context.deadline.left())
-            if kept is None:
-                ended = await scripts.ended(script)
-                if ended is not None:
-                    return _from_json(ended)
-                return _running(script) if await scripts.running(script) else _not_found(script)
+            kept = await self._claimed(script, scripts, owner, context)
         except StoreError as error:
             return _store_failed(error)
+        if isinstance(kept, CallResult):
+            return kept
         host = self._host(script, context)
-        module = self._module(context.rules)
-        end = await sandbox().run(
-            Snapshot(kept.blob), self.api.code_mode, module, host, calls=kept.calls, source=kept.source
-        )
-        log_event("script resumed", api=self.api.name, script=script, calls=len(host.made), end=_kind(end))
-        if isinstance(end, Paused):
-            return await self._pause(kept, host, end, context)
-        result = (
-            _answer.done(end, self.api, kept.printed)
-            if isinstance(end, Done)
-            else _answer.failed(end, kept.printed)
-        )
-        with contextlib.suppress(StoreError):  # the answer goes back now; only a repeated `resume` misses it
-            await scripts.finish(script, _to_json(result))
-        return result
+        try:
+            end = await sandbox().run(
+                Snapshot(kept.blob), self.api.code_mode, self._module(context.rules), host, calls=kept.calls,
+                source=kept.source,
+            )  # fmt: skip
+            log_event(
+                "script resumed", api=self.api.name, script=script, calls=len(host.made), end=_kind(end)
+            )
+            if isinstance(end, Paused):
+                result = await self._pause(kept, host, end, context)
+                await scripts.complete(kept, owner, {"paused": kept.generation + 1})
+                return result
+            printed = kept.printed
+            result = (
+                _answer.done(end, self.api, printed)
+                if isinstance(end, Done)
+                else _answer.failed(end, printed)
+            )
+            await scripts.complete(kept, owner, _to_json(result))
+            return result
+        except BaseException as error:  # cut off, or the store failed: its calls may have been made
+            with anyio.CancelScope(shield=True), contextlib.suppress(StoreError):
+                await scripts.abandon(kept, owner)
+            if isinstance(error, StoreError):
+                return _store_failed(error)
+            raise
 
 
 def _kind(end: Done | Paused | Failed) -> str:
@@ -241,6 +275,15 @@ def _running(script: str) -> CallResult:
         "how it ended",
         is_error=True,
         code=ErrorCode.SCRIPT_RUNNING,
+    )
+
+
+def _lost(script: str) -> CallResult:
+    return CallResult(
+        f"the script {script!r} was going on when the gateway running it stopped; the calls it made then "
+        "are not made again, and it does not go on. Run a new script, checking first what was done",
+        is_error=True,
+        code=ErrorCode.SCRIPT_CRASHED,
     )
 
 

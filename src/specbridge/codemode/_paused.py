@@ -1,16 +1,18 @@
 """A paused script in the store, so any gateway instance sharing it can go on with the script, once.
 
-    script:<api>:<client>:<id>        the paused script: what it printed, how many API calls it made,
-                                      its source, the call it waits on and the sandbox's snapshot
-    script-done:<api>:<client>:<id>   the end of a script that was paused once: what a repeated
-                                      `resume` gets (for DONE_KEEP)
-    script-running:<api>:<client>:<id>  a script being resumed now (for the call's deadline)
+    script:<api>:<client>:<id>               the paused script (a sealed value): what it printed, how
+                                             many API calls it made, its source, the call it waits on,
+                                             the sandbox's snapshot, and its generation
+    script-run:<api>:<client>:<id>:<gen>     the execute-once claim of going on with that generation
 
-Both are sealed values of the store (its atomic put / get / take of bytes), no table of their own.
-Going on takes the paused record (`take_sealed`: of two instances resuming at once, one gets it), and
-either puts it back (still waiting: the call still awaits its approval), or puts the script's end in
-its place. The key carries the API and the client, so another client's id finds nothing. A script id
-is 22 random URL-safe characters; anything else names no script.
+Going on with a script claims its generation (the store's claim: of two instances at once, one wins;
+the other hears it is going on). The winner either pauses it again (the record replaced by the next
+generation, then the claim completed with `{"paused": next}`), or ends it (the claim completed with
+the result: what a repeated `resume` gets). A winner that dies leaves its claim to read as outcome
+unknown once its lease passes: that generation never runs again, since its calls may have been made.
+The key carries the API and the client, so another client's id finds nothing. A script id is 22
+random URL-safe characters; anything else names no script. No table of its own: sealed values and
+claims, which every backend has.
 """
 
 from __future__ import annotations
@@ -22,9 +24,8 @@ from typing import Any
 
 import orjson
 
-from ..store import Store
+from ..store import Claim, Store
 
-DONE_KEEP = 15 * 60.0  # seconds a resumed script's end answers a repeated `resume`
 _ID = re.compile(r"[A-Za-z0-9_-]{22}")
 VERSION = 1
 
@@ -48,6 +49,7 @@ class PausedScript:
     tool: str  # the call it waits on
     approval: str | None
     blob: bytes
+    generation: int = 0  # how many times it paused before this pause
 
     def encode(self) -> bytes:
         head = {
@@ -58,6 +60,7 @@ class PausedScript:
             "calls": self.calls,
             "tool": self.tool,
             "approval": self.approval,
+            "generation": self.generation,
         }
         return orjson.dumps(head) + b"\n" + self.blob
 
@@ -78,6 +81,7 @@ class PausedScript:
             tool=str(head["tool"]),
             approval=head.get("approval"),
             blob=blob,
+            generation=int(head.get("generation", 0)),
         )
 
 
@@ -96,27 +100,21 @@ class Scripts:
             _slot("script", self.api, self.client, paused.id), paused.encode(), until, self.now
         )
 
-    async def take(self, script: str, *, lease: float) -> PausedScript | None:
-        """The paused script, taken: nobody else goes on with it meanwhile (for `lease` seconds, a
-        repeated `resume` hears that it is going on)."""
-        data = await self.store.take_sealed(_slot("script", self.api, self.client, script), self.now)
-        if data is None:
-            return None
-        running = _slot("script-running", self.api, self.client, script)
-        await self.store.put_sealed(running, b"1", self.now + max(lease, 1.0), self.now)
-        return PausedScript.decode(data)
+    async def get(self, script: str) -> PausedScript | None:
+        data = await self.store.get_sealed(_slot("script", self.api, self.client, script), self.now)
+        return PausedScript.decode(data) if data is not None else None
 
-    async def running(self, script: str) -> bool:
-        return (
-            await self.store.get_sealed(_slot("script-running", self.api, self.client, script), self.now)
-            is not None
-        )
+    def _run(self, paused: PausedScript) -> str:
+        return _slot("script-run", self.api, self.client, f"{paused.id}:{paused.generation}")
 
-    async def finish(self, script: str, end: Any) -> None:
-        """Keep how a resumed script ended, for a repeated `resume`."""
-        slot = _slot("script-done", self.api, self.client, script)
-        await self.store.put_sealed(slot, orjson.dumps(end), self.now + DONE_KEEP, self.now)
+    async def claim(self, paused: PausedScript, owner: str, *, lease: float, keep: float) -> Claim:
+        """Going on with this generation of the script: won by one caller, across instances."""
+        await self.store.hold_once(self.now)  # a store that lost its data runs nothing once more
+        return await self.store.claim(self._run(paused), owner, paused.id, lease, keep, self.now)
 
-    async def ended(self, script: str) -> Any:
-        data = await self.store.get_sealed(_slot("script-done", self.api, self.client, script), self.now)
-        return orjson.loads(data) if data is not None else None
+    async def complete(self, paused: PausedScript, owner: str, result: Any) -> None:
+        await self.store.complete(self._run(paused), owner, result, self.now)
+
+    async def abandon(self, paused: PausedScript, owner: str) -> None:
+        """The run was cut off: its calls may have been made, so it never runs again."""
+        await self.store.abandon(self._run(paused), owner, sent=True)
