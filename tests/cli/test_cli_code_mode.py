@@ -42,7 +42,9 @@ def test_openai_strict_code_mode_tools_are_strict_schemas() -> None:
 
 
 def test_the_execute_tool_tells_the_config_apis_limits(tmp_path: Path) -> None:
-    (tmp_path / "shop.yaml").write_text(Path(example_spec_path()).read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "shop.yaml").write_text(
+        Path(example_spec_path()).read_text(encoding="utf-8"), encoding="utf-8"
+    )
     (tmp_path / "specbridge.yaml").write_text(
         "apis:\n  shop: {spec: ./shop.yaml, code_mode: {calls: 7, time: 3s}}\n", encoding="utf-8"
     )

@@ -37,6 +37,7 @@ MODULE = "api"
 REFUSALS = 100  # refused imports and accesses a script may catch and go on after, before it is ended
 CHECKOUT_WAIT = 10.0  # seconds a script waits for a free worker
 BACKSTOP = 5.0  # seconds past the time limit after which the pool kills a worker that did not stop
+REQUEST_TIMEOUT = 3600.0  # the pool's last backstop on one turn of a worker (APIs set their own `time`)
 MONTY_ERROR = ("The monty syntax parser does not yet support",)
 
 
@@ -170,14 +171,16 @@ class Sandbox:
         self._workers = 0
         self._lock = anyio.Lock()
 
-    async def _started(self, workers: int, time: float) -> monty.AsyncMonty:
+    async def _started(self, workers: int) -> monty.AsyncMonty:
         async with self._lock:
             if self._pool is None:
                 pool = _monty().AsyncMonty(
                     min_processes=0,
                     max_processes=workers,
                     checkout_timeout=self.checkout_wait,
-                    request_timeout=time + BACKSTOP,
+                    # Each script's own `time` is its limit; past it by BACKSTOP, the pool kills its worker.
+                    feed_duration_limit_grace=BACKSTOP,
+                    request_timeout=REQUEST_TIMEOUT,
                     max_checkouts_per_worker=200,
                 )
                 await pool.__aenter__()
@@ -206,7 +209,7 @@ class Sandbox:
         monty = _monty()
         source = start.code if isinstance(start, Script) else source
         try:
-            pool = await self._started(limits.workers, limits.time)
+            pool = await self._started(limits.workers)
             checkout = pool.checkout(
                 script_name="script.py",
                 limits={
