@@ -11,7 +11,6 @@ from .._json import dumps
 from ..document import ApiDocument, Locator
 from ..tools import ExportFormat, ToolSet, export
 from ._app import app, friendly_errors, one_shot_gc
-from ._code_mode import code_mode_export, code_mode_limits
 from ._output import write_output
 from ._sources import sources
 
@@ -62,6 +61,8 @@ def tools_command(
     toolset = load_toolset(spec, config_path, api_name)
     warn_dropped_parameters(toolset.document)
     if code_mode:
+        from ._code_mode import code_mode_export, code_mode_limits  # config/ and codemode/ only then
+
         if defer_loading:
             raise click.UsageError("--defer-loading does not apply to --code-mode (two tools, always loaded)")
         text = code_mode_export(toolset, fmt, strict=strict, limits=code_mode_limits(config_path, api_name))
