@@ -44,9 +44,13 @@ ALLOWED = {
         "service",
     },
     "admin": {"config", "store", "approvals", "access", "service", "admin"},
+    "codemode": {
+        *("document", "tools", "call", "search", "config", "store", "approvals"),
+        *("access", "files", "service", "codemode"),
+    },
     "gateway": {
         *("document", "tools", "call", "search", "config", "store", "approvals"),
-        *("access", "files", "webhooks", "grants", "service", "admin", "gateway"),
+        *("access", "files", "webhooks", "grants", "service", "admin", "codemode", "gateway"),
     },
     "examples": {"examples"},
 }

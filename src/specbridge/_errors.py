@@ -137,6 +137,20 @@ class ErrorCode(StrEnum):
     ACCOUNT_NOT_CONNECTED = "account-not-connected"
     CONNECT_INVALID = "connect-invalid"
     CONNECT_DECLINED = "connect-declined"
+    # Code mode: a script in the sandbox (codemode/)
+    SCRIPT_INVALID = "script-invalid"
+    SCRIPT_FAILED = "script-failed"
+    SCRIPT_TIMEOUT = "script-timeout"
+    SCRIPT_MEMORY = "script-memory"
+    SCRIPT_RECURSION = "script-recursion"
+    SCRIPT_OUTPUT_TOO_LARGE = "script-output-too-large"
+    SCRIPT_CALLS_EXCEEDED = "script-calls-exceeded"
+    SCRIPT_IMPORT_REFUSED = "script-import-refused"
+    SCRIPT_OS_REFUSED = "script-os-refused"
+    SCRIPT_CRASHED = "script-crashed"
+    SCRIPT_BUSY = "script-busy"
+    SCRIPT_NOT_FOUND = "script-not-found"
+    SCRIPT_RUNNING = "script-running"
 
 
 class SpecbridgeError(Exception):

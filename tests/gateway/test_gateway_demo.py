@@ -16,6 +16,13 @@ def test_the_demo_serves_the_example_shop_and_makes_one_real_call() -> None:
     assert "Fountain pen" in result.output  # the answer of the real listProducts call
 
 
+def test_the_demo_runs_one_script_in_code_mode_and_shows_only_its_result() -> None:
+    result = CliRunner().invoke(app, ["demo", "--once", "--port", "0"])
+    assert result.exit_code == 0, result.output
+    assert "/shop-code/mcp: tools/list: search, execute" in result.output
+    assert '{"result":[{"name":"Cap","euros":18.0},{"name":"T-shirt","euros":25.0}]' in result.output
+
+
 def test_the_demo_shows_a_refund_waiting_for_approval_then_sent_once_approved() -> None:
     result = CliRunner().invoke(app, ["demo", "--once", "--port", "0"])
     assert result.exit_code == 0, result.output

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from specbridge.config import ApiConfig, ToolConfig
+from specbridge.config import ApiConfig, CodeModeConfig, ToolConfig
 from specbridge.lint import Registry, Severity, default_registry
 from specbridge.lint._rules_shape import levels
 
@@ -185,6 +185,13 @@ def test_forty_tools_pass_and_forty_one_are_catalogue_size() -> None:
 def test_catalogue_size_is_quiet_when_the_api_is_served_in_search_mode() -> None:
     api = ApiConfig(name="api", spec="x.yaml", search="on")
     assert "catalogue-size" not in rules(run(many_tools(41), api=api))
+
+
+def test_catalogue_size_is_quiet_when_the_api_is_served_in_code_mode_and_its_fix_names_it() -> None:
+    api = ApiConfig(name="api", spec="x.yaml", search="off", code_mode=CodeModeConfig(enabled=True))
+    assert "catalogue-size" not in rules(run(many_tools(41), api=api))
+    [finding] = only(run(many_tools(41)), "catalogue-size")
+    assert "code_mode: on" in finding.fix
 
 
 def test_a_free_form_object_argument_is_strict_incompatible_and_the_finding_names_it() -> None:

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from ._answers import AnswerPolicy as AnswerPolicy
+    from ._answers import json_result as json_result
     from ._body import Attachment as Attachment
     from ._build import BuiltRequest as BuiltRequest
     from ._build import build_request as build_request

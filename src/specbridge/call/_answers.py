@@ -59,7 +59,21 @@ def json_result(
 ) -> CallResult:
     """The result for a parsed (and redacted) JSON answer; `body`: the answer as it came (its size spares
     encoding a large answer whole only to learn it is over the budget); `read_cut`: the answer was cut by
-    the read cap and `value` is its whole values (`_salvage`)."""
+    the read cap and `value` is its whole values (`_salvage`). A whole answer is kept as `answer` too."""
+    result, whole = _json_result(value, status, policy, link=link, body=body, read_cut=read_cut)
+    return result if read_cut is not None or whole is None else replace(result, answer=whole)
+
+
+def _json_result(
+    value: Json,
+    status: int,
+    policy: AnswerPolicy,
+    *,
+    link: str,
+    body: bytes | None,
+    read_cut: Salvaged | None,
+) -> tuple[CallResult, Json]:
+    """The result, and the value it was made of (None when `fields` found nothing)."""
     selected_note = ""
     original = value
     if policy.selection is not None:
@@ -68,7 +82,7 @@ def json_result(
             paths = ", ".join(f"`{text}`" for text in policy.selection.texts[:8])
             return CallResult(
                 f"[fields: nothing in the answer matched {paths}; {top_fields(value)}.]", status=status
-            )
+            ), None
         missing = policy.selection.unmatched(walk)
         if missing:
             selected_note = (
@@ -86,18 +100,18 @@ def json_result(
         if policy.selection is None and isinstance(value, dict):
             # With structuredContent the text repeats it for older clients: compact, since every byte
             # costs the model tokens.
-            return CallResult(compact, status=status, structured=value)
+            return CallResult(compact, status=status, structured=value), value
         indented = dumps(value, indent=True)
         text = indented if estimate_tokens(indented) <= policy.max_tokens else compact
-        return CallResult(selected_note + text, status=status)
+        return CallResult(selected_note + text, status=status), value
     if not fitted.cuts and read_cut is None:  # nothing whole to leave out (one huge string): as text
         result = text_result(
             fitted.data.decode("utf-8"), status, policy, truncated=False, cut_note="", link=link
         )
-        return replace(result, text=selected_note + result.text)
+        return replace(result, text=selected_note + result.text), value
     note = _shortened(fitted.cuts, fitted.tokens, policy, original, link, read_cut)
     text = selected_note + note + "\n" + fitted.data.decode("utf-8")
-    return _shaped(text, status, policy)
+    return _shaped(text, status, policy), value
 
 
 def text_result(

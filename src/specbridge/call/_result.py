@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .._errors import ErrorCode
@@ -27,7 +27,9 @@ class BinaryContent:
 @dataclass(frozen=True, slots=True)
 class CallResult:
     """`text` is what the agent reads. `structured` is the parsed JSON answer when it is an object
-    (MCP structuredContent). `is_error` results carry a stable `code` listed in docs/errors.md."""
+    (MCP structuredContent). `is_error` results carry a stable `code` listed in docs/errors.md.
+    `answer`: the parsed JSON answer whole (after `fields`), whatever the answers budget cut from
+    `text`, for a code-mode script (codemode/); never handed to a model as it is, nor stored."""
 
     text: str
     is_error: bool = False
@@ -36,3 +38,4 @@ class CallResult:
     structured: dict[str, Any] | None = None
     image: ImageContent | None = None
     binary: BinaryContent | None = None
+    answer: Any = field(default=None, compare=False, repr=False)

@@ -60,6 +60,7 @@ EXTRA_OF_MODULE = {
         "gateway",
     ),
     **dict.fromkeys(("numpy", "tokenizers", "huggingface_hub", "threadpoolctl"), "semantic"),
+    "pydantic_monty": "code",
 }  # fmt: skip
 
 

@@ -1,5 +1,6 @@
 """`specbridge demo` (what `make demo` runs): our example shop API on loopback, the gateway in front of
-it, one real tool call through the official MCP client, and a refund that waits for a person.
+it, one real tool call through the official MCP client, one script in code mode (`_demo_code`, with
+the code extra), and a refund that waits for a person.
 
 The demo writes its `specbridge.yaml` (the shop API, a SQLite store, an admin) and the admin key into
 its folder, so the commands it prints (`specbridge approvals … --config FOLDER/specbridge.yaml`) and the
@@ -27,6 +28,7 @@ import mcp_types as types
 from .._errors import ErrorCode, StartError
 from .._json import dumps
 from ._app import app, friendly_errors
+from ._demo_code import API, code_api, code_mode_available, show_code_mode
 from ._serve import listen
 
 DEMO_PORT = 8765
@@ -115,7 +117,8 @@ def write_demo_config(folder: Path, spec: str, shop: str) -> tuple[Path, str]:
         f'    egress: {{allow: ["{shop}"]}}\n'
         "    tools:\n"
         "      refundOrder: {requires_approval: true}   # a person says yes to each refund\n"
-        "approvals: {wait: 0}\n"
+        + (code_api(spec, shop, TOKEN_ENV) if code_mode_available() else "")
+        + "approvals: {wait: 0}\n"
         "store: sqlite:///state.db   # beside this file\n"
         "admins:\n"
         f'  demo: {{key_sha256: "{key_sha256(admin_key)}"}}   # the key: admin-key.txt\n',
@@ -186,8 +189,14 @@ async def _demo(once: bool, port: int, folder_name: str | None) -> None:
     ready = anyio.Event()
     urls: list[str] = []
 
+    code_urls: list[str] = []
+    bases: list[str] = []
+
     def on_ready(base: str) -> None:
-        urls.append(endpoint_urls(gateway, base)["shop"])
+        endpoints = endpoint_urls(gateway, base)
+        urls.append(endpoints["shop"])
+        code_urls.extend([endpoints[API]] if API in endpoints else [])
+        bases.append(base)
         ready.set()
 
     async def serve_shop() -> None:
@@ -218,7 +227,9 @@ async def _demo(once: bool, port: int, folder_name: str | None) -> None:
                 click.echo('tools/call listProducts {"limit": 2}:')
                 result = await client.call_tool("listProducts", {"limit": 2})
                 click.echo(("  error: " if result.is_error else "  ") + describe(result))
-                await show_approval(client, gateway, url, config_path, admin_key, once)
+                if API in gateway.api_names:
+                    await show_code_mode(code_urls[0])
+                await show_approval(client, gateway, bases[0], config_path, admin_key, once)
             if once:
                 stop.set()
             else:
@@ -234,7 +245,7 @@ async def _demo(once: bool, port: int, folder_name: str | None) -> None:
 
 async def show_approval(
     client: Any, gateway: Any, url: str, config_path: Path, admin_key: str, once: bool
-) -> None:
+) -> None:  # `url`: the gateway's base URL
     """refundOrder needs a person's approval: the call waits, a person answers (by the printed command,
     on the page, or with --once the demo itself), and the agent's same call then gets the outcome."""
     refund = {"orderId": DEMO_ORDER, "reason": "The mugs arrived broken"}
@@ -250,7 +261,7 @@ async def show_approval(
         f"  {command} approvals show {approval.id} --config {config}\n"
         f"  {command} approvals approve {approval.id} --config {config}\n"
         f'  {command} approvals reject {approval.id} --reason "ask the customer first" --config {config}\n'
-        f"or on the page {url.rsplit('/', 1)[0]}/admin/ , signed in with the admin key {admin_key}"
+        f"or on the page {url}/admin/ , signed in with the admin key {admin_key}"
     )
     if once:
         await desk.approve(approval.id, "demo --once")

@@ -41,6 +41,9 @@ def load_toolset(spec: str | None, config_path: str | None, api_name: str | None
 )
 @click.option("--strict", is_flag=True, help="OpenAI strict mode (with --format openai).")
 @click.option("--defer-loading", is_flag=True, help="Anthropic deferred loading with a tool search tool.")
+@click.option(
+    "--code-mode", is_flag=True, help="The two tools of code mode (search, execute), with their token count."
+)
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), help="specbridge.yaml")
 @click.option("--api", "api_name", help="Which API (or toolset) of the config (when it has several).")
 @click.option(
@@ -52,6 +55,7 @@ def tools_command(
     fmt: ExportFormat,
     strict: bool,
     defer_loading: bool,
+    code_mode: bool,
     config_path: str | None,
     api_name: str | None,
     output: str | None,
@@ -65,7 +69,14 @@ def tools_command(
     one_shot_gc()
     toolset = load_toolset(spec, config_path, api_name)
     warn_dropped_parameters(toolset.document)
-    text = dumps(export(toolset, fmt, strict=strict, defer_loading=defer_loading), indent=True)
+    if code_mode:
+        from ._code_mode import code_mode_export, code_mode_limits  # config/ and codemode/ only then
+
+        if defer_loading:
+            raise click.UsageError("--defer-loading does not apply to --code-mode (two tools, always loaded)")
+        text = code_mode_export(toolset, fmt, strict=strict, limits=code_mode_limits(config_path, api_name))
+    else:
+        text = dumps(export(toolset, fmt, strict=strict, defer_loading=defer_loading), indent=True)
     if output:
         reads = [spec or "", config_path or "", *toolset.document.resolver.bases()]
         write_output(output, text + "\n", reads=reads)

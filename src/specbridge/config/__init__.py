@@ -18,6 +18,8 @@ clients:
 from ._access import check_access_names as check_access_names
 from ._access import is_pattern as is_pattern
 from ._auth import MIN_STORE_KEY as MIN_STORE_KEY
+from ._code import CodeModeConfig as CodeModeConfig
+from ._code import code_mode_setting as code_mode_setting
 from ._document import api_document as api_document
 from ._document import fetch_rules as fetch_rules
 from ._document import operations_document as operations_document
@@ -98,6 +100,7 @@ __all__ = [
     "AuthType",
     "CallsConfig",
     "ClientConfig",
+    "CodeModeConfig",
     "Config",
     "EgressConfig",
     "FilesConfig",
@@ -125,6 +128,7 @@ __all__ = [
     "check_access_names",
     "check_tool_names",
     "check_toolset_tools",
+    "code_mode_setting",
     "config_from_data",
     "config_schema",
     "fetch_rules",

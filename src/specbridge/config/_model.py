@@ -33,6 +33,7 @@ from typing import Any, Literal, get_args
 
 from .._errors import ConfigError
 from ..tools import ConvertOptions, Tool, ToolOverride
+from ._code import CodeModeConfig
 from ._grant import GrantConfig
 from ._rules import AuditConfig, RateLimits, ToolAccess
 from ._secrets import Secret
@@ -262,6 +263,7 @@ class ApiConfig:
     ref_dirs: tuple[str, ...] = ()  # folders besides the document's own that its file $refs may read
     operations: tuple[OperationConfig, ...] = ()  # endpoints described in the config (beside `spec`)
     rate_limits: RateLimits = field(default_factory=RateLimits)  # `apis.<name>.limits`, its own only
+    code_mode: CodeModeConfig = field(default_factory=CodeModeConfig)  # on: two tools, a script (codemode/)
 
     def tool_settings(self, tool: Tool) -> ToolConfig | None:
         """`tools.<name>` for this tool: keyed by its derived name, its final name or its operationId."""
@@ -351,6 +353,7 @@ class Config:
     admins: Mapping[str, AdminConfig] = field(default_factory=dict)
     approvals: ApprovalsConfig = field(default_factory=ApprovalsConfig)
     search: SearchIndexConfig = field(default_factory=SearchIndexConfig)
+    code_mode: CodeModeConfig = field(default_factory=CodeModeConfig)  # the limits on one script
     limits: LimitsConfig = field(default_factory=LimitsConfig)
     idempotency: IdempotencyConfig = field(default_factory=IdempotencyConfig)
     calls: CallsConfig = field(default_factory=CallsConfig)

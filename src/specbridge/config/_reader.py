@@ -16,6 +16,7 @@ from .._network import AllowEntry, check_base_url, parse_allow
 from ..document import parse_text
 from ._access import one_call_limits, read_access
 from ._auth import read_auth, with_store_key
+from ._code import read_code_mode
 from ._document import read_spec
 from ._model import (
     DEFAULT_STORE,
@@ -144,6 +145,7 @@ class _Builder:
         )
         config = replace(config, sessions=self.sessions(top.get("sessions"), config.store))
         config = read_toolsets(top, config, self.fail)  # endpoints composed across APIs
+        config = read_code_mode(top, config, self.fail, duration=parse_duration, size=parse_size)
         return read_access(top, config, self.fail, self.base_dir)  # clients' tools, rate limits, audit
 
     def webhooks(self, raw: Mapping[str, Any]) -> WebhooksConfig:

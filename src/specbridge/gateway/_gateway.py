@@ -36,10 +36,10 @@ from ._changes import marker as _fingerprint
 from ._loading import load_api
 from ._local import exposure_refusal
 from ._metrics import Metrics
+from ._modes import modes
 from ._reads import DocumentReads, swapped_in
 from ._reloaded import said_reloaded
 from ._rules import apply_rules
-from ._search import SearchMode
 from ._snapshot import LISTINGS
 from ._snapshot import ApiState as ApiState  # where the gateway's modules have always found them
 from ._snapshot import Snapshot as Snapshot
@@ -179,13 +179,9 @@ class Gateway:
             build = functools.partial(build, old=kept.toolset, old_digest=kept.spec_digest)
         loaded = await anyio.to_thread.run_sync(build)
         caller = self._caller(api, loaded.toolset)
-        mode = (
-            None
-            if loaded.index is None
-            else SearchMode(api.name, loaded.toolset, caller, loaded.index, self.metrics)
-        )
+        mode, code = modes(api, loaded.toolset, caller, loaded.index, self.metrics)
         return ApiState(
-            api=api, toolset=loaded.toolset, caller=caller, spec_digest=loaded.digest, search=mode
+            api=api, toolset=loaded.toolset, caller=caller, spec_digest=loaded.digest, search=mode, code=code
         )
 
     def unsafe(self, config: Config) -> SpecbridgeError | None:

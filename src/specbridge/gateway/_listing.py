@@ -35,11 +35,13 @@ def listing(state: ApiState, client: ClientConfig | None, rules: ToolRules) -> L
         return cached
     bindings = client.bindings.get(state.api.name) if client is not None else None
     entries = (
-        state.search.tools(rules)
+        state.code.tools(rules)  # code mode: `search` and `execute`, nothing else (codemode/)
+        if state.code is not None
+        else state.search.tools(rules)
         if state.search is not None
         else [tool_entry(state.caller, tool, bindings) for tool in state.toolset.tools if rules.allows(tool)]
     )
-    if offers_results(state):
+    if offers_results(state) and state.code is None:
         entries = [*entries, get_call_result_tool()]
     made = ([types.Tool.model_validate(entry) for entry in entries], [len(dumps(entry)) for entry in entries])
     state.listings.put(rules, made)

@@ -4,8 +4,8 @@ The document file's conversion comes from the conversion cache when the file (an
 `$ref`s read) is unchanged (`tools.ConversionCache`); a fetched document, or one with config operations,
 is converted each time. Then the config's tool names are checked and `fields` added where
 `answers.select` says. A search index is not built here but described (`Loaded.index`, built on first
-use by `SearchMode`), except when the config requires the model (`semantic: on`): then a missing model
-stops the start, as it always did.
+use by `SearchMode`), except when the config requires the model (`semantic: on`: then a missing model
+stops the start, as it always did) or code mode is on.
 """
 
 from __future__ import annotations
@@ -63,11 +63,12 @@ def load_api(
         tools, digest = convert(old.document, api.convert_options()), old_digest
     # as the model is handed them: `fields` where `answers.select` says (call/_fields.py)
     toolset = answer_tools(api, check_tool_names(api, tools))
-    if not (api.search == "on" or (api.search == "auto" and too_big_for_one_context(toolset))):
+    search = api.search == "on" or (api.search == "auto" and too_big_for_one_context(toolset))
+    if not (search or api.code_mode.enabled):  # code mode's `search` tool ranks with the index too
         return Loaded(toolset, digest, None)
     settings = search_settings(search_config or config.search, config.store)
     index: Callable[[], SearchIndex] = functools.partial(build_index, toolset, settings)
-    if settings.semantic == "on":
+    if settings.semantic == "on" or api.code_mode.enabled:  # built now: code mode takes it built
         built = index()
         index = functools.partial(_ready, built)
     return Loaded(toolset, digest, index)

@@ -45,6 +45,7 @@ from ..config import ClientConfig
 from ..grants import AccountNotConnected
 from ..service import GET_CALL_RESULT, Asking, CallRequest, Deadline, Question
 from ._accounts import ask_to_connect
+from ._code import call_code_tool
 from ._elicit import ask_user, asking, input_required
 from ._gateway import ApiState, Gateway, Snapshot
 from ._listing import listing, offers_results, rules_of
@@ -227,6 +228,8 @@ class ApiServer:
         state = self.gateway.state(self.api)
         if state.search is not None and state.search.owns(name):
             return state.search.input_schema(name)
+        if state.code is not None and state.code.owns(name):
+            return state.code.input_schema(name)
         tool = state.toolset.get(name)
         return tool.input_schema if tool is not None else None
 
@@ -242,6 +245,8 @@ class ApiServer:
         if name == GET_CALL_RESULT and offers_results(state):
             deadline = Deadline.after(self.gateway.deadline)
             return to_mcp_result(await self.gateway.calls.result(state.api, client_id, arguments, deadline))
+        if state.code is not None and state.code.owns(name):  # code mode: `search`, `execute` (_code)
+            return await call_code_tool(self.gateway, state, client, identity, name, arguments)
         call = _Call(ctx, params.input_responses, client, identity)
         if (search := state.search) is not None and search.owns(name):
 

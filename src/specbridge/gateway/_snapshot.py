@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..call import Caller, Lru
+from ..codemode import CodeMode
 from ..config import ApiConfig, ClientConfig, Config
 from ..tools import ToolSet
 from ._search import SearchMode
@@ -27,6 +28,7 @@ class ApiState:
     caller: Caller
     spec_digest: str
     search: SearchMode | None = None
+    code: CodeMode | None = None  # code mode (codemode/): a search and a script instead of the tools
     listings: Lru[Any, tuple[list[Any], list[int]]] = field(default_factory=lambda: Lru(LISTINGS))
     validators: Lru[str, Any] = field(default_factory=lambda: Lru(OUTPUT_VALIDATORS))  # by tool name
 

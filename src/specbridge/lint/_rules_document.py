@@ -99,8 +99,9 @@ def description_restates_name(context: LintContext) -> Iterable[Finding]:
 
 def catalogue_size(context: LintContext) -> Iterable[Finding]:
     tools = context.tools
-    if not tools or (context.api is not None and context.api.search == "on"):
-        return
+    api = context.api
+    if not tools or (api is not None and (api.search == "on" or api.code_mode.enabled)):
+        return  # served as two tools: search mode's, or code mode's
     tokens = catalogue_tokens(context.toolset)
     if tokens <= CATALOGUE_MAX_TOKENS and len(tools) <= CATALOGUE_MAX_TOOLS:
         return
@@ -109,8 +110,9 @@ def catalogue_size(context: LintContext) -> Iterable[Finding]:
         f"{len(tools)} tools take about {tokens:,} tokens, sent before every request; past "
         f"{CATALOGUE_MAX_TOOLS} tools or {CATALOGUE_MAX_TOKENS:,} tokens the list crowds the context and "
         "models choose tools worse.",
-        "`specbridge serve` offers it in search mode (`search: auto`, the default, or `on`); for exported "
-        "tools use `--defer-loading`, or split the API.",
+        "`specbridge serve` offers it in search mode (`search: auto`, the default, or `on`), or in code "
+        "mode (`code_mode: on`: a search and a script, about a thousand tokens); for exported tools use "
+        "`--defer-loading`, or split the API.",
         pointer="/paths",
     )
 

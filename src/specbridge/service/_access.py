@@ -81,6 +81,8 @@ def audit(
     }
     if trail.refused_by is not None:
         fields["refused_by"] = trail.refused_by
+    if trail.script is not None:
+        fields["script"] = trail.script
     if background:
         fields["background"] = True
     audit_event("tool call", **fields)

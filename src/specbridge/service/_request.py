@@ -51,6 +51,7 @@ class Trail:
     approval: str | None = None
     replayed: bool = False  # the outcome is an idempotency key's stored result: nothing sent by this call
     refused_by: str | None = None  # the config key of the tool rule or rate limit that refused it
+    script: str | None = None  # the code-mode script that made this call (codemode/), by its id
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,77 @@
+"""`specbridge tools --code-mode`: the two tools a model is handed for an API in code mode (codemode/),
+in the format asked for, and on stderr how many tokens they are against the API's tools as tools."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from .._json import dumps
+from ..call import estimate_tokens
+from ..codemode import code_mode_tools, document_tags
+from ..tools import ExportFormat, ToolSet, export
+
+if TYPE_CHECKING:
+    from ..config import CodeModeConfig
+
+
+def code_mode_limits(config_path: str | None, api_name: str | None) -> CodeModeConfig:
+    """The limits the execute tool's description tells: the config API's, else the defaults."""
+    from ..config import CodeModeConfig, load_config
+
+    if config_path is None:
+        return CodeModeConfig()
+    config = load_config(config_path)
+    return config.api(api_name).code_mode if config.apis else config.code_mode
+
+
+def _as(fmt: ExportFormat, tools: list[dict[str, Any]], strict: bool) -> Any:
+    if fmt == "mcp":
+        return {"tools": tools}
+    if fmt == "anthropic":
+        return [
+            {"name": tool["name"], "description": tool["description"], "input_schema": tool["inputSchema"]}
+            for tool in tools
+        ]
+    function = {"strict": True} if strict else {}
+    return [
+        {
+            "type": "function",
+            "function": {
+                "name": tool["name"],
+                "description": tool["description"],
+                "parameters": _strict(tool["inputSchema"]) if strict else tool["inputSchema"],
+                **function,
+            },
+        }
+        for tool in tools
+    ]
+
+
+def _strict(schema: dict[str, Any]) -> dict[str, Any]:
+    """OpenAI strict mode: every property required, an optional one nullable."""
+    properties = {
+        name: {**value, "type": [value["type"], "null"]} for name, value in schema["properties"].items()
+    }
+    for value in properties.values():
+        value.pop("default", None)
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": list(properties),
+        "additionalProperties": False,
+    }
+
+
+def code_mode_export(toolset: ToolSet, fmt: ExportFormat, *, strict: bool, limits: CodeModeConfig) -> str:
+    """The export, and its token count (o200k_base estimate) beside the tools' own, said on stderr."""
+    tools = code_mode_tools(toolset.document.title, len(toolset.tools), limits, document_tags(toolset))
+    text = dumps(_as(fmt, tools, strict), indent=True)
+    as_tools = dumps(export(toolset, fmt, strict=strict), indent=True)
+    click.echo(
+        f"code mode: {len(tools)} tools, about {estimate_tokens(text):,} tokens handed to the model; the "
+        f"API's {len(toolset.tools):,} operations as tools: about {estimate_tokens(as_tools):,} tokens",
+        err=True,
+    )
+    return text

@@ -1,0 +1,30 @@
+"""Code mode: an API served as two tools, `search` (its operations as Python function signatures) and
+`execute` (a short Python script in a sandbox made for code a model wrote, pydantic-monty, each
+operation a function of the module `api`). Every call a script makes is a call of the call service
+(service/): checked, admitted, counted, approved, keyed, sent once and audited as a tool call is; only
+what the script returns reaches the model. Between service/ and gateway/, free of MCP.
+
+`CodeMode` is one API's; `code_mode_tools` the two tools as plain data (`specbridge tools --code-mode`
+reads them without the sandbox, which loads only with `CodeMode`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from ._calls import Context as Context
+    from ._mode import CodeMode as CodeMode
+    from ._names import Names as Names
+    from ._names import python_name as python_name
+    from ._sandbox import sandbox as sandbox
+    from ._sandbox import sandbox_available as sandbox_available
+    from ._signatures import signature as signature
+    from ._tools import EXECUTE as EXECUTE
+    from ._tools import SEARCH as SEARCH
+    from ._tools import code_mode_tools as code_mode_tools
+    from ._tools import document_tags as document_tags
+
+__getattr__, __dir__ = lazy_exports(__name__)
