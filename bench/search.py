@@ -79,11 +79,13 @@ def score(
 
 
 def ours(index: SearchIndex) -> Callable[[str], list[str]]:
-    """What `search_tools` answers with its default limit (a hit's producers after it, `_producers`),
-    then the rest of the ranking."""
+    """What `search_tools` answers with its default limit: its 5 hits, then the producers it adds
+    (`_producers`: never in place of a hit), then the rest of the ranking."""
 
     def ranked(query: str) -> list[str]:
-        first = [tool.name for tool in index.search(query, 5).tools]
+        answer = index.search(query, 5)
+        hits = [tool.name for tool in answer.tools if tool.name not in answer.added_for]
+        first = hits + [name for name in answer.added_for if name not in hits]
         return first + [index.tools[i].name for i in index.rank(query)[0] if index.tools[i].name not in first]
 
     return ranked

@@ -36,14 +36,14 @@ def test_a_producer_the_caller_may_not_use_is_never_added() -> None:
     assert answer.added_for.get("movie_top_rated") in (None, "movie_credits")
 
 
-def test_producers_take_at_most_two_of_five_places_and_follow_a_producers_own_ids() -> None:
+def test_producers_are_added_to_the_hits_two_for_five_and_follow_a_producers_own_ids() -> None:
     # 0 needs 1 and 2; 1 needs 3 (one step further); hits are 0, 5, 6, 7, 8 in that order
     producers = [((1,), (2,)), ((3,),), (), (), (), (), (), (), ()]
     chosen, added = with_producers([0, 5, 6, 7, 8], producers, 5)
-    assert chosen == [0, 1, 3, 5, 6]  # 2 would be a third producer: two of five at most
+    assert chosen == [0, 1, 3, 5, 6, 7, 8]  # every hit kept; 2 would be a third producer: two for five
     assert added == {1: 0, 3: 1}
     chosen, added = with_producers([0, 5, 6, 7, 8, 4], producers, 10)
-    assert chosen[:5] == [0, 1, 3, 2, 5] and added == {1: 0, 3: 1, 2: 0}
+    assert chosen == [0, 1, 3, 2, 5, 6, 7, 8, 4] and added == {1: 0, 3: 1, 2: 0}
 
 
 def test_a_producer_among_the_top_hits_is_not_added_twice() -> None:

@@ -5,7 +5,9 @@ search for it ranks `movie_credits` first and the list nowhere near. Each tool k
 whose answers produce its ids (`tools.Provenance`); unless one of them is among the hits already
 (the query said "top-rated"), the best follows the hit, so the model sees both steps at once. Only
 the top hits are followed, each by at most one producer per id it takes and at most `PER_HIT` in
-all, and a producer the caller may not use is never added.
+all, and a producer the caller may not use is never added. Producers are added to the answer, never in
+place of a hit: an answer for `limit` 5 holds the 5 best hits and at most 2 producers (`SHARE`), so a
+one-step search finds what it found without them (bench/search.py).
 """
 
 from __future__ import annotations
@@ -17,8 +19,7 @@ from ..tools import Tool
 FOLLOWED = 2  # how many of the top hits bring their producers along (chosen on the tune sets)
 PER_HIT = 2  # producers added after one hit at most
 DEPTH = 2  # a producer's own producers (a workspace before its projects) are followed this far
-SHARE = 40  # percent of the answer's places producers may take: 2 of 5, 4 of 10 (bench/tasks.py)
-COMING = 3  # a producer among this many top hits is not added again after another hit
+SHARE = 40  # producers added at most, in percent of `limit`: 2 for 5, 4 for 10 (bench/tasks.py)
 
 
 def producer_positions(tools: Sequence[Tool]) -> tuple[tuple[tuple[int, ...], ...], ...]:
@@ -45,10 +46,11 @@ def with_producers(
     limit: int,
     allowed: Collection[int] | None = None,
 ) -> tuple[list[int], dict[int, int]]:
-    """The first `limit` of `ranked`, with the best producers of the top hits after each; and for each
-    producer added, the hit it was added for."""
-    room = max(1, limit * SHARE // 100)  # the producers added take at most this many places
-    coming = set(ranked[:COMING])  # hits the answer has anyway
+    """The first `limit` of `ranked`, the best producers of the top hits added after each (a producer
+    among those hits is not added again); and for each producer added, the hit it was added for."""
+    room = max(1, limit * SHARE // 100)
+    hits = list(ranked[:limit])
+    coming = set(hits)  # in the answer anyway
     out: list[int] = []
     added: dict[int, int] = {}
 
@@ -60,7 +62,7 @@ def with_producers(
                 continue
             best = usable[0]
             if best not in out and best not in coming:
-                if len(out) >= limit or taken >= PER_HIT or len(added) >= room:
+                if taken >= PER_HIT or len(added) >= room:
                     return
                 out.append(best)
                 added[best] = hit
@@ -68,12 +70,8 @@ def with_producers(
             if depth < DEPTH:
                 follow(best, depth + 1)  # its own ids: the step before it
 
-    for rank, hit in enumerate(ranked):
-        if len(out) >= limit:
-            break
-        if hit in out:
-            continue
+    for rank, hit in enumerate(hits):
         out.append(hit)
         if rank < FOLLOWED:
             follow(hit, 1)
-    return out[:limit], added
+    return out, added
