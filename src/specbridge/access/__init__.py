@@ -1,13 +1,19 @@
-"""Who may call: client and admin keys (made once, stored as SHA-256, compared in constant time), and
+"""Who may call: one admission step for every route of the HTTP edge (`Admission`: a request becomes an
+`Identity` or a `Refusal`), client and admin keys (made once, stored as SHA-256, compared in constant time), and
 OAuth 2.1 access tokens for an API with `oauth:` (the gateway as a resource server: tokens checked
 against the issuer's JWKS or by introspection, the Protected Resource Metadata that tells clients where
 to get one)."""
 
 from __future__ import annotations
 
+from ._admission import Admission as Admission
+from ._admission import admin_identity as admin_identity
+from ._admission import open_to_anyone as open_to_anyone
 from ._claims import TokenClaims as TokenClaims
 from ._claims import canonical_resource as canonical_resource
+from ._identity import NOBODY as NOBODY
 from ._identity import Identity as Identity
+from ._identity import Presented as Presented
 from ._keys import ADMIN_KEY_PREFIX as ADMIN_KEY_PREFIX
 from ._keys import KEY_PREFIX as KEY_PREFIX
 from ._keys import KeyHolder as KeyHolder

@@ -33,7 +33,7 @@ from ..call import Lru
 from ..config import ApiConfig, ClientConfig, OAuthConfig
 from ._claims import LEEWAY, MAX_TOKEN_LENGTH, TokenClaims
 from ._fetch import Fetcher
-from ._identity import Identity
+from ._identity import Identity, Presented
 from ._introspection import IntrospectionVerifier
 from ._jwks import JwksCache
 from ._jwt import JwtVerifier
@@ -152,9 +152,12 @@ class ResourceServer:
             )
         entry = _client_of(claims, clients)
         if entry is not None:
-            return _listed(entry, api.name) or Identity(entry, entry.id, claims)
+            return _listed(entry, api.name) or Identity(
+                entry, entry.id, claims, via="token", presented=Presented(bearer)
+            )
         if settings.allow_unknown_clients:
-            return Identity(None, f"oauth:{claims.client_id or claims.subject or 'unnamed'}", claims)
+            name = f"oauth:{claims.client_id or claims.subject or 'unnamed'}"
+            return Identity(None, name, claims, via="token", presented=Presented(bearer))
         log_event("token of no known client", api=api.name, client=claims.client_id, subject=claims.subject)
         return Refusal(
             403,
