@@ -22,7 +22,7 @@ ALLOWED = {
     "store": {"store"},
     "approvals": {"config", "store", "approvals"},
     "access": {"config", "call", "access"},
-    "grants": {"config", "call", "store", "grants"},
+    "grants": {"config", "call", "store", "access", "grants"},
     "files": {"tools", "call", "config", "store", "access", "files"},
     "webhooks": {"call", "config", "store", "approvals", "webhooks"},
     "service": {

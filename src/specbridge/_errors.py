@@ -125,6 +125,7 @@ class ErrorCode(StrEnum):
     ACCOUNT_NOT_CONNECTED = "account-not-connected"
     CONNECT_INVALID = "connect-invalid"
     CONNECT_DECLINED = "connect-declined"
+    PERSON_NOT_SIGNED_IN = "person-not-signed-in"
 
 
 class SpecbridgeError(Exception):

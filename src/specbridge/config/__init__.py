@@ -23,6 +23,7 @@ from ._document import fetch_rules as fetch_rules
 from ._document import operations_document as operations_document
 from ._grant import CALLBACK_PATH as CALLBACK_PATH
 from ._grant import GrantConfig as GrantConfig
+from ._grant import GrantType as GrantType
 from ._model import AUTH_TYPES as AUTH_TYPES
 from ._model import BINDING_LOCATIONS as BINDING_LOCATIONS
 from ._model import DEFAULT_ANSWER_TOKENS as DEFAULT_ANSWER_TOKENS
@@ -99,6 +100,7 @@ __all__ = [
     "EgressConfig",
     "FilesConfig",
     "GrantConfig",
+    "GrantType",
     "IdempotencyConfig",
     "IntrospectionConfig",
     "LimitsConfig",

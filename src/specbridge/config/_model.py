@@ -40,6 +40,7 @@ from ._secrets import Secret
 AuthType = Literal[
     "none", "bearer", "basic", "header", "query", "cookie",
     "oauth2_client_credentials", "oauth2_refresh_token", "oauth2_authorization_code",
+    "oauth2_token_exchange", "oauth2_jwt_bearer",
 ]  # fmt: skip
 SearchMode = Literal["on", "off", "auto"]
 SemanticMode = Literal["auto", "on", "off"]
