@@ -40,10 +40,11 @@ ALLOWED = {
         ),
         "service",
     },
-    "admin": {"config", "store", "approvals", "access", "service", "admin"},
+    "admin": {"config", "store", "approvals", "access", "grants", "service", "admin"},
+    "front": {"config", "call", "store", "access", "grants", "admin", "front"},
     "gateway": {
         *("document", "tools", "call", "search", "config", "store", "approvals"),
-        *("access", "files", "webhooks", "grants", "service", "admin", "gateway"),
+        *("access", "files", "webhooks", "grants", "service", "admin", "front", "gateway"),
     },
     "examples": {"examples"},
 }

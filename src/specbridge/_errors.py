@@ -126,6 +126,12 @@ class ErrorCode(StrEnum):
     CONNECT_INVALID = "connect-invalid"
     CONNECT_DECLINED = "connect-declined"
     PERSON_NOT_SIGNED_IN = "person-not-signed-in"
+    # The gateway's own authorization server (front/) and sign-in with OpenID Connect
+    SIGNIN_FAILED = "signin-failed"
+    SIGNIN_UNMAPPED = "signin-unmapped"
+    AUTHORIZE_INVALID = "authorize-invalid"
+    CLIENT_METADATA_INVALID = "client-metadata-invalid"
+    REGISTRATION_LIMITED = "registration-limited"
 
 
 class SpecbridgeError(Exception):

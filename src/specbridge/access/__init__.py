@@ -11,6 +11,9 @@ from ._admission import admin_identity as admin_identity
 from ._admission import open_to_anyone as open_to_anyone
 from ._claims import TokenClaims as TokenClaims
 from ._claims import canonical_resource as canonical_resource
+from ._fetch import Fetcher as Fetcher
+from ._front_key import FrontKeys as FrontKeys
+from ._front_key import front_keys as front_keys
 from ._identity import NOBODY as NOBODY
 from ._identity import Identity as Identity
 from ._identity import Presented as Presented
@@ -27,5 +30,9 @@ from ._metadata import WELL_KNOWN as WELL_KNOWN
 from ._metadata import challenge as challenge
 from ._metadata import metadata_url as metadata_url
 from ._metadata import resource_metadata as resource_metadata
+from ._oidc import OidcProvider as OidcProvider
+from ._oidc import SignInError as SignInError
+from ._oidc import Start as Start
+from ._oidc import challenge_of as challenge_of
 from ._resource import ResourceServer as ResourceServer
 from ._resource import ResourceServers as ResourceServers

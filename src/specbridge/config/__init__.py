@@ -21,6 +21,10 @@ from ._auth import MIN_STORE_KEY as MIN_STORE_KEY
 from ._document import api_document as api_document
 from ._document import fetch_rules as fetch_rules
 from ._document import operations_document as operations_document
+from ._front import ClaimRule as ClaimRule
+from ._front import OAuthServerConfig as OAuthServerConfig
+from ._front import UpstreamConfig as UpstreamConfig
+from ._front import first_match as first_match
 from ._grant import CALLBACK_PATH as CALLBACK_PATH
 from ._grant import GrantConfig as GrantConfig
 from ._grant import GrantType as GrantType
@@ -95,6 +99,7 @@ __all__ = [
     "AuthConfig",
     "AuthType",
     "CallsConfig",
+    "ClaimRule",
     "ClientConfig",
     "Config",
     "EgressConfig",
@@ -107,6 +112,7 @@ __all__ = [
     "LintConfig",
     "LintIgnore",
     "OAuthConfig",
+    "OAuthServerConfig",
     "OperationConfig",
     "ParameterConfig",
     "Rate",
@@ -116,6 +122,7 @@ __all__ = [
     "Secret",
     "ToolAccess",
     "ToolConfig",
+    "UpstreamConfig",
     "WebhookConfig",
     "WebhooksConfig",
     "api_document",
@@ -124,6 +131,7 @@ __all__ = [
     "config_from_data",
     "config_schema",
     "fetch_rules",
+    "first_match",
     "is_pattern",
     "load_config",
     "looks_like_secret",

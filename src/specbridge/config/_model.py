@@ -33,6 +33,7 @@ from typing import Any, Literal, get_args
 
 from .._errors import ConfigError
 from ..tools import ConvertOptions, Tool, ToolOverride
+from ._front import OAuthServerConfig
 from ._grant import GrantConfig
 from ._rules import AuditConfig, RateLimits, ToolAccess
 from ._secrets import Secret
@@ -233,6 +234,8 @@ class OAuthConfig:
     scopes_supported: tuple[str, ...] = ()
     allow_unknown_clients: bool = False
     scopes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # scope -> the tools it gives
+    front: bool = False  # `issuer` is this gateway's own `oauth_server` (its tokens checked here)
+    front_key: Secret | None = None  # then: the store_key its signing key is derived from
 
     @property
     def advertised_scopes(self) -> tuple[str, ...]:
@@ -353,6 +356,7 @@ class Config:
     audit: AuditConfig = field(default_factory=AuditConfig)
     # Where handshake-era MCP sessions live: "store" (any instance serves them) or "memory" (`_store.py`)
     sessions: str = "memory"
+    oauth_server: OAuthServerConfig | None = None  # the gateway's own authorization server (`_front.py`)
 
     def approvals_for(self, api: str | None = None) -> ApprovalsConfig:
         """The approval settings of an API (its `approvals:` over the top level's), or the top level's."""

@@ -39,6 +39,7 @@ from ._model import (
     WebhooksConfig,
 )
 from ._oauth import check_keyless_client, oauth_settings
+from ._oauth_server import front_issuer, read_oauth_server
 from ._operations import read_operations
 from ._schema import key_path, validate
 from ._secrets import secret_reference, shown
@@ -130,6 +131,7 @@ class _Builder:
     def __init__(self, source: str, base_dir: Path) -> None:
         self.source = source
         self.base_dir = base_dir
+        self.front: str | None = None  # `oauth_server.issuer`: an API's `oauth` may name it
 
     def fail(self, key: list[str | int], message: str) -> ConfigError:
         return ConfigError(message, source=self.source, key=key_path(key))
@@ -139,6 +141,7 @@ class _Builder:
         approvals = self.approvals(top.get("approvals") or {}, ApprovalsConfig(), ["approvals"])
         idempotency = self.idempotency(top.get("idempotency") or {}, IdempotencyConfig())
         calls = self.calls(top.get("calls") or {}, CallsConfig())
+        self.front = front_issuer(top)
         apis = {
             name: replace(
                 self.api(name, value, approvals),
@@ -160,8 +163,11 @@ class _Builder:
                     ["admins", admin.id, "key_sha256"],
                     "is also a client's key; an admin key must be its own (`specbridge keys new --admin`)",
                 )
+        front, apis = read_oauth_server(top.get("oauth_server"), apis=apis, clients=clients, admins=admins,
+            store_key=store_key, duration=parse_duration, fail=self.fail, base_dir=self.base_dir)  # fmt: skip
         config = Config(
             source=self.source,
+            oauth_server=front,
             apis=apis,
             clients=clients,
             store=self.store(top.get("store", DEFAULT_STORE)),
@@ -323,7 +329,9 @@ class _Builder:
             tools={**tools, **settings},
             answers=answers,
             approvals=self.approvals(raw.get("approvals") or {}, approvals, [*key, "approvals"]),
-            oauth=oauth_settings(raw.get("oauth"), egress, [*key, "oauth"], self.fail, self.base_dir),
+            oauth=oauth_settings(
+                raw.get("oauth"), egress, [*key, "oauth"], self.fail, self.base_dir, self.front
+            ),
             source=self.source,
             ref_dirs=tuple(self.folder(folder) for folder in raw.get("ref_dirs", [])),
         )

@@ -19,6 +19,8 @@ from ._gateway import Gateway
 from ._local import LOCAL_HOSTS, is_loopback
 from ._protected import resource_of
 
+Endpoint = Callable[[Request], Awaitable[Response]]
+
 
 def origin_allowed(origin: str | None) -> bool:
     """No Origin (not a browser, or same-origin) or a localhost origin."""

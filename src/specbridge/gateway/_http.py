@@ -38,7 +38,7 @@ from starlette.types import Receive, Scope, Send
 
 from .._errors import ErrorCode
 from .._logging import log_event
-from ..access import NOBODY, WELL_KNOWN, Admission, Identity, Refusal
+from ..access import NOBODY, WELL_KNOWN, Admission, Identity, Refusal, ResourceServers
 from ..config import ApiConfig, ClientConfig
 from ..files import file_routes
 from ..store import StoreError
@@ -46,6 +46,7 @@ from ._accounts import account_routes
 from ._admin import gateway_admin_routes
 from ._drain import DrainingServer, InFlight, draining, end_sessions
 from ._edge import files_admission, host_allowed, local_route, origin_allowed, refuse, security_settings
+from ._front import front_routes_of, gateway_front
 from ._gateway import Gateway
 from ._local import is_loopback
 from ._protected import protected_resource_endpoint, resource_of
@@ -184,7 +185,9 @@ def http_app(
     shared = {
         name: shared_sessions(gateway, name, managers[name], cap, SESSION_IDLE_TIMEOUT) for name in managers
     }
-    admission = Admission()  # every route's one admission step; each OAuth API's token checks and caches
+    front = gateway_front(gateway)  # `oauth_server:`: the gateway's own authorization server
+    admission = Admission(ResourceServers(alive=front.alive))  # every route's one admission step
+    front.issuer.on_revoke.append(admission.servers.ended)
     posts = InFlight()  # POSTs being answered: a drain ends the sessions only after them (_drain)
     endpoints = {
         name: posts.counted(McpEndpoint(gateway, name, managers[name], tables[name], admission, shared[name]))
@@ -212,6 +215,7 @@ def http_app(
     )  # POST /files, …
     routes += account_routes(gateway, lambda host: host_allowed(host, local))  # /oauth/connect|callback/<api>
     routes += gateway_admin_routes(gateway, loopback=is_loopback(host))  # /admin/: approvals, sign-ins
+    routes += front_routes_of(front, lambda host: host_allowed(host, local), loopback=is_loopback(host))
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -229,6 +233,7 @@ def http_app(
                 finally:
                     tasks.cancel_scope.cancel()
         await admission.aclose()
+        await front.aclose()
         await gateway.aclose()
 
     app = Starlette(routes=routes, lifespan=lifespan)
