@@ -35,10 +35,11 @@ REDIRECT = "http://127.0.0.1:1/callback"  # the MCP client's redirect URI (never
 
 
 def signin_client(glewlwyd: Glewlwyd, base: str) -> str:
-    """A client of glewlwyd for the front, whose redirect URI is the front's sign-in callback."""
+    """A client of glewlwyd for the front, whose redirect URIs are the front's and the admin page's
+    sign-in callbacks."""
     client_id = f"front-{secrets.token_hex(4)}"
-    glewlwyd.add_client(client_id, None, grants=["code"], scopes=["openid"],
-                        redirect_uris=[f"{base}/oauth/signin/callback"])  # fmt: skip
+    callbacks = [f"{base}/oauth/signin/callback", f"{base}/admin/sign-in/callback"]
+    glewlwyd.add_client(client_id, None, grants=["code"], scopes=["openid"], redirect_uris=callbacks)
     return client_id
 
 
@@ -55,6 +56,8 @@ def front_config(
     allow: tuple[str, ...] = (),
     auth: dict[str, Any] | None = None,
     audience: str | None = None,
+    admins: list[dict[str, str]] | None = None,
+    tools: dict[str, Any] | None = None,
 ) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "shop.yaml").write_text(SPEC, encoding="utf-8")
@@ -66,6 +69,8 @@ def front_config(
     }
     if auth is not None:
         api["auth"] = auth
+    if tools is not None:
+        api["tools"] = tools
     config = {
         "apis": {"shop": api},
         "clients": {
@@ -78,7 +83,9 @@ def front_config(
             "users": users if users is not None else [{"claim": "email", "value": EMAIL, "client": MAPPED}],
             "registration": registration or {"dynamic": True},
             "egress": {"allow": [glewlwyd.address, *allow]},
+            **({"admins": admins} if admins is not None else {}),
         },
+        **({"admins": {rule["admin"]: {} for rule in admins}} if admins else {}),
         "store": store or f"sqlite:///{folder / 'state.db'}",
         "store_key": "env:SPECBRIDGE_TEST_STORE_KEY",
     }

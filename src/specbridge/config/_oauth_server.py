@@ -41,6 +41,12 @@ def read_oauth_server(
 ) -> tuple[OAuthServerConfig | None, dict[str, ApiConfig]]:
     """The front's settings, and the APIs whose `oauth.issuer` names it with its `store_key`."""
     if raw is None:
+        keyless = next((admin for admin in admins.values() if not admin.key_sha256), None)
+        if keyless is not None:
+            raise fail(
+                ["admins", keyless.id, "key_sha256"],
+                "is missing, and without `oauth_server.admins` this admin could never sign in",
+            )
         return None, dict(apis)
     key: list[str | int] = ["oauth_server"]
     issuer = raw["issuer"].strip().rstrip("/")
@@ -86,6 +92,15 @@ def read_oauth_server(
         allow=allow,
         store_key=store_key,
     )
+    named = {rule.target for rule in found.admins}
+    keyless = next(
+        (admin for admin in admins.values() if not admin.key_sha256 and admin.id not in named), None
+    )
+    if keyless is not None:
+        raise fail(
+            ["admins", keyless.id, "key_sha256"],
+            "is missing, and no rule of `oauth_server.admins` names this admin",
+        )
     if found.access_token_ttl > 3600:
         raise fail([*key, "access_token_ttl"], "must be at most an hour: access tokens are short-lived")
     served = {

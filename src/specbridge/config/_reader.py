@@ -153,12 +153,12 @@ class _Builder:
         apis, store_key = with_store_key(top.get("store_key"), apis, self.fail, self.base_dir)
         clients = {name: self.client(name, value, apis) for name, value in (top.get("clients") or {}).items()}
         admins = {
-            name: AdminConfig(id=name, key_sha256=value["key_sha256"].lower())
+            name: AdminConfig(id=name, key_sha256=(value or {}).get("key_sha256", "").lower())
             for name, value in (top.get("admins") or {}).items()
         }
         client_keys = {client.key_sha256 for client in clients.values() if client.key_sha256}
         for admin in admins.values():
-            if admin.key_sha256 in client_keys:
+            if admin.key_sha256 and admin.key_sha256 in client_keys:
                 raise self.fail(
                     ["admins", admin.id, "key_sha256"],
                     "is also a client's key; an admin key must be its own (`specbridge keys new --admin`)",

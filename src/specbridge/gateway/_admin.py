@@ -51,4 +51,5 @@ def gateway_admin_routes(gateway: Gateway, *, loopback: bool) -> list[BaseRoute]
         allowed_hosts=LOOPBACK_HOSTS if loopback else ("*",),
         tools=lambda api, name: tool_facts(gateway, api, name),
         store=lambda: gateway.approvals.open(gateway.config),
+        signin=lambda: gateway.config.oauth_server,
     )
