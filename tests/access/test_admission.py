@@ -87,9 +87,11 @@ async def test_only_a_config_with_an_endpoint_open_to_anyone_is_open_beside_it(
 async def test_at_an_endpoint_without_oauth_a_key_is_its_client_and_no_clients_is_nobody(
     admission: Admission,
 ) -> None:
-    assert await admission.at_api({}, {}, PLAIN, RESOURCE) is NOBODY
+    assert await admission.at_api({}, {}, PLAIN, lambda: RESOURCE) is NOBODY
     keyed = ClientConfig(id="keyed", key_sha256=key_sha256(KEY), apis=("plain",))
-    identity = await admission.at_api({"authorization": f"Bearer {KEY}"}, {"keyed": keyed}, PLAIN, RESOURCE)
+    identity = await admission.at_api(
+        {"authorization": f"Bearer {KEY}"}, {"keyed": keyed}, PLAIN, lambda: RESOURCE
+    )
     assert isinstance(identity, Identity) and (identity.client, identity.via) == (keyed, "key")
 
 

@@ -2,7 +2,7 @@
 `Refusal` (its status, code, message and headers), whatever it presents.
 
     admission = Admission(resource_servers)
-    await admission.at_api(headers, clients, api, resource)   # /<api>/mcp: as the API takes callers
+    await admission.at_api(headers, clients, api, resource)   # /<api>/mcp; resource() for a token
     await admission.anywhere(headers, config, resource_of)    # /files: as some MCP endpoint would
     admission.admin_key(headers, admins)                      # the admin API
 
@@ -54,20 +54,33 @@ class Admission:
 
     def __init__(self, servers: ResourceServers | None = None) -> None:
         self.servers = servers or ResourceServers()
+        self._keyed: dict[str, Identity] = {}  # a key client's identity, made once per config's client
+
+    def _of_key(self, client: ClientConfig) -> Identity:
+        found = self._keyed.get(client.id)
+        if found is None or found.client is not client:  # a reload made a new client of that id
+            if len(self._keyed) > 10_000:
+                self._keyed.clear()
+            found = self._keyed[client.id] = Identity(client, client.id)
+        return found
 
     async def at_api(
-        self, headers: Mapping[str, str], clients: Mapping[str, ClientConfig], api: ApiConfig, resource: str
+        self,
+        headers: Mapping[str, str],
+        clients: Mapping[str, ClientConfig],
+        api: ApiConfig,
+        resource: Callable[[], str],
     ) -> Identity | Refusal:
-        """Who calls `api`'s MCP endpoint (`resource`: the URL a token must name, for an API with
-        `oauth:`)."""
+        """Who calls `api`'s MCP endpoint (`resource()`: the URL a token must name, asked only for an
+        API with `oauth:`)."""
         if api.oauth is not None:
-            return await self.servers.of(api).admit(headers, clients, api, resource)
+            return await self.servers.of(api).admit(headers, clients, api, resource())
         found = authenticate(headers, clients, api.name)
         if found is None:
             return NOBODY
         if isinstance(found, Refusal):
             return found
-        return Identity(found, found.id)
+        return self._of_key(found)
 
     async def anywhere(
         self,
@@ -91,7 +104,7 @@ class Admission:
             return _key_missing()
         client = find_client(presented, config.clients)
         if client is not None:
-            return Identity(client, client.id)
+            return self._of_key(client)
         if not oauth or presented.startswith(KEY_PREFIX):
             return Refusal(
                 401, ErrorCode.KEY_INVALID, "this key is not known to the gateway", PLAIN_CHALLENGE

@@ -81,8 +81,9 @@ class McpEndpoint:
     ) -> Identity | Refusal:
         if api is None:  # no longer served (a reload): as an API without `oauth:` would answer
             api = ApiConfig(name=self.api, spec="")
+        found = api  # the resource is made only for an API with `oauth:` (a key client never needs it)
         return await self.admission.at_api(
-            headers, clients, api, resource_of(scope, api, scope.get("path", ""))
+            headers, clients, api, lambda: resource_of(scope, found, scope.get("path", ""))
         )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -112,9 +113,8 @@ class McpEndpoint:
             if outcome.client is not None:
                 scope[CLIENT_SCOPE_KEY] = outcome.client
             client = outcome.name
-            scope["user"] = AuthenticatedUser(
-                AccessToken(token="", client_id=client, scopes=sorted(outcome.scopes))
-            )
+            scopes = sorted(outcome.token.scopes) if outcome.token is not None else []
+            scope["user"] = AuthenticatedUser(AccessToken(token="", client_id=client, scopes=scopes))
         session = headers.get(SESSION_HEADER)
         try:
             full = opens_session(scope, session, headers) and await self._full(client)
