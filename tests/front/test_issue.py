@@ -129,3 +129,22 @@ async def test_a_token_with_a_changed_signature_is_refused(serving: Serving) -> 
         header, payload, signature = tokens["access_token"].split(".")
         forged = f"{header}.{payload}.{signature[::-1]}"
         assert await status_at(served.transport, forged) == 401
+
+
+def test_off_loopback_the_fronts_issuer_must_be_https() -> None:
+    from specbridge.config import config_from_data
+    from specbridge.gateway import exposure_refusal
+
+    def config(issuer: str) -> Any:
+        return config_from_data({
+            "apis": {"shop": {"spec": "/a.yaml", "base_url": "https://api.example.com",
+                              "oauth": {"issuer": issuer, "audience": "https://mcp.example.com/shop/mcp"}}},
+            "clients": {"a": {"apis": ["shop"]}},
+            "oauth_server": {"issuer": issuer, "upstream": {"issuer": "https://login.example.com", "client_id": "s"}},
+            "store_key": "env:SPECBRIDGE_TEST_STORE_KEY",
+        }, source="c.yaml")  # fmt: skip
+
+    refused = exposure_refusal("0.0.0.0", config("http://mcp.example.com"))
+    assert refused is not None and "oauth_server.issuer" in refused.message
+    assert exposure_refusal("0.0.0.0", config("https://mcp.example.com")) is None
+    assert exposure_refusal("127.0.0.1", config("http://127.0.0.1:8000")) is None

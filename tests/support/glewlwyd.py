@@ -29,6 +29,7 @@ import socket
 import sqlite3
 import subprocess
 import threading
+import time
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
@@ -49,6 +50,7 @@ USER_SUB = "alice-subject-7f3a"  # her `sub` in access tokens (glewlwyd's public
 EMAIL = "alice@example.com"  # her `email` in ID tokens
 ROBOT, ROBOT_SECRET = "robot", "robot-secret-1"
 READY = "Glewlwyd started on port"
+ADMIN_SIGN_IN_AGE = 300.0  # seconds; glewlwyd asks the admin's password again after 600
 
 
 def missing() -> str | None:
@@ -127,6 +129,7 @@ class Glewlwyd:
         self._process: subprocess.Popen[str] | None = None
         self._reader: threading.Thread | None = None
         self._admin: httpx.Client | None = None
+        self._signed_in_at = 0.0
         self._resources: list[str] = []
         self._printed = threading.Condition()  # notified for each line glewlwyd prints
         self._marker = False  # the client `marker` exists (`tokens_issued`)
@@ -172,7 +175,7 @@ class Glewlwyd:
         else:
             raise RuntimeError("glewlwyd did not start:\n" + "\n".join(self.output[-20:]))
         self._admin = httpx.Client(base_url=self.url, timeout=10)
-        self._check(self._admin.post("/api/auth/", json={"username": "admin", "password": "password"}))
+        self._sign_admin_in()
         self._setup()
 
     def _launch(self) -> bool:
@@ -288,8 +291,7 @@ class Glewlwyd:
         }
 
     def _setup(self) -> None:
-        admin = self._admin
-        assert admin is not None
+        admin = self._admin_client()
         self._check(admin.post("/api/mod/plugin/", json=self._plugin()))
         scope = {"name": SCOPE, "display_name": "MCP tools", "description": "Use the gateway's tools"}
         self._check(admin.post("/api/scope/", json={**scope, "password_required": True, "scheme": {}}))
@@ -338,8 +340,7 @@ class Glewlwyd:
 
     def allow_resources(self, *urls: str) -> None:
         """Let tokens for `mcp:tools` be issued for these resource URLs (and only these)."""
-        admin = self._admin
-        assert admin is not None
+        admin = self._admin_client()
         self._resources = list(urls)
         self._check(admin.put("/api/mod/plugin/oidc", json=self._plugin()))
         self._check(admin.put("/api/mod/plugin/oidc/reset"))  # glewlwyd reads the new settings
@@ -446,7 +447,16 @@ class Glewlwyd:
 
     def _admin_client(self) -> httpx.Client:
         assert self._admin is not None, "glewlwyd is not started"
+        if time.monotonic() - self._signed_in_at > ADMIN_SIGN_IN_AGE:
+            self._sign_admin_in()
         return self._admin
+
+    def _sign_admin_in(self) -> None:
+        """glewlwyd's admin scope takes a password at most 10 minutes old (`password_max_age`), and the
+        server lives for the whole test session: the admin signs in again before that."""
+        assert self._admin is not None
+        self._check(self._admin.post("/api/auth/", json={"username": "admin", "password": "password"}))
+        self._signed_in_at = time.monotonic()
 
     def revoke(self, token: str) -> None:
         self._check(

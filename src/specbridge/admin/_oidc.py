@@ -33,7 +33,7 @@ from starlette.responses import RedirectResponse, Response
 
 from .._errors import ErrorCode, SpecbridgeError
 from ..access import OidcProvider, SignInError, Start
-from ..config import AdminConfig, ClaimRule, OAuthServerConfig, UpstreamConfig, first_match
+from ..config import AdminConfig, ClaimRule, OAuthServerConfig, first_match
 from ..grants import Unreadable, sealer_of
 from ..store import Store
 from ._guard import log_admin
@@ -57,13 +57,16 @@ class AdminSignIn:
         settings: Callable[[], OAuthServerConfig | None],
         store: Callable[[], Awaitable[Store]],
         admins: Mapping[str, AdminConfig],
+        provider: Callable[[], OidcProvider],
         clock: Callable[[], float] = time.time,
     ) -> None:
+        """`provider`: the sign-in provider's relying party of the config served now (the gateway's,
+        which the front shares and which the gateway closes)."""
         self._settings = settings
         self._store = store
         self.admins = admins
+        self._provider = provider
         self._clock = clock
-        self._providers: dict[tuple[UpstreamConfig, tuple[str, ...]], OidcProvider] = {}
 
     def rules(self) -> tuple[ClaimRule, ...]:
         settings = self._settings()
@@ -72,13 +75,6 @@ class AdminSignIn:
     def offered(self) -> bool:
         settings = self._settings()
         return settings is not None and bool(settings.admins)
-
-    def _provider(self, settings: OAuthServerConfig) -> OidcProvider:
-        key = (settings.upstream, settings.allow)
-        found = self._providers.get(key)
-        if found is None:
-            found = self._providers[key] = OidcProvider(settings.upstream, settings.allow)
-        return found
 
     async def start(self, request: Request, next_path: str) -> Response:
         settings = self._settings()
@@ -98,7 +94,7 @@ class AdminSignIn:
         now = self._clock()
         sealed = sealer_of(settings.store_key).seal(slot, orjson.dumps(record))
         await (await self._store()).put_sealed(slot, sealed, now + LIFE, now)
-        url = await self._provider(settings).authorize_url(begun, settings.issuer + CALLBACK)
+        url = await self._provider().authorize_url(begun, settings.issuer + CALLBACK)
         response = RedirectResponse(
             url, status_code=303, headers={**HEADERS, "Referrer-Policy": "no-referrer"}
         )
@@ -126,9 +122,7 @@ class AdminSignIn:
         if await store.take_sealed(slot, self._clock()) is None:
             raise SignInError("this sign-in was already used; sign in again")
         begun = Start(state, str(kept["nonce"]), str(kept["verifier"]))
-        claims = await self._provider(settings).finish(
-            query.get("code", ""), begun, settings.issuer + CALLBACK
-        )
+        claims = await self._provider().finish(query.get("code", ""), begun, settings.issuer + CALLBACK)
         admin_id = first_match(settings.admins, claims)
         admin = self.admins.get(admin_id) if admin_id is not None else None
         shown = claims.get("email") if isinstance(claims.get("email"), str) else claims["sub"]
@@ -161,7 +155,3 @@ class AdminSignIn:
         except (Unreadable, orjson.JSONDecodeError):
             return None
         return found if isinstance(found, dict) else None
-
-    async def aclose(self) -> None:
-        for provider in self._providers.values():
-            await provider.aclose()

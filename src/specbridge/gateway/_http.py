@@ -214,7 +214,7 @@ def http_app(
         gateway.files, files_admission(gateway, admission, tuple(managers)), lambda e: local_route(e, local)
     )  # POST /files, …
     routes += account_routes(gateway, lambda host: host_allowed(host, local))  # /oauth/connect|callback/<api>
-    routes += gateway_admin_routes(gateway, loopback=is_loopback(host))  # /admin/: approvals, sign-ins
+    routes += gateway_admin_routes(gateway, loopback=is_loopback(host), provider=front.provider)  # /admin/
     routes += front_routes_of(front, lambda host: host_allowed(host, local), loopback=is_loopback(host))
 
     @contextlib.asynccontextmanager

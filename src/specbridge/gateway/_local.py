@@ -39,6 +39,14 @@ def exposure_refusal(host: str, config: Config) -> SpecbridgeError | None:
             "`oauth:` on every API) it may only serve on a loopback address",
             code=ErrorCode.SERVE_UNSAFE_BIND,
         )
+    front = config.oauth_server
+    if front is not None and not front.issuer.startswith("https://"):
+        return SpecbridgeError(
+            f"the gateway is bound to {host} and oauth_server.issuer is not https://; off loopback its "
+            "sign-in pages, codes and tokens must travel over TLS (put the gateway behind it and name "
+            "the https:// address)",
+            code=ErrorCode.SERVE_UNSAFE_BIND,
+        )
     for api in oauth:
         if api.oauth is not None and not api.oauth.audience:
             return SpecbridgeError(
