@@ -19,6 +19,11 @@
    example shop) through the gateway's ASGI app in process (httpx's ASGITransport, JSON-RPC on an open
    session, no SDK client) against a loopback upstream in this process. `--keys-only` runs only this
    part, so the same figures can be had from another tree (PYTHONPATH=OTHER/src).
+3. The gateway's own authorization server (`oauth_server:`, front/): its access token checked by the
+   resource server (kept: the same hash and lookup as any token; first seen: the EdDSA signature and
+   the sign-in looked up in the store), and what issuing costs on SQLite (a sign-in's first tokens: two
+   sealed records written; a refresh: the old token taken, its tombstone and the sign-in written again,
+   a new refresh token; the access token's signature alone).
 """
 
 from __future__ import annotations
@@ -236,6 +241,85 @@ async def key_calls(upstream: Upstream, rounds: int) -> None:
     report("a whole tools/call (getProduct) through the ASGI app", samples)
 
 
+async def front(upstream: Upstream, rounds: int) -> None:
+    from specbridge.access import ResourceServer
+    from specbridge.front import Front
+    from specbridge.store import open_store
+
+    os.environ["BENCH_STORE_KEY"] = "bench-store-key-0123456789abcdefghijklmnopqrstuv"
+    issuer_url = "http://127.0.0.1:9"
+    with tempfile.TemporaryDirectory() as folder:
+        data = config_data(upstream, {"issuer": issuer_url, "audience": RESOURCE})
+        data["clients"] = {**data["clients"], "client-3": {"apis": ["shop"]}}
+        data |= {
+            "store": f"sqlite:///{folder}/front.db",
+            "store_key": "env:BENCH_STORE_KEY",
+            "oauth_server": {
+                "issuer": issuer_url,
+                "upstream": {"issuer": "https://login.example.com", "client_id": "bench"},
+                "users": [{"claim": "sub", "value": "person-3", "client": "client-3"}],
+            },
+        }
+        config = config_from_data(data, source="bench")
+        api = config.apis["shop"]
+        assert api.oauth is not None
+        async with open_store(config.store) as store:
+
+            async def opened() -> Any:
+                return store
+
+            made = Front(opened, lambda: config)
+            grant = {"client_id": "https://app.example/client.json", "person": "person-3", "resource": RESOURCE,
+                     "api": "shop", "scope": "", "client": "client-3", "claims": {"sub": "person-3"}}  # fmt: skip
+            server = ResourceServer(api.oauth, (), alive=made.alive)
+            first = await made.issuer.sign_in(grant)
+            token = first["access_token"]
+            headers = {"authorization": f"Bearer {token}"}
+            await server.check(token, RESOURCE)
+            fresh = [
+                (await made.issuer.sign_in(grant))["access_token"] for _ in range(min(rounds, 2000) + 200)
+            ]
+            current = [first["refresh_token"]]
+
+            async def kept(_: int) -> Any:
+                return await server.check(token, RESOURCE)
+
+            async def admitted(_: int) -> Any:
+                return await server.admit(headers, config.clients, api, RESOURCE)
+
+            async def first_seen(number: int) -> Any:
+                return await server.check(fresh[number], RESOURCE)
+
+            async def sign_in(_: int) -> Any:
+                return await made.issuer.sign_in(grant)
+
+            async def refresh(_: int) -> Any:
+                answer = await made.issuer.refresh(current[0], grant["client_id"], None)
+                current[0] = answer["refresh_token"]
+                return answer
+
+            async def signed(_: int) -> Any:
+                return made.issuer.access_token("family", grant, time.time())
+
+            few = min(rounds, 2000)
+            print("\n| the gateway's own authorization server, SQLite (µs) | median | p99 |")
+            print("|---|---:|---:|")
+            report("its token, already checked (`check`)", await timed(rounds, kept))
+            report("its token, already checked (`admit`: + client lookup)", await timed(rounds, admitted))
+            report(
+                "its token seen for the first time (EdDSA, the sign-in in the store)",
+                await timed(few, first_seen),
+            )
+            report("an access token signed (EdDSA), alone", await timed(rounds, signed))
+            report(
+                "a sign-in's first tokens (`/oauth/token`, code: 2 records written)",
+                await timed(few, sign_in),
+            )
+            report("a refresh (`/oauth/token`: rotation, 4 store steps)", await timed(few, refresh))
+            await server.aclose()
+            await made.aclose()
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -246,6 +330,7 @@ async def main() -> None:
     with Upstream() as upstream:
         if not options.keys_only:
             await admission(upstream, options.rounds)
+            await front(upstream, options.rounds)
         await key_calls(upstream, max(500, options.rounds // 5))
 
 

@@ -25,7 +25,7 @@ ALLOWED = {
     "store": {"store"},
     "approvals": {"config", "store", "approvals"},
     "access": {"config", "call", "access"},
-    "grants": {"config", "call", "store", "grants"},
+    "grants": {"config", "call", "store", "access", "grants"},
     "files": {"tools", "call", "config", "store", "access", "files"},
     "webhooks": {"call", "config", "store", "approvals", "webhooks"},
     "service": {
@@ -43,14 +43,15 @@ ALLOWED = {
         ),
         "service",
     },
-    "admin": {"config", "store", "approvals", "access", "service", "admin"},
+    "admin": {"config", "store", "approvals", "access", "grants", "service", "admin"},
+    "front": {"config", "call", "store", "access", "grants", "admin", "front"},
     "codemode": {
         *("document", "tools", "call", "search", "config", "store", "approvals"),
         *("access", "files", "service", "codemode"),
     },
     "gateway": {
         *("document", "tools", "call", "search", "config", "store", "approvals"),
-        *("access", "files", "webhooks", "grants", "service", "admin", "codemode", "gateway"),
+        *("access", "files", "webhooks", "grants", "service", "admin", "front", "codemode", "gateway"),
     },
     "examples": {"examples"},
 }

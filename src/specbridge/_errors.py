@@ -13,6 +13,9 @@
     ├── TokenError                  an OAuth access token refused, or not checkable now (access/)
     ├── ConnectError                grants/: a connect page or callback that cannot go on
     ├── Declined                    grants/: the person (or the authorization server) declined to connect
+    ├── SignInError                 access/: a sign-in at the upstream OpenID Connect provider that failed
+    ├── PageError                   front/: an authorization request the front shows as a page, never redirects
+    ├── ClientError                 front/: a client's metadata document or registration that cannot be used
     ├── StoreError                  store/: the store cannot be reached, opened or migrated
     │   └── StoreLost               the store lost its data while the gateway ran (at-most-once calls refused)
     ├── DeliveryFailed              webhooks/: one webhook delivery attempt failed (retried later)
@@ -151,6 +154,13 @@ class ErrorCode(StrEnum):
     SCRIPT_BUSY = "script-busy"
     SCRIPT_NOT_FOUND = "script-not-found"
     SCRIPT_RUNNING = "script-running"
+    PERSON_NOT_SIGNED_IN = "person-not-signed-in"
+    # The gateway's own authorization server (front/) and sign-in with OpenID Connect
+    SIGNIN_FAILED = "signin-failed"
+    SIGNIN_UNMAPPED = "signin-unmapped"
+    AUTHORIZE_INVALID = "authorize-invalid"
+    CLIENT_METADATA_INVALID = "client-metadata-invalid"
+    REGISTRATION_LIMITED = "registration-limited"
 
 
 class SpecbridgeError(Exception):

@@ -129,7 +129,9 @@ async def test_each_hit_names_its_producers_and_the_first_step_comes_with_the_la
         result = await client.call_tool("search_tools", {"query": query, "limit": 2})
     assert result.structured_content is not None
     found = {tool["name"]: tool for tool in result.structured_content["tools"]}
-    assert len(found) == 3  # the two best hits, and the producer added after the first (never in place of one)
+    assert (
+        len(found) == 3
+    )  # the two best hits, and the producer added after the first (never in place of one)
     assert list(found)[:2] == ["movie_credits", "search_movie"]
     assert found["movie_credits"]["producers"] == {"movie_id": ["search_movie", "movie_top_rated"]}
     assert found["search_movie"]["found_for"] == "movie_credits"

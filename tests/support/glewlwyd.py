@@ -6,8 +6,9 @@
 
 It is set up through its own admin API, as an operator would: the OpenID Connect plugin (`oidc`, at
 `/api/oidc`: discovery, JWKS, token, introspection, dynamic client registration, authorization code
-with PKCE, resource indicators) signing with an RSA key made here; the scope `mcp:tools`; the user
-`alice`; a confidential client `robot` (client credentials). glewlwyd answers an introspection request
+with PKCE, resource indicators, ID tokens that carry `email`) signing with an RSA key made here; the
+scope `mcp:tools`; the user `alice` (who may also grant `openid`: the gateway's own sign-in asks for
+it); a confidential client `robot` (client credentials). glewlwyd answers an introspection request
 signed in with HTTP Basic only about the signing client's own tokens (another client's token is "not
 active"), so a test of introspection lets the gateway sign in as `robot`.
 Resource indicators (RFC 8707) are checked by glewlwyd against the resources allowed for `mcp:tools`,
@@ -48,6 +49,7 @@ MODULES = Path("/usr/lib/glewlwyd")
 SCOPE = "mcp:tools"
 USER, PASSWORD = "alice", "alice-password-1"
 USER_SUB = "alice-subject-7f3a"  # her `sub` in access tokens (glewlwyd's public subject identifier)
+EMAIL = "alice@example.com"  # her `email` in ID tokens
 ROBOT, ROBOT_SECRET = "robot", "robot-secret-1"
 READY = "Glewlwyd started on port"
 
@@ -313,18 +315,25 @@ class Glewlwyd:
                 "resource-client-property": "resource",
                 "resource-scope-and-client-property": False,
                 "subject-type": "public",
+                "email-claim": "mandatory",  # ID tokens carry `email` (the gateway's sign-in maps by it)
             },
         }
 
     def _setup(self) -> None:
-        admin = self._admin
-        assert admin is not None
+        admin = self._admin_client()
         self._check(admin.post("/api/mod/plugin/", json=self._plugin()))
         scope = {"name": SCOPE, "display_name": "MCP tools", "description": "Use the gateway's tools"}
         self._check(admin.post("/api/scope/", json={**scope, "password_required": True, "scheme": {}}))
         self._check(
             admin.post(
-                "/api/user/", json={"username": USER, "password": PASSWORD, "scope": [SCOPE], "enabled": True}
+                "/api/user/",
+                json={
+                    "username": USER,
+                    "password": PASSWORD,
+                    "scope": [SCOPE, "openid"],
+                    "enabled": True,
+                    "email": EMAIL,
+                },
             )
         )
         self._pin_subject()
@@ -360,8 +369,7 @@ class Glewlwyd:
 
     def allow_resources(self, *urls: str) -> None:
         """Let tokens for `mcp:tools` be issued for these resource URLs (and only these)."""
-        admin = self._admin
-        assert admin is not None
+        admin = self._admin_client()
         self._resources = list(urls)
         self._check(admin.put("/api/mod/plugin/oidc", json=self._plugin()))
         self._check(admin.put("/api/mod/plugin/oidc/reset"))  # glewlwyd reads the new settings

@@ -21,6 +21,8 @@ class TokenClaims:
     scopes: frozenset[str]
     audiences: frozenset[str]
     expires_at: float | None
+    family: str | None = None  # a token of the gateway's own `oauth_server`: its sign-in (revocable)
+    client_named: bool = False  # `client_id` names the gateway's client itself: never mapped by `sub`
 
 
 def _text(value: Any) -> str | None:
@@ -57,6 +59,22 @@ def token_claims(claims: Mapping[str, Any], issuer: str) -> TokenClaims:
         expires_at=float(expires)
         if isinstance(expires, int | float) and not isinstance(expires, bool)
         else None,
+    )
+
+
+def front_claims(claims: Mapping[str, Any], issuer: str) -> TokenClaims:
+    """A checked token of the gateway's own `oauth_server`: `sub` is the person, `sbc` the client the
+    operator mapped them to (`oauth_server.users`), `sid` their sign-in."""
+    found = token_claims(claims, issuer)
+    return TokenClaims(
+        issuer=issuer,
+        subject=found.subject,
+        client_id=_text(claims.get("sbc")),
+        scopes=found.scopes,
+        audiences=found.audiences,
+        expires_at=found.expires_at,
+        family=_text(claims.get("sid")),
+        client_named=True,
     )
 
 

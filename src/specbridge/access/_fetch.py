@@ -69,8 +69,10 @@ class Fetcher:
         return await self._send("GET", url, what)
 
     async def post_form(
-        self, url: str, what: str, data: Mapping[str, str], auth: tuple[str, str]
+        self, url: str, what: str, data: Mapping[str, str], auth: tuple[str, str] | None
     ) -> tuple[int, Any]:
+        if auth is None:  # a public client names itself in the form
+            return await self._send("POST", url, what, data=dict(data))
         return await self._send("POST", url, what, data=dict(data), auth=auth)
 
     async def _send(self, method: str, url: str, what: str, **options: Any) -> tuple[int, Any]:

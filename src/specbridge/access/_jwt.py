@@ -18,13 +18,14 @@ from __future__ import annotations
 import base64
 import binascii
 from collections.abc import Collection
+from typing import Any, Protocol
 
 import jwt
 import orjson
 
 from .._errors import TokenError
 from ._claims import LEEWAY, TokenClaims, token_claims
-from ._jwks import KEY_TYPES, JwksCache
+from ._jwks import KEY_TYPES
 
 ALGORITHMS = frozenset(KEY_TYPES)  # RS*, PS*, ES*, EdDSA; never none, never HS*
 _SHOWN_ALG = frozenset({"none", "HS256", "HS384", "HS512"}) | ALGORITHMS  # names a message may repeat
@@ -48,15 +49,26 @@ def _why(error: jwt.PyJWTError) -> str:
     return "it does not pass the token checks"
 
 
+class KeySource(Protocol):
+    """Where a token's key comes from: the issuer's JWKS (`JwksCache`), or the gateway's own key."""
+
+    async def key(self, kid: str | None, alg: str) -> Any: ...
+
+
 class JwtVerifier:
     """Checks one issuer's JWT access tokens; `verify(token, resources)` is its claims or `token-invalid`
     (`token-check-unavailable` when the issuer's keys cannot be had)."""
 
-    def __init__(self, issuer: str, jwks: JwksCache) -> None:
+    def __init__(self, issuer: str, jwks: KeySource, algorithms: frozenset[str] = ALGORITHMS) -> None:
         self.issuer = issuer
         self.jwks = jwks
+        self.algorithms = algorithms
 
     async def verify(self, token: str, resources: Collection[str]) -> TokenClaims:
+        return token_claims(await self.verify_raw(token, resources), self.issuer)
+
+    async def verify_raw(self, token: str, resources: Collection[str]) -> dict[str, Any]:
+        """The checked token's claims as it carries them."""
         if _critical(token):
             raise TokenError(
                 "the token is refused: its header lists extensions (crit) this gateway does not use"
@@ -66,7 +78,7 @@ class JwtVerifier:
         except jwt.PyJWTError:
             raise TokenError("the token is not a well-formed JWT") from None
         alg = header.get("alg")
-        if alg not in ALGORITHMS:
+        if alg not in self.algorithms:
             shown = alg if isinstance(alg, str) and alg in _SHOWN_ALG else "its algorithm"
             raise TokenError(
                 f"tokens signed with {shown} are not accepted; the issuer must sign with RS*, PS*, ES* "
@@ -88,7 +100,7 @@ class JwtVerifier:
             raise TokenError(f"the token is refused: {_why(error)}") from None
         if claims.get("iss") != self.issuer:  # whole, whatever the PyJWT release compares
             raise TokenError("the token is refused: it was issued by another authorization server (iss)")
-        return token_claims(claims, self.issuer)
+        return claims
 
 
 def _critical(token: str) -> bool:

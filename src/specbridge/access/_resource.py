@@ -15,7 +15,10 @@
    `token-client-unknown` unless `allow_unknown_clients: true` (then the API's defaults).
 
 Checked JWTs are kept by their SHA-256 (never the token) until they expire, for at most five minutes,
-so a token's second request costs a hash and a lookup. The token itself goes nowhere: not into the
+so a token's second request costs a hash and a lookup. An API whose `oauth.issuer` is the gateway's own
+`oauth_server` (`settings.front`) checks its tokens with the key derived from `store_key` (EdDSA only),
+takes them as the client they name (`sbc`, never `sub`), and asks whether their sign-in (`sid`) stands
+when first seen and then every 30 seconds (`alive`; a revocation on this instance applies at once). The token itself goes nowhere: not into the
 identity, not into a log line, not upstream.
 """
 
@@ -23,7 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 
 import httpx
 
@@ -31,18 +34,23 @@ from .._errors import ErrorCode, TokenError
 from .._logging import Outage, log_event
 from ..call import Lru
 from ..config import ApiConfig, ClientConfig, OAuthConfig
-from ._claims import LEEWAY, MAX_TOKEN_LENGTH, TokenClaims
-from ._fetch import Fetcher
-from ._identity import Identity
+from ._claims import LEEWAY, MAX_TOKEN_LENGTH, TokenClaims, front_claims
+from ._fetch import Fetcher, unavailable
+from ._front_key import ALGORITHM as FRONT_ALGORITHM
+from ._front_key import FrontKeySource
+from ._identity import Identity, Presented
 from ._introspection import IntrospectionVerifier
 from ._jwks import JwksCache
 from ._jwt import JwtVerifier
 from ._keys import KEY_PREFIX, Refusal, find_client
 from ._metadata import challenge
 
+FRONT_ALGORITHMS = frozenset({FRONT_ALGORITHM})
 KEEP = 300.0
+KEEP_FRONT = 30.0  # a token of the gateway's own authorization server: its sign-in asked again after this
 CACHE_SIZE = 10_000
 RETRY_AFTER = "10"
+Alive = Callable[[str], Awaitable[bool]]  # whether a sign-in of the front (`sid`) was not revoked
 
 
 class ResourceServer:
@@ -54,12 +62,16 @@ class ResourceServer:
         transport: httpx.AsyncBaseTransport | None = None,
         clock: Callable[[], float] = time.time,
         monotonic: Callable[[], float] = time.monotonic,
+        alive: Alive | None = None,
     ) -> None:
         self.settings = settings
         self.fetch = Fetcher(allow, transport=transport)
         self._clock = clock
+        self._alive = alive
         self.verifier: JwtVerifier | IntrospectionVerifier
-        if settings.introspection is not None:
+        if settings.front:  # the gateway's own `oauth_server`: its key, from store_key; EdDSA only
+            self.verifier = JwtVerifier(settings.issuer, FrontKeySource(settings.front_key), FRONT_ALGORITHMS)
+        elif settings.introspection is not None:
             self.verifier = IntrospectionVerifier(
                 settings.issuer, settings.introspection, self.fetch, clock=clock
             )
@@ -73,6 +85,7 @@ class ResourceServer:
             "or introspection endpoint) answers again; client keys still work",
             recovered="token check available again",
         )
+        self._ended: Lru[str, bool] = Lru(CACHE_SIZE)  # front sign-ins this process saw revoked
 
     async def check(self, token: str, resource: str) -> TokenClaims:
         """The claims of a valid token for `resource`; `TokenError` otherwise."""
@@ -86,12 +99,34 @@ class ResourceServer:
         kept = self._checked.get(digest)
         if kept is not None and kept[1] > now:
             claims = kept[0]
+            if claims.family is not None and self._ended.get(claims.family):
+                raise TokenError("the token is refused: its sign-in was revoked or has ended")
             if resource in claims.audiences:
                 return claims
-        claims = await self.verifier.verify(token, resources)
+        keep = KEEP
+        if self.settings.front:
+            claims = front_claims(await self.verifier.verify_raw(token, resources), self.settings.issuer)
+            await self._signed_in(claims)
+            keep = KEEP_FRONT
+        else:
+            claims = await self.verifier.verify(token, resources)
         expires = claims.expires_at if claims.expires_at is not None else now
-        self._checked.put(digest, (claims, min(now + KEEP, expires + LEEWAY)))
+        self._checked.put(digest, (claims, min(now + keep, expires + LEEWAY)))
         return claims
+
+    def ended(self, family: str) -> None:
+        """A front sign-in revoked here: its tokens kept as checked are refused at once (other
+        instances ask the store again within `KEEP_FRONT`)."""
+        self._ended.put(family, True)
+
+    async def _signed_in(self, claims: TokenClaims) -> None:
+        """A front token counts only while its sign-in stands (not revoked, not signed out)."""
+        if claims.family is None:
+            raise TokenError("the token is refused: it names no sign-in (sid)")
+        if self._alive is None:
+            raise unavailable("this gateway cannot look its sign-ins up")
+        if not await self._alive(claims.family):
+            raise TokenError("the token is refused: its sign-in was revoked or has ended")
 
     async def admit(
         self,
@@ -160,9 +195,12 @@ class ResourceServer:
             )
         entry = _client_of(claims, clients)
         if entry is not None:
-            return _listed(entry, api.name) or Identity(entry, entry.id, claims)
+            return _listed(entry, api.name) or Identity(
+                entry, entry.id, claims, via="token", presented=Presented(bearer)
+            )
         if settings.allow_unknown_clients:
-            return Identity(None, f"oauth:{claims.client_id or claims.subject or 'unnamed'}", claims)
+            name = f"oauth:{claims.client_id or claims.subject or 'unnamed'}"
+            return Identity(None, name, claims, via="token", presented=Presented(bearer))
         log_event("token of no known client", api=api.name, client=claims.client_id, subject=claims.subject)
         return Refusal(
             403,
@@ -176,8 +214,8 @@ class ResourceServer:
 
 
 def _client_of(claims: TokenClaims, clients: Mapping[str, ClientConfig]) -> ClientConfig | None:
-    """`clients.<client_id>`, else `clients.<sub>`."""
-    for name in (claims.client_id, claims.subject):
+    """`clients.<client_id>`, else `clients.<sub>` (a front token: only the client it names)."""
+    for name in (claims.client_id,) if claims.client_named else (claims.client_id, claims.subject):
         if name is not None and name in clients:
             return clients[name]
     return None
@@ -193,8 +231,12 @@ class ResourceServers:
     """Each served API's `ResourceServer`, made when first needed and made again when a reload changes
     the API's `oauth` or `egress.allow` (a new one starts with empty caches)."""
 
-    def __init__(self, make: Callable[[OAuthConfig, tuple[str, ...]], ResourceServer] | None = None) -> None:
-        self._make = make or ResourceServer
+    def __init__(
+        self,
+        make: Callable[[OAuthConfig, tuple[str, ...]], ResourceServer] | None = None,
+        alive: Alive | None = None,
+    ) -> None:
+        self._make = make or (lambda settings, allow: ResourceServer(settings, allow, alive=alive))
         self._servers: dict[str, tuple[tuple[OAuthConfig, tuple[str, ...]], ResourceServer]] = {}
         self._retired: list[ResourceServer] = []
 
@@ -210,6 +252,11 @@ class ResourceServers:
             self._retired.append(held[1])
         self._servers[api.name] = (made_for, server)
         return server
+
+    def ended(self, family: str) -> None:
+        """A sign-in of the gateway's own authorization server was revoked on this instance."""
+        for _, server in self._servers.values():
+            server.ended(family)
 
     async def aclose(self) -> None:
         servers = [server for _, server in self._servers.values()] + self._retired

@@ -13,8 +13,12 @@ from .._lazy import lazy_exports
 if TYPE_CHECKING:
     from ._facts import ToolFacts as ToolFacts
     from ._facts import ToolLookup as ToolLookup
+    from ._form import read_form as read_form
     from ._guard import LOOPBACK_HOSTS as LOOPBACK_HOSTS
+    from ._guard import Refused as Refused
     from ._guard import log_answer as log_answer
+    from ._html import HEADERS as HEADERS
+    from ._html import STYLE as STYLE
     from ._page import AdminPage as AdminPage
     from ._reveal import hidden_in as hidden_in
     from ._reveal import hidden_note as hidden_note

@@ -35,13 +35,13 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from .._errors import ErrorCode, SpecbridgeError
-from ..access import presented_key
+from ..access import Admission
 from ..approvals import approval_json, iso
 from ..config import AdminConfig
 from ..service import Desk
 from ..store import Approval, Cursor, Status
 from ._form import read_body
-from ._guard import Refused, check_host, check_id, error_json, find_admin, log_admin, log_answer, refusal_of
+from ._guard import Refused, admitted, check_host, check_id, error_json, log_admin, log_answer, refusal_of
 
 MAX_LIST = 1000
 MAX_BODY = 65_536  # a reject's JSON body
@@ -146,7 +146,7 @@ class AdminApi:
             where = {"method": request.method, "path": request.url.path, "via": "admin-api"}
             try:
                 check_host(request, self.allowed_hosts)
-                admin = find_admin(presented_key(request.headers), self.admins)
+                admin = admitted(Admission.admin_key(request.headers, self.admins))
                 log_admin("admin key used", admin=admin.id, **where)
                 try:
                     answer = await handler(request, admin)

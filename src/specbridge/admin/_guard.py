@@ -11,7 +11,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from .._errors import ErrorCode, SpecbridgeError
-from ..access import find_client
+from ..access import Admission, Identity, Refusal
 from ..approvals import log_admin as log_admin
 from ..approvals import log_answer as log_answer
 from ..config import AdminConfig
@@ -73,21 +73,18 @@ def check_id(approval_id: str) -> str:
     return approval_id
 
 
+def admitted(outcome: Identity | Refusal) -> AdminConfig:
+    """The admin the gateway's admission step let in, or its refusal raised as `Refused`."""
+    if isinstance(outcome, Refusal):
+        raise Refused(outcome.status, outcome.code, outcome.message)
+    if outcome.admin is None:  # the admission step gives admin identities only here
+        raise Refused(401, ErrorCode.ADMIN_KEY_INVALID, "this is not an admin")
+    return outcome.admin
+
+
 def find_admin(key: str | None, admins: Mapping[str, AdminConfig]) -> AdminConfig:
-    if key is None:
-        raise Refused(
-            401,
-            ErrorCode.KEY_MISSING,
-            "send an admin key as `Authorization: Bearer <key>` or `X-Api-Key: <key>`",
-        )
-    admin = find_client(key, admins)
-    if admin is None:
-        raise Refused(
-            401,
-            ErrorCode.ADMIN_KEY_INVALID,
-            "this is not an admin key (client keys are not admin keys; `specbridge keys new --admin`)",
-        )
-    return admin
+    """The admin whose key the page's sign-in form was given (the admission step's rule for keys)."""
+    return admitted(Admission.admin_key({"x-api-key": key} if key else {}, admins))
 
 
 def refusal_of(error: SpecbridgeError) -> Refused:

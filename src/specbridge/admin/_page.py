@@ -22,6 +22,7 @@ import re
 import secrets
 import time
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 from urllib.parse import quote, urlencode
 
 from starlette.requests import Request
@@ -36,6 +37,9 @@ from ._facts import ToolLookup, no_lookup
 from ._form import read_form
 from ._guard import Refused, check_host, check_id, find_admin, log_admin, log_answer, refusal_of
 from ._html import document, e, redirect, when
+from ._oidc import BROWSER_COOKIE as OIDC_COOKIE
+from ._oidc import CALLBACK as OIDC_CALLBACK
+from ._oidc import AdminSignIn
 from ._sessions import DEFAULT_SESSION_TTL, PageSessions, Session, Sessions
 from ._views import (
     PAGE_SIZE,
@@ -55,6 +59,14 @@ RECENT = 10
 NEXT_PATH = re.compile(r"/admin/(approvals/[A-Za-z0-9_-]{1,64})?")
 
 
+def _refused_sign_in(failure: SpecbridgeError) -> Refused:
+    """A sign-in with OpenID Connect that went no further, as the page shows it."""
+    if failure.code in (ErrorCode.STORE_UNAVAILABLE, ErrorCode.SECRET_UNAVAILABLE):
+        return refusal_of(failure)
+    status = 403 if failure.code in (ErrorCode.SIGNIN_UNMAPPED, ErrorCode.CSRF_INVALID) else 400
+    return Refused(status, failure.code, failure.message)
+
+
 def _same(a: str | None, b: str | None) -> bool:
     return bool(a) and bool(b) and hmac.compare_digest(str(a).encode(), str(b).encode())
 
@@ -71,6 +83,7 @@ class AdminPage:
         tools: ToolLookup = no_lookup,
         wall: Callable[[], float] = time.time,
         sessions: PageSessions | None = None,
+        oidc: AdminSignIn | None = None,
     ) -> None:
         self.desk = desk
         self.admins = admins
@@ -78,6 +91,7 @@ class AdminPage:
         self.sessions = sessions if sessions is not None else Sessions(session_ttl, clock)
         self.tools = tools
         self.wall = wall
+        self.oidc = oidc  # sign-in with OpenID Connect (`oauth_server.admins`), beside admin keys
 
     def routes(self) -> list[BaseRoute]:
         """The page's routes; `/admin/approvals/<id>` is `approval`, routed beside the API by `_routes`."""
@@ -86,14 +100,17 @@ class AdminPage:
             Route("/admin/sign-in", self.sign_in_form, methods=["GET"]),
             Route("/admin/sign-in", self.sign_in, methods=["POST"]),
             Route("/admin/sign-out", self.sign_out, methods=["POST"]),
+            Route("/admin/sign-in/oidc", self.oidc_start, methods=["GET"]),
+            Route(OIDC_CALLBACK, self.oidc_finish, methods=["GET"]),
             Route("/admin/page/{id}/approve", self.approve, methods=["POST"]),
             Route("/admin/page/{id}/reject", self.reject, methods=["POST"]),
         ]
 
     async def _session(self, request: Request) -> Session | None:
         """The request's signed-in session, or None; `Refused` (503) when the store cannot say."""
+        rules = self.oidc.rules() if self.oidc is not None else ()
         try:
-            return await self.sessions.get(request.cookies.get(SESSION_COOKIE), self.admins)
+            return await self.sessions.get(request.cookies.get(SESSION_COOKIE), self.admins, rules)
         except SpecbridgeError as failure:
             raise refusal_of(failure) from None
 
@@ -193,7 +210,10 @@ class AdminPage:
         token = secrets.token_urlsafe(32)
         next_path = request.query_params.get("next", "")
         next_path = next_path if NEXT_PATH.fullmatch(next_path) else ""
-        response = document(sign_in_view(token, message, next_path), signed_in=None, status=status)
+        offered = self.oidc is not None and self.oidc.offered()
+        response = document(
+            sign_in_view(token, message, next_path, oidc=offered), signed_in=None, status=status
+        )
         self._cookie(response, request, SIGNIN_COOKIE, token, max_age=3600)
         return response
 
@@ -219,6 +239,42 @@ class AdminPage:
         self._cookie(response, request, SESSION_COOKIE, sid, max_age=int(self.sessions.ttl))
         response.delete_cookie(SIGNIN_COOKIE, path="/admin")
         return response
+
+    async def oidc_start(self, request: Request) -> Response:
+        """Sign-in with OpenID Connect begun (`_oidc`): the browser goes to the provider."""
+        next_path = request.query_params.get("next", "")
+        try:
+            check_host(request, self.allowed_hosts)
+            if self.oidc is None:
+                raise Refused(
+                    404, ErrorCode.SIGNIN_FAILED, "this page signs no admins in with OpenID Connect"
+                )
+            return await self.oidc.start(request, next_path if NEXT_PATH.fullmatch(next_path) else "")
+        except Refused as refused:
+            return self._error_page(refused, None)
+        except SpecbridgeError as failure:
+            return self._error_page(_refused_sign_in(failure), None)
+
+    async def oidc_finish(self, request: Request) -> Response:
+        """Back from the provider: a session for the admin a rule maps the person to."""
+
+        async def opened(admin: AdminConfig, claims: dict[str, Any]) -> str:
+            return (await self.sessions.open(admin, claims))[0]
+
+        try:
+            check_host(request, self.allowed_hosts)
+            if self.oidc is None:
+                raise Refused(
+                    404, ErrorCode.SIGNIN_FAILED, "this page signs no admins in with OpenID Connect"
+                )
+            page, sid = await self.oidc.finish(request, opened)
+        except Refused as refused:
+            return self._error_page(refused, None)
+        except SpecbridgeError as failure:
+            return self._error_page(_refused_sign_in(failure), None)
+        self._cookie(page, request, SESSION_COOKIE, sid, max_age=int(self.sessions.ttl))
+        page.delete_cookie(OIDC_COOKIE, path="/admin")
+        return page
 
     async def sign_out(self, request: Request) -> Response:
         sid = request.cookies.get(SESSION_COOKIE)

@@ -18,9 +18,10 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from .._logging import log_event
-from ..config import AdminConfig
+from ..config import AdminConfig, ClaimRule, first_match
 
 DEFAULT_SESSION_TTL = 8 * 3600.0
 MAX_SESSIONS = 10_000
@@ -32,20 +33,29 @@ class Session:
     key_sha256: str  # the admin's key hash at sign-in
     csrf: str
     expires: float
+    via: str = "key"  # "key", or "oidc": signed in at `oauth_server.upstream`, as `claims` say
+    claims: dict[str, Any] | None = None  # the ID token's claims the admin rules read (oidc only)
 
 
 def csrf_of(sid: str) -> str:
     return hashlib.sha256(b"specbridge-admin-csrf:" + sid.encode()).hexdigest()
 
 
-def ended_why(session: Session, now: float, admins: Mapping[str, AdminConfig]) -> str | None:
-    """Why `session` no longer opens the page (expired, admin removed, key changed), or None."""
+def ended_why(
+    session: Session, now: float, admins: Mapping[str, AdminConfig], rules: tuple[ClaimRule, ...] = ()
+) -> str | None:
+    """Why `session` no longer opens the page (expired, admin removed, key changed, or for a sign-in
+    with OpenID Connect: no rule of `oauth_server.admins` maps its claims to that admin now), or None."""
     if session.expires <= now:
         return "expired"
     admin = admins.get(session.admin)
     if admin is None:
         return "admin removed"
-    if not hmac.compare_digest(admin.key_sha256.encode(), session.key_sha256.encode()):
+    if session.via == "oidc":
+        return None if first_match(rules, session.claims or {}) == admin.id else "admin rule changed"
+    if not admin.key_sha256 or not hmac.compare_digest(
+        admin.key_sha256.encode(), session.key_sha256.encode()
+    ):
         return "admin key changed"
     return None
 
@@ -54,12 +64,16 @@ class PageSessions(ABC):
     ttl: float
 
     @abstractmethod
-    async def open(self, admin: AdminConfig) -> tuple[str, Session]:
-        """A new session for `admin`: its id (the cookie's value) and the session."""
+    async def open(self, admin: AdminConfig, claims: dict[str, Any] | None = None) -> tuple[str, Session]:
+        """A new session for `admin` (signed in with its key, or with OpenID Connect as `claims` say):
+        its id (the cookie's value) and the session."""
 
     @abstractmethod
-    async def get(self, sid: str | None, admins: Mapping[str, AdminConfig]) -> Session | None:
-        """The live session `sid` names: not expired, its admin still in `admins` with the same key."""
+    async def get(
+        self, sid: str | None, admins: Mapping[str, AdminConfig], rules: tuple[ClaimRule, ...] = ()
+    ) -> Session | None:
+        """The live session `sid` names: not expired, its admin still in `admins` with the same key
+        (or still mapped by `rules`, for a sign-in with OpenID Connect)."""
 
     @abstractmethod
     async def close(self, sid: str | None) -> None: ...
@@ -73,19 +87,22 @@ class Sessions(PageSessions):
         self.clock = clock
         self._open: dict[str, Session] = {}
 
-    async def open(self, admin: AdminConfig) -> tuple[str, Session]:
+    async def open(self, admin: AdminConfig, claims: dict[str, Any] | None = None) -> tuple[str, Session]:
         while len(self._open) >= MAX_SESSIONS:
             del self._open[next(iter(self._open))]
         sid = secrets.token_urlsafe(32)
-        session = Session(admin.id, admin.key_sha256, csrf_of(sid), self.clock() + self.ttl)
+        via = "key" if claims is None else "oidc"
+        session = Session(admin.id, admin.key_sha256, csrf_of(sid), self.clock() + self.ttl, via, claims)
         self._open[sid] = session
         return sid, session
 
-    async def get(self, sid: str | None, admins: Mapping[str, AdminConfig]) -> Session | None:
+    async def get(
+        self, sid: str | None, admins: Mapping[str, AdminConfig], rules: tuple[ClaimRule, ...] = ()
+    ) -> Session | None:
         session = self._open.get(sid or "")
         if session is None:
             return None
-        ended = ended_why(session, self.clock(), admins)
+        ended = ended_why(session, self.clock(), admins, rules)
         if ended is None:
             return session
         del self._open[sid or ""]

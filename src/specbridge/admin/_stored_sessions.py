@@ -11,9 +11,10 @@ import hashlib
 import secrets
 import time
 from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
 
 from .._logging import log_event
-from ..config import AdminConfig
+from ..config import AdminConfig, ClaimRule
 from ..store import Store, StoredSession
 from ._sessions import PageSessions, Session, csrf_of, ended_why
 
@@ -32,16 +33,22 @@ class StoredSessions(PageSessions):
         self.ttl = ttl
         self.clock = clock
 
-    async def open(self, admin: AdminConfig) -> tuple[str, Session]:
+    async def open(self, admin: AdminConfig, claims: dict[str, Any] | None = None) -> tuple[str, Session]:
         sid = secrets.token_urlsafe(32)
         now = self.clock()
-        record = StoredSession(
-            _key(sid), KIND, admin.id, {"key_sha256": admin.key_sha256}, now, now, now + self.ttl
-        )
+        via = "key" if claims is None else "oidc"
+        data = {
+            "key_sha256": admin.key_sha256,
+            "via": via,
+            **({"claims": claims} if claims is not None else {}),
+        }
+        record = StoredSession(_key(sid), KIND, admin.id, data, now, now, now + self.ttl)
         await (await self._store()).put_session(record, now)
-        return sid, Session(admin.id, admin.key_sha256, csrf_of(sid), record.expires_at)
+        return sid, Session(admin.id, admin.key_sha256, csrf_of(sid), record.expires_at, via, claims)
 
-    async def get(self, sid: str | None, admins: Mapping[str, AdminConfig]) -> Session | None:
+    async def get(
+        self, sid: str | None, admins: Mapping[str, AdminConfig], rules: tuple[ClaimRule, ...] = ()
+    ) -> Session | None:
         if not sid or len(sid) > 256:
             return None
         store = await self._store()
@@ -49,10 +56,12 @@ class StoredSessions(PageSessions):
         record = await store.get_session(_key(sid), now)
         if record is None or record.kind != KIND or not isinstance(record.data, dict):
             return None
+        via = "oidc" if record.data.get("via") == "oidc" else "key"
+        claims = record.data.get("claims") if isinstance(record.data.get("claims"), dict) else None
         session = Session(
-            record.owner, str(record.data.get("key_sha256", "")), csrf_of(sid), record.expires_at
+            record.owner, str(record.data.get("key_sha256", "")), csrf_of(sid), record.expires_at, via, claims
         )
-        ended = ended_why(session, now, admins)
+        ended = ended_why(session, now, admins, rules)
         if ended is None:
             return session
         await store.end_session(record.id)

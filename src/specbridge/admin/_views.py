@@ -248,10 +248,19 @@ def approval_view(approval: Approval, facts: ToolFacts | None, csrf: str, *, rea
     return "".join(parts)
 
 
-def sign_in_view(token: str, message: str = "", next_path: str = "") -> str:
+def sign_in_view(token: str, message: str = "", next_path: str = "", *, oidc: bool = False) -> str:
+    # A link, not a form: the page's `form-action 'self'` would stop a form's redirect to the provider.
+    target = "/admin/sign-in/oidc" + (f"?{urlencode({'next': next_path})}" if next_path else "")
+    single = (
+        f'<p><a class="signin" href="{e(target)}"><strong>Sign in with your company account</strong></a></p>'
+        '<p class="muted">or with an admin key:</p>'
+        if oidc
+        else ""
+    )
     return (
         "<h1>Sign in</h1>"
         + (f'<p class="error">{e(message)}</p>' if message else "")
+        + single
         + '<form method="post" action="/admin/sign-in">'
         f'<input type="hidden" name="csrf" value="{e(token)}">'
         + (f'<input type="hidden" name="next" value="{e(next_path)}">' if next_path else "")

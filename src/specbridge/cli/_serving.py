@@ -1,5 +1,5 @@
 """`specbridge serve` once its options are checked: the gateway made and run over stdio (after the
-stdio front: `gateway._front`) or HTTP."""
+stdio front: `gateway._stdio_front`) or HTTP."""
 
 from __future__ import annotations
 

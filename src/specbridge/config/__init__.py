@@ -23,8 +23,15 @@ from ._code import code_mode_setting as code_mode_setting
 from ._document import api_document as api_document
 from ._document import fetch_rules as fetch_rules
 from ._document import operations_document as operations_document
+from ._front import ClaimRule as ClaimRule
+from ._front import OAuthServerConfig as OAuthServerConfig
+from ._front import UpstreamConfig as UpstreamConfig
+from ._front import first_match as first_match
 from ._grant import CALLBACK_PATH as CALLBACK_PATH
 from ._grant import GrantConfig as GrantConfig
+from ._grant import GrantType as GrantType
+from ._lint import LintConfig as LintConfig
+from ._lint import LintIgnore as LintIgnore
 from ._model import AUTH_TYPES as AUTH_TYPES
 from ._model import BINDING_LOCATIONS as BINDING_LOCATIONS
 from ._model import DEFAULT_ANSWER_TOKENS as DEFAULT_ANSWER_TOKENS
@@ -49,8 +56,6 @@ from ._model import FilesConfig as FilesConfig
 from ._model import IdempotencyConfig as IdempotencyConfig
 from ._model import IntrospectionConfig as IntrospectionConfig
 from ._model import LimitsConfig as LimitsConfig
-from ._model import LintConfig as LintConfig
-from ._model import LintIgnore as LintIgnore
 from ._model import OAuthConfig as OAuthConfig
 from ._model import OperationConfig as OperationConfig
 from ._model import ParameterConfig as ParameterConfig
@@ -99,18 +104,21 @@ __all__ = [
     "AuthConfig",
     "AuthType",
     "CallsConfig",
+    "ClaimRule",
     "ClientConfig",
     "CodeModeConfig",
     "Config",
     "EgressConfig",
     "FilesConfig",
     "GrantConfig",
+    "GrantType",
     "IdempotencyConfig",
     "IntrospectionConfig",
     "LimitsConfig",
     "LintConfig",
     "LintIgnore",
     "OAuthConfig",
+    "OAuthServerConfig",
     "OperationConfig",
     "ParameterConfig",
     "Rate",
@@ -122,6 +130,7 @@ __all__ = [
     "ToolConfig",
     "ToolsetConfig",
     "ToolsetTool",
+    "UpstreamConfig",
     "WebhookConfig",
     "WebhooksConfig",
     "api_document",
@@ -132,6 +141,7 @@ __all__ = [
     "config_from_data",
     "config_schema",
     "fetch_rules",
+    "first_match",
     "is_pattern",
     "load_config",
     "looks_like_secret",

@@ -19,23 +19,34 @@ from urllib.parse import urlsplit
 
 from .._errors import ConfigError, RequestRefused
 from .._network import base_url_host, check_base_url, is_allowed, parse_allow
-from ._grant import CALLBACK_PATH, GRANT_TYPES, GrantConfig, GrantType
+from ._grant import CALLBACK_PATH, GRANT_TYPES, TOKEN_TYPES, GrantConfig, GrantType
 from ._model import ApiConfig, AuthConfig, EgressConfig
 from ._secrets import Secret, secret_reference
 
 Fail = Callable[[list[str | int], str], ConfigError]
 GRANT_KEYS: tuple[str, ...] = ("token_url", "client_id", "client_secret", "scopes", "audience")
-GRANT_KEYS += ("refresh_token", "authorize_url", "redirect_uri", "per_client")
+GRANT_KEYS += ("refresh_token", "authorize_url", "redirect_uri", "per_client", "resource")
+GRANT_KEYS += (
+    "subject_token_type",
+    "assertion_key",
+    "assertion_issuer",
+    "assertion_audience",
+    "assertion_key_id",
+)
 # Per grant: the keys it needs, and those it may take.
 NEEDED: dict[GrantType, tuple[str, ...]] = {
     "client_credentials": ("token_url", "client_id", "client_secret"),
     "refresh_token": ("token_url", "client_id", "refresh_token"),
     "authorization_code": ("authorize_url", "token_url", "client_id", "scopes", "per_client", "redirect_uri"),
+    "token_exchange": ("token_url", "client_id"),
+    "jwt_bearer": ("token_url", "client_id", "assertion_key"),
 }
 OPTIONAL: dict[GrantType, tuple[str, ...]] = {
     "client_credentials": ("scopes", "audience"),
     "refresh_token": ("client_secret", "scopes"),
     "authorization_code": ("client_secret",),
+    "token_exchange": ("client_secret", "scopes", "audience", "resource", "subject_token_type"),
+    "jwt_bearer": ("client_secret", "scopes", "assertion_issuer", "assertion_audience", "assertion_key_id"),
 }
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 MIN_STORE_KEY = 32  # characters of the store key (`openssl rand -base64 32` gives 44)
@@ -112,7 +123,17 @@ def _grant(
         refresh_token=secret("refresh_token"),
         authorize_url=_browser_url(raw.get("authorize_url"), allow, [*key, "authorize_url"], fail),
         redirect_uri=_redirect_uri(raw.get("redirect_uri"), str(key[1]), allow, [*key, "redirect_uri"], fail),
+        resource=_plain(raw.get("resource")),
+        subject_token_type=TOKEN_TYPES[raw.get("subject_token_type") or "access_token"],
+        assertion_key=secret("assertion_key"),
+        assertion_issuer=_plain(raw.get("assertion_issuer")),
+        assertion_audience=_plain(raw.get("assertion_audience")),
+        assertion_key_id=_plain(raw.get("assertion_key_id")),
     )
+
+
+def _plain(value: str | None) -> str | None:
+    return (value or "").strip() or None
 
 
 def server_url(url: str, allow: list[Any], key: list[str | int], fail: Fail, *, trusted: str) -> str:

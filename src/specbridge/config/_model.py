@@ -34,7 +34,9 @@ from typing import Any, Literal, get_args
 from .._errors import ConfigError
 from ..tools import ConvertOptions, Tool, ToolOverride
 from ._code import CodeModeConfig
+from ._front import OAuthServerConfig
 from ._grant import GrantConfig
+from ._lint import LintConfig
 from ._rules import AuditConfig, RateLimits, ToolAccess
 from ._secrets import Secret
 from ._toolsets import ToolsetConfig
@@ -42,6 +44,7 @@ from ._toolsets import ToolsetConfig
 AuthType = Literal[
     "none", "bearer", "basic", "header", "query", "cookie",
     "oauth2_client_credentials", "oauth2_refresh_token", "oauth2_authorization_code",
+    "oauth2_token_exchange", "oauth2_jwt_bearer",
 ]  # fmt: skip
 SearchMode = Literal["on", "off", "auto"]
 SemanticMode = Literal["auto", "on", "off"]
@@ -234,6 +237,8 @@ class OAuthConfig:
     scopes_supported: tuple[str, ...] = ()
     allow_unknown_clients: bool = False
     scopes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # scope -> the tools it gives
+    front: bool = False  # `issuer` is this gateway's own `oauth_server` (its tokens checked here)
+    front_key: Secret | None = None  # then: the store_key its signing key is derived from
 
     @property
     def advertised_scopes(self) -> tuple[str, ...]:
@@ -302,25 +307,6 @@ class ClientConfig:
 
 
 @dataclass(frozen=True, slots=True)
-class LintIgnore:
-    """One `lint.ignore` entry: findings of `rule` (for this tool / argument / under this pointer)."""
-
-    rule: str
-    tool: str | None = None
-    argument: str | None = None
-    pointer: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class LintConfig:
-    """`lint:` — severities by rule (error, warning, info, off), rules turned off, findings ignored."""
-
-    severity: Mapping[str, str] = field(default_factory=dict)
-    disable: tuple[str, ...] = ()
-    ignore: tuple[LintIgnore, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
 class LimitsConfig:
     """`limits:` at the top level: what one call's arguments may carry (checked before any schema work;
     call.CallLimits has the same fields and defaults) and how many sessions one client may hold per API."""
@@ -367,6 +353,7 @@ class Config:
     # user's cache folder, "": nowhere
     cache: str | None = None
     toolsets: Mapping[str, ToolsetConfig] = field(default_factory=dict)  # `_toolsets.py`
+    oauth_server: OAuthServerConfig | None = None  # the gateway's own authorization server (`_front.py`)
 
     def approvals_for(self, api: str | None = None) -> ApprovalsConfig:
         """The approval settings of an API (its `approvals:` over the top level's), or the top level's."""

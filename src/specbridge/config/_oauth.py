@@ -24,10 +24,15 @@ Fail = Callable[[list[str | int], str], ConfigError]
 
 
 def oauth_settings(
-    raw: Mapping[str, Any] | None, egress: EgressConfig, key: list[str | int], fail: Fail, base_dir: Path
+    raw: Mapping[str, Any] | None,
+    egress: EgressConfig,
+    key: list[str | int],
+    fail: Fail,
+    base_dir: Path,
+    front: str | None = None,
 ) -> OAuthConfig | None:
     """`apis.<name>.oauth` as the model (None when not set), its URLs checked against the API's egress
-    policy."""
+    policy; an issuer that is `front` (the gateway's own `oauth_server`) is checked here, not fetched."""
     if raw is None:
         return None
     allow = [parse_allow(entry) for entry in egress.allow]
@@ -38,6 +43,9 @@ def oauth_settings(
     issuer = raw["issuer"].strip()
     jwks_uri = raw.get("jwks_uri")
     given = raw.get("introspection")
+    own = front is not None and issuer.rstrip("/") == front
+    if own and (jwks_uri is not None or given is not None):
+        raise fail([*key, "issuer"], "names this gateway's `oauth_server`, whose tokens it checks itself")
     if jwks_uri is not None and given is not None:
         raise fail([*key, "jwks_uri"], "and `introspection` exclude each other: tokens are checked one way")
     introspection = None
@@ -49,6 +57,8 @@ def oauth_settings(
         )
     elif jwks_uri is not None:
         jwks_uri = fetched(jwks_uri, [*key, "jwks_uri"])
+    elif own:
+        issuer = issuer.rstrip("/")
     else:
         fetched(issuer, [*key, "issuer"])  # its metadata is fetched to find the JWKS
     audience = raw.get("audience")
@@ -64,6 +74,7 @@ def oauth_settings(
         introspection=introspection,
         scopes_supported=tuple(dict.fromkeys(raw.get("scopes_supported") or ())),
         allow_unknown_clients=bool(raw.get("allow_unknown_clients")),
+        front=own,
     )
 
 

@@ -18,6 +18,7 @@ from ._access import one_call_limits, read_access
 from ._auth import read_auth, with_store_key
 from ._code import read_code_mode
 from ._document import read_spec
+from ._lint import LintConfig, LintIgnore
 from ._model import (
     DEFAULT_STORE,
     DEFAULT_TIMEOUT,
@@ -31,14 +32,13 @@ from ._model import (
     EgressConfig,
     FilesConfig,
     IdempotencyConfig,
-    LintConfig,
-    LintIgnore,
     SearchIndexConfig,
     ToolConfig,
     WebhookConfig,
     WebhooksConfig,
 )
 from ._oauth import check_keyless_client, oauth_settings
+from ._oauth_server import front_issuer, read_oauth_server
 from ._operations import read_operations
 from ._schema import key_path, validate
 from ._secrets import secret_reference
@@ -95,6 +95,7 @@ class _Builder:
         self.source = source
         self.base_dir = base_dir
         self.toolsets: frozenset[str] = frozenset()
+        self.front: str | None = None  # `oauth_server.issuer`: an API's `oauth` may name it
 
     def fail(self, key: list[str | int], message: str) -> ConfigError:
         return ConfigError(message, source=self.source, key=key_path(key))
@@ -104,6 +105,7 @@ class _Builder:
         approvals = self.approvals(top.get("approvals") or {}, ApprovalsConfig(), ["approvals"])
         idempotency = self.idempotency(top.get("idempotency") or {}, IdempotencyConfig())
         calls = self.calls(top.get("calls") or {}, CallsConfig())
+        self.front = front_issuer(top)
         apis = {
             name: replace(
                 self.api(name, value, approvals),
@@ -116,18 +118,21 @@ class _Builder:
         self.toolsets = frozenset(top.get("toolsets") or ())  # a client may be let onto a toolset too
         clients = {name: self.client(name, value, apis) for name, value in (top.get("clients") or {}).items()}
         admins = {
-            name: AdminConfig(id=name, key_sha256=value["key_sha256"].lower())
+            name: AdminConfig(id=name, key_sha256=(value or {}).get("key_sha256", "").lower())
             for name, value in (top.get("admins") or {}).items()
         }
         client_keys = {client.key_sha256 for client in clients.values() if client.key_sha256}
         for admin in admins.values():
-            if admin.key_sha256 in client_keys:
+            if admin.key_sha256 and admin.key_sha256 in client_keys:
                 raise self.fail(
                     ["admins", admin.id, "key_sha256"],
                     "is also a client's key; an admin key must be its own (`specbridge keys new --admin`)",
                 )
+        front, apis = read_oauth_server(top.get("oauth_server"), apis=apis, clients=clients, admins=admins,
+            store_key=store_key, duration=parse_duration, fail=self.fail, base_dir=self.base_dir)  # fmt: skip
         config = Config(
             source=self.source,
+            oauth_server=front,
             apis=apis,
             clients=clients,
             store=self.store(top.get("store", DEFAULT_STORE)),
@@ -297,7 +302,9 @@ class _Builder:
             tools={**tools, **settings},
             answers=answers,
             approvals=self.approvals(raw.get("approvals") or {}, approvals, [*key, "approvals"]),
-            oauth=oauth_settings(raw.get("oauth"), egress, [*key, "oauth"], self.fail, self.base_dir),
+            oauth=oauth_settings(
+                raw.get("oauth"), egress, [*key, "oauth"], self.fail, self.base_dir, self.front
+            ),
             source=self.source,
             ref_dirs=tuple(self.folder(folder) for folder in raw.get("ref_dirs", [])),
         )

@@ -28,6 +28,7 @@ from typing import Any
 from .._errors import CallError, ErrorCode
 from .._json import dumps
 from .._logging import log_event
+from ..access import Identity
 from ..call import Attachment, CallResult, browser_media_type, is_media_type, safe_filename
 from ..config import ClientConfig, FilesConfig
 from ..store import Store, StoredFile, StoreError
@@ -51,8 +52,14 @@ class FileNotFound(CallError):
 # -- the files of one gateway ------------------------------------------------------------------------
 
 
-def owner_of(client: ClientConfig | None) -> str:
-    return client.id if client is not None else ANONYMOUS
+def owner_of(client: ClientConfig | None, identity: Identity | None = None) -> str:
+    """Whose files a caller touches: its client's, else the name a token of no known client goes by
+    (`oauth:<…>`), else (nobody: a route open to anyone) the anonymous owner's."""
+    if client is not None:
+        return client.id
+    if identity is not None and identity.name:
+        return identity.name
+    return ANONYMOUS
 
 
 class Files:

@@ -1,5 +1,7 @@
 """`POST /files`, `GET /files/{id}` and `DELETE /files/{id}` on the HTTP transport (`_files` keeps
-the files): the client's key as for the MCP endpoint; another client's id answers 404
+the files): the caller let in by the gateway's one admission step (`access.Admission.anywhere`: a
+client key, or an access token an API with `oauth:` takes; nothing only where an MCP endpoint takes
+nothing), the files being its own (`owner_of`); another caller's id answers 404
 `file-not-found`, exactly like an unknown one. An upload, raw or multipart (`_multipart`), is read as
 it arrives and no further than `files.max_bytes`; with `files.folder` the bytes go to disk as they come
 and are read back in chunks. A file is always served as an attachment that cannot run on the gateway's
@@ -7,7 +9,7 @@ origin (`served_headers`)."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from urllib.parse import quote, unquote
 
 from starlette.requests import Request
@@ -16,11 +18,10 @@ from starlette.routing import BaseRoute, Route
 
 from .._errors import ErrorCode
 from .._logging import log_event
-from ..access import find_client, presented_key
+from ..access import Identity, Refusal
 from ..call import browser_media_type, is_media_type, safe_filename
-from ..config import ClientConfig
 from ..store import StoredFile, StoreError
-from ._files import ANONYMOUS, Files
+from ._files import Files, owner_of
 from ._multipart import FIELDS_ROOM, MultipartUpload, UploadRefused
 
 OCTET_STREAM = "application/octet-stream"
@@ -29,10 +30,15 @@ OCTET_STREAM = "application/octet-stream"
 # -- POST /files, GET and DELETE /files/{id} -----------------------------------------------------------
 
 
-def _error(status: int, code: ErrorCode, message: str) -> Response:
-    headers = {"WWW-Authenticate": 'Bearer realm="specbridge"'} if status == 401 else None
+Admit = Callable[[Request], Awaitable[Identity | Refusal]]
+
+
+def _error(status: int, code: ErrorCode, message: str, headers: tuple[tuple[str, str], ...] = ()) -> Response:
+    given = dict(headers)
+    if status == 401 and "WWW-Authenticate" not in given:
+        given["WWW-Authenticate"] = 'Bearer realm="specbridge"'
     return JSONResponse(
-        {"error": {"code": str(code), "message": message}}, status_code=status, headers=headers
+        {"error": {"code": str(code), "message": message}}, status_code=status, headers=given or None
     )
 
 
@@ -44,19 +50,13 @@ def _too_large(cap: int) -> Response:
     return _error(413, ErrorCode.FILE_TOO_LARGE, f"the file is larger than this gateway keeps ({cap} bytes)")
 
 
-def _who(request: Request, clients: Mapping[str, ClientConfig]) -> str | Response:
+async def _who(request: Request, admit: Admit) -> str | Response:
     """The owner of the files this request may touch, or the refusal (as for the MCP endpoint)."""
-    if not clients:
-        return ANONYMOUS
-    key = presented_key(request.headers)
-    if key is None:
-        return _error(
-            401, ErrorCode.KEY_MISSING, "send your key as `Authorization: Bearer <key>` or `X-Api-Key: <key>`"
-        )
-    client = find_client(key, clients)
-    if client is None:
-        return _error(401, ErrorCode.KEY_INVALID, "this key is not known to the gateway")
-    return client.id
+    outcome = await admit(request)
+    if isinstance(outcome, Refusal):
+        log_event("files refused", status=outcome.status, code=str(outcome.code), reason=outcome.message)
+        return _error(outcome.status, outcome.code, outcome.message, outcome.headers)
+    return owner_of(outcome.client, outcome)
 
 
 def _filename(request: Request) -> str | None:
@@ -117,14 +117,14 @@ def _declared_over(request: Request, cap: int) -> bool:
 
 def file_routes(
     files: Files,
-    clients: Callable[[], Mapping[str, ClientConfig]],
+    admit: Admit,
     guard: Callable[[Callable[[Request], Awaitable[Response]]], Callable[[Request], Awaitable[Response]]],
 ) -> list[BaseRoute]:
-    """The routes of the files API, each behind `guard` (the Host and Origin checks); `clients` gives
-    the clients of the config served now."""
+    """The routes of the files API, each behind `guard` (the Host and Origin checks); `admit` is the
+    gateway's admission step for a caller of the MCP endpoints (of the config served now)."""
 
     async def upload(request: Request) -> Response:
-        owner = _who(request, clients())
+        owner = await _who(request, admit)
         if isinstance(owner, Response):
             return owner
         cap = files.settings.max_bytes
@@ -162,7 +162,7 @@ def file_routes(
         )
 
     async def one(request: Request) -> Response:
-        owner = _who(request, clients())
+        owner = await _who(request, admit)
         if isinstance(owner, Response):
             return owner
         file_id = str(request.path_params["file_id"])

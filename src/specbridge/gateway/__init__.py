@@ -14,8 +14,6 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from ._front import Handover as Handover
-    from ._front import stdio_front as stdio_front
     from ._gateway import DEFAULT_DEADLINE as DEFAULT_DEADLINE
     from ._gateway import ApiState as ApiState
     from ._gateway import Gateway as Gateway
@@ -32,6 +30,8 @@ if TYPE_CHECKING:
     from ._sockets import bind as bind
     from ._sockets import event_loop_options as event_loop_options
     from ._stdio import serve_stdio as serve_stdio
+    from ._stdio_front import Handover as Handover
+    from ._stdio_front import stdio_front as stdio_front
 
 
 __getattr__, __dir__ = lazy_exports(__name__)

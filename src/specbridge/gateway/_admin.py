@@ -3,10 +3,11 @@ call does from the documents served now, and the page's sign-ins kept in the gat
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 
 from starlette.routing import BaseRoute
 
+from ..access import OidcProvider
 from ..admin import LOOPBACK_HOSTS, ToolFacts, admin_routes
 from ..config import AdminConfig
 from ._gateway import Gateway
@@ -42,7 +43,9 @@ def tool_facts(gateway: Gateway, api: str, name: str) -> ToolFacts | None:
     )
 
 
-def gateway_admin_routes(gateway: Gateway, *, loopback: bool) -> list[BaseRoute]:
+def gateway_admin_routes(
+    gateway: Gateway, *, loopback: bool, provider: Callable[[], OidcProvider] | None = None
+) -> list[BaseRoute]:
     """People answer approvals here (admin keys of the config as it is now; the store's current gate),
     signed in on any instance that shares the store."""
     return admin_routes(
@@ -51,4 +54,6 @@ def gateway_admin_routes(gateway: Gateway, *, loopback: bool) -> list[BaseRoute]
         allowed_hosts=LOOPBACK_HOSTS if loopback else ("*",),
         tools=lambda api, name: tool_facts(gateway, api, name),
         store=lambda: gateway.approvals.open(gateway.config),
+        signin=lambda: gateway.config.oauth_server,
+        provider=provider,
     )

@@ -3,12 +3,14 @@ for an API with `oauth:` its Protected Resource Metadata at /.well-known/oauth-p
 
 In front of the SDK's session manager sit two checks, in this order:
   1. `Origin`: a browser origin other than localhost / 127.0.0.1 / [::1] is refused with 403;
-  2. the client key (when the config has clients): 401 without or with a wrong key, 403 for an API the
-     client may not use; on an API with `oauth:`, a client key or an OAuth access token
-     (`access.ResourceServer.admit`: 401 with a `WWW-Authenticate` challenge that leads to the metadata,
-     403 `insufficient_scope`). The client rides along in the ASGI scope so handlers apply its bindings
-     and secret (with a token, the `access.Identity` too: its scopes), and as the SDK's authenticated
-     user so a session only answers the client that opened it.
+  2. the gateway's one admission step (`access.Admission.at_api`): the client key (when the config has
+     clients): 401 without or with a wrong key, 403 for an API the client may not use; on an API with
+     `oauth:`, a client key or an OAuth access token (`access.ResourceServer.admit`: 401 with a
+     `WWW-Authenticate` challenge that leads to the metadata, 403 `insufficient_scope`). The
+     `access.Identity` rides along in the ASGI scope (with its client, so handlers apply its bindings
+     and secret, and a token's scopes), and as the SDK's authenticated user so a session only answers
+     the client that opened it. `/files` takes the same step (`Admission.anywhere`): the same
+     credentials, and nothing only where an MCP endpoint takes nothing.
 The key or token itself is never stored past this check, never logged, and never sent upstream. Then a
 cap on the sessions one client holds open per API (429 `session-limit`, see _sessions.py).
 """
@@ -18,15 +20,13 @@ from __future__ import annotations
 import contextlib
 import functools
 import socket
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from urllib.parse import urlsplit
+from collections.abc import AsyncIterator, Callable, Mapping
 
 import anyio
 import uvicorn
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
-from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.datastructures import Headers
 from starlette.requests import Request
@@ -36,7 +36,7 @@ from starlette.types import Receive, Scope, Send
 
 from .._errors import ErrorCode
 from .._logging import log_event
-from ..access import WELL_KNOWN, Identity, Refusal, ResourceServers, authenticate
+from ..access import NOBODY, WELL_KNOWN, Admission, Identity, Refusal, ResourceServers
 from ..config import ApiConfig, ClientConfig
 from ..files import file_routes
 from ..store import StoreError
@@ -44,8 +44,10 @@ from ._accounts import account_routes
 from ._admin import gateway_admin_routes
 from ._cork import http_protocol
 from ._drain import DrainingServer, InFlight, draining, end_sessions
+from ._edge import files_admission, host_allowed, local_route, origin_allowed, refuse, security_settings
 from ._gateway import Gateway
-from ._local import LOCAL_HOSTS, is_loopback
+from ._local import is_loopback
+from ._oauth_front import front_routes_of, gateway_front
 from ._protected import protected_resource_endpoint, resource_of
 from ._server import CLIENT_SCOPE_KEY, IDENTITY_SCOPE_KEY, SNAPSHOT_SCOPE_KEY, ApiServer
 from ._sessions import SESSION_HEADER, SessionTable
@@ -54,23 +56,6 @@ from ._sockets import base_url
 from ._toolsets import Toolsets, ToolsetServer
 
 SESSION_IDLE_TIMEOUT = 1800.0
-
-
-def origin_allowed(origin: str | None) -> bool:
-    """No Origin (not a browser, or same-origin) or a localhost origin."""
-    if not origin:
-        return True
-    parts = urlsplit(origin)
-    return parts.scheme in ("http", "https") and (parts.hostname or "") in LOCAL_HOSTS
-
-
-def _refuse(status: int, code: ErrorCode, message: str, extra: tuple[tuple[str, str], ...] = ()) -> Response:
-    headers = dict(extra)
-    if status == 401 and "WWW-Authenticate" not in headers:
-        headers["WWW-Authenticate"] = 'Bearer realm="specbridge"'
-    return JSONResponse(
-        {"error": {"code": str(code), "message": message}}, status_code=status, headers=headers or None
-    )
 
 
 class McpEndpoint:
@@ -82,39 +67,37 @@ class McpEndpoint:
         api: str,
         manager: StreamableHTTPSessionManager,
         sessions: SessionTable,
-        resource_servers: ResourceServers | None = None,
+        admission: Admission | None = None,
         shared: SharedSessions | None = None,
     ) -> None:
         self.gateway = gateway
         self.api = api
         self.manager = manager
         self.sessions = sessions
-        self.resource_servers = resource_servers or ResourceServers()
+        self.admission = admission or Admission()
         self.shared = shared  # `sessions: store`: the sessions any instance serves (_shared_sessions.py)
 
-    async def _admit_token(
-        self, scope: Scope, headers: Headers, clients: Mapping[str, ClientConfig], api: ApiConfig
+    async def _admit(
+        self, scope: Scope, headers: Headers, clients: Mapping[str, ClientConfig], api: ApiConfig | None
     ) -> Identity | Refusal:
-        """An API with `oauth:`: a client key or an access token (`access.ResourceServer.admit`)."""
-        server = self.resource_servers.of(api)
-        return await server.admit(headers, clients, api, resource_of(scope, api, scope.get("path", "")))
+        if api is None:  # no longer served (a reload): as an API without `oauth:` would answer
+            api = ApiConfig(name=self.api, spec="")
+        found = api  # the resource is made only for an API with `oauth:` (a key client never needs it)
+        return await self.admission.at_api(
+            headers, clients, api, lambda: resource_of(scope, found, scope.get("path", ""))
+        )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = Headers(scope=scope)
         if not origin_allowed(headers.get("origin")):
             log_event("origin refused", api=self.api, status=403)
-            await _refuse(403, ErrorCode.ORIGIN_REFUSED, "browser origins other than localhost are refused")(
+            await refuse(403, ErrorCode.ORIGIN_REFUSED, "browser origins other than localhost are refused")(
                 scope, receive, send
             )
             return
         snapshot = self.gateway.snapshot  # clients and API state of one config for the whole request
         scope[SNAPSHOT_SCOPE_KEY] = snapshot
-        api = snapshot.config.apis.get(self.api)
-        outcome: ClientConfig | Identity | Refusal | None
-        if api is None or api.oauth is None:
-            outcome = authenticate(headers, snapshot.clients, self.api)
-        else:
-            outcome = await self._admit_token(scope, headers, snapshot.clients, api)
+        outcome = await self._admit(scope, headers, snapshot.clients, snapshot.config.apis.get(self.api))
         if isinstance(outcome, Refusal):
             log_event(
                 "client refused",
@@ -123,23 +106,16 @@ class McpEndpoint:
                 code=str(outcome.code),
                 reason=outcome.message,
             )
-            await _refuse(outcome.status, outcome.code, outcome.message, outcome.headers)(
-                scope, receive, send
-            )
+            await refuse(outcome.status, outcome.code, outcome.message, outcome.headers)(scope, receive, send)
             return
         client: str | None = None
-        if isinstance(outcome, Identity):
+        if outcome is not NOBODY:
             scope[IDENTITY_SCOPE_KEY] = outcome
             if outcome.client is not None:
                 scope[CLIENT_SCOPE_KEY] = outcome.client
             client = outcome.name
-            scope["user"] = AuthenticatedUser(
-                AccessToken(token="", client_id=client, scopes=sorted(outcome.scopes))
-            )
-        elif outcome is not None:
-            scope[CLIENT_SCOPE_KEY] = outcome
-            scope["user"] = AuthenticatedUser(AccessToken(token="", client_id=outcome.id, scopes=[]))
-            client = outcome.id
+            scopes = sorted(outcome.token.scopes) if outcome.token is not None else []
+            scope["user"] = AuthenticatedUser(AccessToken(token="", client_id=client, scopes=scopes))
         session = headers.get(SESSION_HEADER)
         try:
             full = opens_session(scope, session, headers) and await self._full(client)
@@ -148,7 +124,7 @@ class McpEndpoint:
             return
         if full:
             log_event("session limit", api=self.api, client=client, status=429)
-            refusal = _refuse(
+            refusal = refuse(
                 429,
                 ErrorCode.SESSION_LIMIT,
                 f"this client already has {self.sessions.cap} open sessions here; reuse one, or end one "
@@ -178,55 +154,6 @@ def opens_session(scope: Scope, session: str | None, headers: Headers) -> bool:
     only `initialize` opens a session), so a stateless call never needs the session store."""
     method = headers.get("mcp-method")
     return session is None and scope.get("method") == "POST" and method in (None, "initialize")
-
-
-def security_settings(host: str) -> TransportSecuritySettings | None:
-    """On loopback, the SDK's DNS-rebinding guard (Host and Origin must be local)."""
-    if not is_loopback(host):
-        return None
-    local = ["127.0.0.1", "localhost", "[::1]"]
-    return TransportSecuritySettings(
-        enable_dns_rebinding_protection=True,
-        allowed_hosts=[*local, *(f"{name}:*" for name in local)],
-        allowed_origins=[
-            f"{scheme}://{name}{port}"
-            for scheme in ("http", "https")
-            for name in local
-            for port in ("", ":*")
-        ],
-    )
-
-
-def host_allowed(host: str | None, settings: TransportSecuritySettings | None) -> bool:
-    """The SDK's Host rule for its endpoint, for our other routes: on loopback only a local Host."""
-    if settings is None or not settings.enable_dns_rebinding_protection:
-        return True
-    if not host:
-        return False
-    return any(
-        host == allowed or (allowed.endswith(":*") and host.startswith(allowed[:-1]))
-        for allowed in settings.allowed_hosts
-    )
-
-
-def local_route(
-    endpoint: Callable[[Request], Awaitable[Response]], settings: TransportSecuritySettings | None
-) -> Callable[[Request], Awaitable[Response]]:
-    """`endpoint` behind the MCP endpoint's Host and Origin checks: a DNS-rebinding page must not read
-    tool names or counters from /healthz and /metrics either."""
-
-    async def guarded(request: Request) -> Response:
-        if not host_allowed(request.headers.get("host"), settings):
-            log_event("host refused", path=request.url.path, status=421)
-            return _refuse(
-                421, ErrorCode.HOST_REFUSED, "this Host is not served here; use the gateway's own address"
-            )
-        if not origin_allowed(request.headers.get("origin")):
-            log_event("origin refused", path=request.url.path, status=403)
-            return _refuse(403, ErrorCode.ORIGIN_REFUSED, "browser origins other than localhost are refused")
-        return await endpoint(request)
-
-    return guarded
 
 
 def http_app(
@@ -261,12 +188,12 @@ def http_app(
     shared = {
         name: shared_sessions(gateway, name, managers[name], cap, SESSION_IDLE_TIMEOUT) for name in managers
     }
-    resource_servers = ResourceServers()  # each OAuth API's token checks and their caches
+    front = gateway_front(gateway)  # `oauth_server:`: the gateway's own authorization server
+    admission = Admission(ResourceServers(alive=front.alive))  # every route's one admission step
+    front.issuer.on_revoke.append(admission.servers.ended)
     posts = InFlight()  # POSTs being answered: a drain ends the sessions only after them (_drain)
     endpoints = {
-        name: posts.counted(
-            McpEndpoint(gateway, name, managers[name], tables[name], resource_servers, shared[name])
-        )
+        name: posts.counted(McpEndpoint(gateway, name, managers[name], tables[name], admission, shared[name]))
         for name in managers
     }
     routes: list[BaseRoute] = [Route(f"/{name}/mcp", endpoint=endpoints[name]) for name in managers]
@@ -287,10 +214,11 @@ def http_app(
     metadata = local_route(protected_resource_endpoint(gateway, gateway.api_names), local)
     routes += [Route(WELL_KNOWN, metadata), Route(WELL_KNOWN + "/{path:path}", metadata)]
     routes += file_routes(
-        gateway.files, lambda: gateway.snapshot.clients, lambda endpoint: local_route(endpoint, local)
+        gateway.files, files_admission(gateway, admission, tuple(managers)), lambda e: local_route(e, local)
     )  # POST /files, …
     routes += account_routes(gateway, lambda host: host_allowed(host, local))  # /oauth/connect|callback/<api>
-    routes += gateway_admin_routes(gateway, loopback=is_loopback(host))  # /admin/: approvals, sign-ins
+    routes += gateway_admin_routes(gateway, loopback=is_loopback(host), provider=front.provider)  # /admin/
+    routes += front_routes_of(front, lambda host: host_allowed(host, local), loopback=is_loopback(host))
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -308,7 +236,8 @@ def http_app(
                     yield
                 finally:
                     tasks.cancel_scope.cancel()
-        await resource_servers.aclose()
+        await admission.aclose()
+        await front.aclose()
         await gateway.aclose()
 
     app = Starlette(routes=routes, lifespan=lifespan)

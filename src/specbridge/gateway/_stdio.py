@@ -19,10 +19,10 @@ from mcp_types import JSONRPCError, JSONRPCNotification, JSONRPCResponse
 
 from ._answers import Recorder, entry_key, entry_path, read_answers
 from ._drain import GRACE, on_sigterm
-from ._front import Handover
 from ._gateway import Gateway
 from ._server import ApiServer
 from ._stdin import StdinLines, claimed_stdin
+from ._stdio_front import Handover
 
 
 async def serve_stdio(

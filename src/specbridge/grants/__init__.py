@@ -13,3 +13,6 @@ from ._grants import Grants as Grants
 from ._results import AccountNotConnected as AccountNotConnected
 from ._results import Fetched as Fetched
 from ._routes import connect_routes as connect_routes
+from ._seal import Sealer as Sealer
+from ._seal import Unreadable as Unreadable
+from ._seal import sealer_of as sealer_of

@@ -23,7 +23,7 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from .._errors import CallError, ConfigError, ErrorCode
-from ..config import MIN_STORE_KEY, GrantConfig
+from ..config import MIN_STORE_KEY, GrantConfig, Secret
 
 MAGIC = b"sb1"
 NONCE = 12
@@ -67,10 +67,15 @@ _SEALERS: dict[str, Sealer] = {}  # by a hash of the key's value: deriving costs
 
 def sealer_for(grant: GrantConfig) -> Sealer:
     """The sealer of `store_key` as it reads now (raises CallError `secret-unavailable`: nothing is sent)."""
-    if grant.store_key is None:  # the reader puts it in every grant
+    return sealer_of(grant.store_key)
+
+
+def sealer_of(store_key: Secret | None) -> Sealer:
+    """The sealer of `store_key` as it reads now (raises CallError `secret-unavailable`)."""
+    if store_key is None:  # the reader puts it in every grant, and in `oauth_server`
         raise CallError("the gateway has no store_key; nothing was sent", code=ErrorCode.SECRET_UNAVAILABLE)
     try:
-        secret = grant.store_key.reveal()
+        secret = store_key.reveal()
     except ConfigError as error:
         raise CallError(
             f"the gateway's store_key is not available ({error.message.removeprefix('secret: ')}); "

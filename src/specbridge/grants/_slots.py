@@ -2,6 +2,8 @@
 
     grant:<api>:<digest>              the API's own token (client credentials, refresh token)
     account:<api>:<digest>:<client>   one client's connected account (its tokens)
+    person:<api>:<digest>:<who>       one signed-in person's token (`who`: a hash of the person and of
+                                      what they signed in with, `_person`)
     connect:<api>:<id>                a connect link handed to a client (ten minutes, used once)
     state:<api>:<state>               an authorization under way (its PKCE verifier; ten minutes, once)
 
@@ -20,7 +22,10 @@ from ..config import ApiConfig, GrantConfig
 
 @functools.lru_cache(maxsize=256)
 def digest(grant: GrantConfig) -> str:
-    parts = (grant.grant, grant.token_url, grant.client_id, " ".join(grant.scopes), grant.audience or "")
+    parts: tuple[str, ...] = (grant.grant, grant.token_url, grant.client_id, " ".join(grant.scopes))
+    parts += (grant.audience or "",)
+    if grant.per_person:  # what else names the token asked for (not in earlier digests: kept tokens stay)
+        parts += (grant.resource or "", grant.subject_token_type, grant.assertion_issuer or "")
     return hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()[:16]
 
 
@@ -37,6 +42,11 @@ def shared_slot(api: ApiConfig) -> str:
 
 def account_slot(api: ApiConfig, client: str) -> str:
     return f"account:{api.name}:{digest(grant_of(api))}:{client}"
+
+
+def person_slot(api: ApiConfig, person: str) -> str:
+    who = hashlib.sha256(person.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    return f"person:{api.name}:{digest(grant_of(api))}:{who}"
 
 
 def connect_slot(api: str, connect_id: str) -> str:

@@ -21,7 +21,7 @@ from .._logging import monotonic
 from ..access import Identity
 from ..call import Attachment, Caller, CallPlan, Credential, Selection
 from ..config import ApiConfig, ClientConfig
-from ..files import ANONYMOUS
+from ..files import owner_of
 from ..tools import Tool
 from ._fingerprint import fingerprint
 from ._waits import Deadline
@@ -93,8 +93,8 @@ class CallRequest:
 
     @property
     def owner(self) -> str:
-        """Whose files the call may pass on, and whose a kept answer becomes."""
-        return self.client.id if self.client is not None else ANONYMOUS
+        """Whose files the call may pass on, and whose a kept answer becomes (as `/files` names it)."""
+        return owner_of(self.client, self.identity)
 
     @property
     def bindings(self) -> Mapping[str, Json] | None:

@@ -50,7 +50,7 @@ async def credential(planned: Planned, grants: Grants | None) -> Credential | Ca
                 "this API's token is fetched by the gateway; nothing was sent",
                 code=ErrorCode.SECRET_UNAVAILABLE,
             )
-        return await grants.credential(request.api, request.client_id)
+        return await grants.credential(request.api, request.client_id, request.identity)
     return request.caller.credential(request.secret_id)
 
 

@@ -1,4 +1,4 @@
-"""The stdio front (gateway/_front.py) and the answers it gives again (gateway/_answers.py): a second
+"""The stdio front (gateway/_stdio_front.py) and the answers it gives again (gateway/_answers.py): a second
 start answers `initialize` and the listings before the gateway loads, exactly as the gateway did, and
 hands everything else over in order."""
 

@@ -1,0 +1,13 @@
+"""The gateway's own OAuth 2.1 authorization server (`oauth_server:`), free of MCP: a front before the
+company's OpenID Connect provider. MCP clients register by Client ID Metadata Document (or, when
+allowed, dynamically), people sign in at the provider and are mapped to `clients.<id>` by the
+operator's claim rules, consent on a page of the gateway, and get short-lived access tokens the
+resource server (`access`) checks like any other, with rotating refresh tokens sealed in the store."""
+
+from __future__ import annotations
+
+from ._flow import front_resources as front_resources
+from ._front import Front as Front
+from ._routes import COOKIE as COOKIE
+from ._routes import front_routes as front_routes
+from ._routes import metadata as metadata
