@@ -12,11 +12,15 @@
 2. Time from starting `specbridge serve` on the GitHub document (3.7 MB, ~1,000 tools) to the first
    complete tools/list answer, over stdio (exact) and HTTP (polled every 20 ms).
 3. Peak RSS (VmHWM) of `specbridge serve` on the Stripe document after listing every tool.
+4. `--only listing`: the tools/list requests one SDK client session sends in 50 turns (a turn as a host
+   runs one: list the tools, call `getProduct`), on each era: the 2026-07-28 client keeps a listing
+   for the `ttlMs` the gateway gives (docs/gateway.md, "Cache hints").
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import socket
 import statistics
@@ -327,11 +331,58 @@ def memory() -> None:
         process.wait()
 
 
+class CountingTransport(httpx.AsyncBaseTransport):
+    """Counts the JSON-RPC methods the client sends (what the gateway receives)."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self.inner = inner
+        self.methods: dict[str, int] = {}
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if request.method == "POST":
+            method = json.loads(await request.aread()).get("method")
+            if isinstance(method, str):
+                self.methods[method] = self.methods.get(method, 0) + 1
+        return await self.inner.handle_async_request(request)
+
+
+async def turns(url: str, mode: str, count: int) -> int:
+    counting = CountingTransport(httpx.AsyncHTTPTransport())
+    async with (
+        httpx.AsyncClient(transport=counting, timeout=30) as http,
+        Client(streamable_http_client(url, http_client=http), mode=mode) as client,
+    ):
+        for _ in range(count):
+            await client.list_tools()
+            await client.call_tool("getProduct", {"id": "p-mug"})
+    return counting.methods.get("tools/list", 0)
+
+
+def listing(count: int = 50) -> None:
+    print(f"## tools/list requests in one session of {count} turns (list, then call)\n")
+    upstream_port, gateway_port = free_port(), free_port()
+    upstream = start_upstream(upstream_port)
+    try:
+        with tempfile.TemporaryDirectory() as directory:
+            gateway = start_gateway(Path(directory), upstream_port, gateway_port)
+            try:
+                url = f"http://127.0.0.1:{gateway_port}/mcp"
+                for mode in ("2026-07-28", "legacy"):
+                    print(f"- {mode}: {anyio.run(turns, url, mode, count)} tools/list requests")
+            finally:
+                gateway.terminate()
+                gateway.wait()
+    finally:
+        upstream.terminate()
+        upstream.wait()
+    print()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--peer", action="store_true", help="also FastMCP from_openapi (bench/.venv-peer)")
-    parser.add_argument("--only", choices=["throughput", "startup", "memory"])
+    parser.add_argument("--only", choices=["throughput", "startup", "memory", "listing"])
     args = parser.parse_args()
     if args.only in (None, "throughput"):
         throughput(args.calls, args.peer)
@@ -339,6 +390,8 @@ def main() -> None:
         startup()
     if args.only in (None, "memory"):
         memory()
+    if args.only in (None, "listing"):
+        listing()
 
 
 if __name__ == "__main__":

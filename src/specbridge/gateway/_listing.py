@@ -5,20 +5,27 @@ search mode's two tools telling of those only; then `get_call_result` where long
 A listing is kept in the API's state per `ToolRules` (which name the client, whose bindings shape the
 schemas, and the tools the token's scopes give), in a bounded cache: tokens with other scopes get
 other listings, and no set of scopes can grow the cache past its bound.
+
+Cache hints (MCP 2026-07-28, SEP-2549): a listing may be kept by the client for `LIST_TTL_MS`; it is
+`private` where it can differ between callers (a client's bindings or tool rules for this API, scopes
+that give tools), else `public`. A reload still tells listening clients at once (`listChanged`).
 """
 
 from __future__ import annotations
+
+from typing import Literal
 
 import mcp_types as types
 
 from .._json import dumps
 from ..access import Identity
-from ..config import ClientConfig
+from ..config import ClientConfig, Config
 from ..service import GET_CALL_RESULT, ToolRules, get_call_result_tool, offers_approval_results, tool_rules
 from ._gateway import ApiState
 from ._mcp import tool_entry
 
 Listing = tuple[list[types.Tool], list[int]]  # the tools, and each one's size in bytes
+LIST_TTL_MS = 300_000  # how long a client may keep a listing (a reload tells listening clients at once)
 
 
 def rules_of(state: ApiState, client: ClientConfig | None, identity: Identity | None) -> ToolRules:
@@ -49,3 +56,15 @@ def offers_results(state: ApiState) -> bool:
     (`approvals.send: on_answer`), and the document has no tool of that name."""
     later = state.api.calls.long or offers_approval_results(state.api)
     return later and state.toolset.get(GET_CALL_RESULT) is None
+
+
+def cache_scope(config: Config, state: ApiState) -> Literal["public", "private"]:
+    """`private` when two callers of this API may be handed different listings (a client's bindings
+    or tool rules for it, scopes that give tools); `public` when every caller gets the same one."""
+    name = state.api.name
+    if state.api.oauth is not None and state.api.oauth.scopes:
+        return "private"
+    for client in config.clients.values():
+        if name in client.apis and (client.bindings.get(name) or name in client.tools):
+            return "private"
+    return "public"

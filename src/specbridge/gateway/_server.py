@@ -27,6 +27,7 @@ from typing import Any
 import anyio
 import jsonschema_rs
 import mcp_types as types
+from mcp.server.caching import CacheHint
 from mcp.server.connection import Connection
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
@@ -47,7 +48,7 @@ from ..service import GET_CALL_RESULT, Asking, CallRequest, Deadline, Question
 from ._accounts import ask_to_connect
 from ._elicit import ask_user, asking, input_required
 from ._gateway import ApiState, Gateway, Snapshot
-from ._listing import listing, offers_results, rules_of
+from ._listing import LIST_TTL_MS, cache_scope, listing, offers_results, rules_of
 from ._mcp import to_mcp_result
 from ._params import about_params, invalid_params
 
@@ -137,6 +138,7 @@ class ApiServer:
             f"specbridge-{api}",
             version=__version__,
             title=f"specbridge: {api}",
+            cache_hints={"server/discover": CacheHint(LIST_TTL_MS, "public")},  # the same for every caller
             on_list_tools=self.list_tools,
             on_call_tool=self.call_tool,
             on_subscriptions_listen=ListenHandler(self.bus),
@@ -218,7 +220,10 @@ class ApiServer:
             total += sizes[end]
             end += 1
         return types.ListToolsResult(
-            tools=tools[offset:end], next_cursor=_encode_cursor(end) if end < len(tools) else None
+            tools=tools[offset:end],
+            next_cursor=_encode_cursor(end) if end < len(tools) else None,
+            ttl_ms=LIST_TTL_MS,
+            cache_scope=cache_scope(snapshot.config, state),
         )
 
     def input_schema_for_headers(self, name: str) -> Mapping[str, Any] | None:
