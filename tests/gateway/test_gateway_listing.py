@@ -90,3 +90,44 @@ async def test_the_order_is_the_same_on_every_call_after_a_reload_and_in_another
         elsewhere = [tool.name for tool in (await client.list_tools()).tools]
     assert first == again == unchanged
     assert grown == elsewhere == [*first, "extraThing"]
+
+
+@pytest.mark.parametrize("mode", [MODERN, "legacy"])
+async def test_the_documents_logo_reaches_the_client_as_each_tools_icon(
+    tmp_path: Path, upstream: Upstream, mode: str
+) -> None:
+    logo = "https://shop.example.com/logo.png"
+    spec = SPEC.replace(
+        "info: {title: Gateway fixture, version: '1'}",
+        f"info: {{title: G, version: '1', x-logo: {{url: '{logo}'}}}}",
+    )
+    config = write_config(tmp_path, upstream, spec=spec)
+    async with (
+        in_process_gateway(config) as (transport, _),
+        http_client("http://127.0.0.1/mcp", mode=mode, transport=transport) as client,
+    ):
+        tools = (await client.list_tools()).tools
+    assert tools and all(
+        tool.icons is not None
+        and [(icon.src, icon.mime_type) for icon in tool.icons] == [(logo, "image/png")]
+        for tool in tools
+    )
+
+
+async def test_a_tool_that_makes_a_handle_says_how_long_it_lasts(tmp_path: Path, upstream: Upstream) -> None:
+    config = write_config(
+        tmp_path,
+        upstream,
+        extra="calls: {long: true}\napprovals: {expire: 2h}\nidempotency: {ttl: 1h}\n",
+        tools="tools:\n  createOrder: {requires_approval: true}\n",
+    )
+    config.write_text(config.read_text(encoding="utf-8") + "files: {ttl: 30m}\n", encoding="utf-8")
+    async with (
+        in_process_gateway(config) as (transport, _),
+        http_client("http://127.0.0.1/mcp", transport=transport) as client,
+    ):
+        described = {tool.name: tool.description or "" for tool in (await client.list_tools()).tools}
+    assert described["getLogo"].endswith("A binary answer is kept as a file whose file_id lasts 30 min.")
+    assert "An approval id lasts 2 h while nobody answers it." in described["createOrder"]
+    assert described["get_call_result"].endswith("A call id lasts 1 h from its call (idempotency.ttl).")
+    assert "lasts" not in described["getProduct"]

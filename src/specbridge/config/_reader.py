@@ -43,6 +43,7 @@ from ._operations import read_operations
 from ._schema import key_path, validate
 from ._secrets import secret_reference, shown
 from ._store import sessions_mode, store_url
+from ._telemetry import read_telemetry
 
 _UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
 _DURATION = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([smhd]?)\s*")
@@ -175,6 +176,7 @@ class _Builder:
             calls=calls,
             files=self.files(top.get("files") or {}),
             webhooks=self.webhooks(top.get("webhooks") or {}),
+            telemetry=read_telemetry(top.get("telemetry"), self.fail, self.base_dir),
         )
         config = replace(config, sessions=self.sessions(top.get("sessions"), config.store))
         return read_access(top, config, self.fail, self.base_dir)  # clients' tools, rate limits, audit

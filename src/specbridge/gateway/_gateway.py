@@ -39,6 +39,7 @@ from ._local import exposure_refusal
 from ._metrics import Metrics
 from ._rules import apply_rules
 from ._search import SearchMode, build_index, search_settings
+from ._tracing import start_telemetry, stop_telemetry
 
 DEFAULT_POLL_INTERVAL = 1.0
 OUTPUT_VALIDATORS = 256  # compiled output schemas kept per API, the least recently used dropped
@@ -51,7 +52,7 @@ ChangeListener = Callable[[str], Awaitable[None]]
 class ApiState:
     """One API as it is served now; never changed, only replaced. Its caches hold what follows from
     it: `listings` each caller's `tools/list` entries (by its `service.ToolRules`, `_listing`),
-    `validators` output-schema validators by tool name. `search`: search mode, or None."""
+    `validators` output-schema validators by tool name and root type. `search`: search mode, or None."""
 
     api: ApiConfig
     toolset: ToolSet
@@ -59,7 +60,7 @@ class ApiState:
     spec_digest: str
     search: SearchMode | None = None
     listings: Lru[Any, tuple[list[Any], list[int]]] = field(default_factory=lambda: Lru(LISTINGS))
-    validators: Lru[str, Any] = field(default_factory=lambda: Lru(OUTPUT_VALIDATORS))  # by tool name
+    validators: Lru[Any, Any] = field(default_factory=lambda: Lru(OUTPUT_VALIDATORS))  # by tool name, root
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,7 +135,6 @@ class Gateway:
         self.files = Files(
             lambda: self.approvals.open(self.config),
             lambda: self.config.files,
-            lambda: self.approvals.store is not None,
         )
         # the life of each call of a document tool (service/): plan, check, approvals, keys, long calls
         self.calls = CallService(self.approvals, self.files, lambda: self.config, deadline=deadline)
@@ -236,6 +236,7 @@ class Gateway:
         ) is not None:
             raise refused  # a rule naming no tool, an audit log that cannot be written
         await self.approvals.start(config)
+        start_telemetry(config)  # off unless `telemetry:` or OTEL_EXPORTER_OTLP_ENDPOINT asks for it
         self.snapshot = Snapshot(config, MappingProxyType(states))
         _freeze_heap()
         if self.check_worker_at_start:  # a few ms here; a worker that cannot start now is started later
@@ -249,6 +250,7 @@ class Gateway:
         for caller in callers:
             await caller.aclose()
         await self.approvals.aclose()
+        await stop_telemetry()  # the spans still batched are exported
         audit_to(None)
 
     async def run_webhooks(self) -> None:

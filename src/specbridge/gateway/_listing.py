@@ -19,12 +19,14 @@ import mcp_types as types
 
 from .._json import dumps
 from ..access import Identity
-from ..config import ClientConfig, Config
+from ..config import ClientConfig, Config, FilesConfig
 from ..service import GET_CALL_RESULT, ToolRules, get_call_result_tool, offers_approval_results, tool_rules
 from ._gateway import ApiState
+from ._handles import get_call_result_lifetime, with_lifetimes
 from ._mcp import tool_entry
 
 Listing = tuple[list[types.Tool], list[int]]  # the tools, and each one's size in bytes
+DEFAULT_FILES_TTL = FilesConfig().ttl
 LIST_TTL_MS = 300_000  # how long a client may keep a listing (a reload tells listening clients at once)
 
 
@@ -33,21 +35,35 @@ def rules_of(state: ApiState, client: ClientConfig | None, identity: Identity | 
     return tool_rules(state.api, client, token.scopes if token is not None else None)
 
 
-def listing(state: ApiState, client: ClientConfig | None, rules: ToolRules) -> Listing:
-    """This caller's tools and each one's size in bytes (made once per rules, then kept)."""
-    cached: Listing | None = state.listings.get(rules)
+def listing(
+    state: ApiState,
+    client: ClientConfig | None,
+    rules: ToolRules,
+    *,
+    modern: bool = False,
+    files_ttl: float = DEFAULT_FILES_TTL,
+) -> Listing:
+    """This caller's tools and each one's size in bytes (made once per rules, era and files' lifetime,
+    then kept); `modern`: for a 2026-07-28 client, whose tools may declare a list's `outputSchema` too.
+    Each description ends with how long the handles its tool makes last (`_handles`)."""
+    key = (rules, modern, files_ttl)
+    cached: Listing | None = state.listings.get(key)
     if cached is not None:
         return cached
-    bindings = client.bindings.get(state.api.name) if client is not None else None
+    api, bindings = state.api, client.bindings.get(state.api.name) if client is not None else None
     entries = (
         state.search.tools(rules)
         if state.search is not None
-        else [tool_entry(state.caller, tool, bindings) for tool in state.toolset.tools if rules.allows(tool)]
+        else [
+            with_lifetimes(tool_entry(state.caller, tool, bindings, modern=modern), tool, api, files_ttl)
+            for tool in state.toolset.tools
+            if rules.allows(tool)
+        ]
     )
     if offers_results(state):
-        entries = [*entries, get_call_result_tool()]
+        entries = [*entries, get_call_result_lifetime(get_call_result_tool(), api)]
     made = ([types.Tool.model_validate(entry) for entry in entries], [len(dumps(entry)) for entry in entries])
-    state.listings.put(rules, made)
+    state.listings.put(key, made)
     return made
 
 

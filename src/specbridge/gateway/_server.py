@@ -37,11 +37,12 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
+from .. import _telemetry as telemetry
 from .._errors import ErrorCode
 from .._logging import log_event, monotonic
 from .._version import __version__
 from ..access import Identity
-from ..call import CallResult
+from ..call import CallResult, shortened_error
 from ..config import ClientConfig
 from ..grants import AccountNotConnected
 from ..service import GET_CALL_RESULT, Asking, CallRequest, Deadline, Question
@@ -51,6 +52,7 @@ from ._gateway import ApiState, Gateway, Snapshot
 from ._listing import LIST_TTL_MS, cache_scope, listing, offers_results, rules_of
 from ._mcp import to_mcp_result
 from ._params import about_params, invalid_params
+from ._tracing import trace_request
 
 Answered = types.CallToolResult | types.InputRequiredResult
 Unknown = Callable[[str], Answered]  # what a call of a tool the caller cannot use gets
@@ -144,7 +146,7 @@ class ApiServer:
             on_subscriptions_listen=ListenHandler(self.bus),
             get_tool_input_schema=self.input_schema_for_headers,
         )
-        self.server.middleware.append(self._guard)
+        self.server.middleware[:] = [trace_request, self._guard]  # our request span, not the SDK's
         gateway.on_change(self._changed)
 
     # -- change notifications ----------------------------------------------------------------------
@@ -205,7 +207,9 @@ class ApiServer:
     ) -> types.ListToolsResult:
         snapshot, client = view_of(ctx, self.gateway)
         state = snapshot.state(self.api)
-        tools, sizes = listing(state, client, rules_of(state, client, identity_of(ctx)))
+        modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
+        rules = rules_of(state, client, identity_of(ctx))
+        tools, sizes = listing(state, client, rules, modern=modern, files_ttl=snapshot.config.files.ttl)
         offset = _decode_cursor(params.cursor) if params is not None and params.cursor else 0
         if offset > len(tools):
             _decode_cursor("")
@@ -242,10 +246,10 @@ class ApiServer:
         state, identity = snapshot.state(self.api), identity_of(ctx)
         name, arguments = params.name, params.arguments or {}
         client_id = client.id if client is not None else None
+        call = _Call(ctx, params.input_responses, client, identity)
         if name == GET_CALL_RESULT and offers_results(state):
             deadline = Deadline.after(self.gateway.deadline)
-            return to_mcp_result(await self.gateway.calls.result(state.api, client_id, arguments, deadline))
-        call = _Call(ctx, params.input_responses, client, identity)
+            return call.result(await self.gateway.calls.result(state.api, client_id, arguments, deadline))
         if (search := state.search) is not None and search.owns(name):
 
             def invoke(inner: str, inner_arguments: Mapping[str, Any]) -> Awaitable[Answered]:
@@ -272,6 +276,8 @@ class ApiServer:
             return unknown(name)
         metrics, service = self.gateway.metrics, self.gateway.calls
         metrics.call(self.api, tool.name)
+        telemetry.rename(f"tools/call {tool.name}")
+        telemetry.note(**{"gen_ai.tool.name": tool.name, "gateway.api": self.api})
         started = monotonic()
         where: dict[str, Any] = {"api": self.api, "tool": tool.name, "client": client_id}
         request = CallRequest(
@@ -315,8 +321,10 @@ class ApiServer:
             raise MCPError(TIMEOUT, "timeout", data={"code": str(ErrorCode.GATEWAY_TIMEOUT)})
         if result.code is ErrorCode.TOOL_UNKNOWN:  # the caller's tool rules refused it (service: admit)
             return unknown(name)
-        if not result.is_error and tool.output_schema is not None:
-            result = self._conform(state, tool.name, tool.output_schema, result)
+        schema = tool.output_schema or (tool.answer_schema if call.round_trip else None)
+        if not result.is_error and schema is not None:
+            result = self._conform(state, tool.name, schema, result)
+        telemetry.note(**{"gateway.outcome": str(result.code) if result.is_error else "ok"})
         if result.is_error:
             metrics.error(self.api, str(result.code or ErrorCode.GATEWAY_INTERNAL))
         log_event(
@@ -328,22 +336,25 @@ class ApiServer:
         )
         if isinstance(result, AccountNotConnected):  # by URL-mode elicitation where the client can
             return ask_to_connect(call.session, call.round_trip, call.responses, result)
-        return to_mcp_result(result)
+        return call.result(result)
 
     def _conform(self, state: ApiState, name: str, schema: Any, result: CallResult) -> CallResult:
         """MCP wants `structuredContent` that fits the tool's `outputSchema`; an answer that does not is
         handed on as an error result with the whole answer in its text (clients reject it otherwise)."""
-        validator = state.validators.get(name)
+        if result.shortened:  # a list shortened to the budget; an object's was made this error in call/
+            return shortened_error(result)
+        key = (name, schema.get("type") if isinstance(schema, dict) else None)  # an object's, or any root's
+        validator = state.validators.get(key)
         if validator is None:
             try:
                 validator = jsonschema_rs.validator_for(schema)
             except Exception:  # a schema the validator cannot compile: do not second-guess the answer
                 validator = _ACCEPT_ALL
-            state.validators.put(name, validator)
+            state.validators.put(key, validator)
         if result.structured is not None and validator.is_valid(result.structured):
             return result
         return CallResult(
-            text="The API's answer does not match the object schema its document gives for this operation; "
+            text="The API's answer does not match the schema its document gives for this operation; "
             "here it is as it came:\n" + result.text,
             is_error=True,
             code=ErrorCode.RESPONSE_UNEXPECTED,
@@ -369,9 +380,15 @@ class _Call:
         self.request_id = ctx.request_id
         self.responses = responses
         self.round_trip = ctx.session.protocol_version in MODERN_PROTOCOL_VERSIONS
+        base = getattr(ctx.request, "base_url", None)  # over HTTP: where this gateway serves /files
+        self.files = f"{str(base).rstrip('/')}/files/" if base is not None else None
 
     def asking(self, **where: Any) -> Asking:
         return asking(self.session, self.responses, **where)
+
+    def result(self, result: CallResult) -> types.CallToolResult:
+        """`result` as this client's revision carries it, kept files linked where it can fetch them."""
+        return to_mcp_result(result, modern=self.round_trip, files=self.files)
 
 
 class _AcceptAll:
