@@ -12,7 +12,10 @@
 2. Time from starting `specbridge serve` on the GitHub document (3.7 MB, ~1,000 tools) to the first
    complete tools/list answer, over stdio (exact) and HTTP (polled every 20 ms).
 3. Peak RSS (VmHWM) of `specbridge serve` on the Stripe document after listing every tool.
-4. `--only listing`: the tools/list requests one SDK client session sends in 50 turns (a turn as a host
+4. `--only tracing`: the latency a gateway adds per call (as in 1, one call at a time) with OpenTelemetry
+   off and with traces and metrics exported to an OTLP/HTTP sink on loopback (a thread of this process
+   that reads each export and answers 200), alternating rounds of gateways started each way.
+5. `--only listing`: the tools/list requests one SDK client session sends in 50 turns (a turn as a host
    runs one: list the tools, call `getProduct`), on each era: the 2026-07-28 client keeps a listing
    for the `ttlMs` the gateway gives (docs/gateway.md, "Cache hints").
 """
@@ -20,6 +23,7 @@
 from __future__ import annotations
 
 import argparse
+import http.server
 import json
 import os
 import socket
@@ -28,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import threading
 import time
 from pathlib import Path
 
@@ -76,7 +81,7 @@ def start_upstream(port: int) -> subprocess.Popen[bytes]:
     return process
 
 
-def start_gateway(directory: Path, upstream_port: int, port: int) -> subprocess.Popen[bytes]:
+def start_gateway(directory: Path, upstream_port: int, port: int, extra: str = "") -> subprocess.Popen[bytes]:
     config = directory / "specbridge.yaml"
     config.write_text(
         textwrap.dedent(f"""\
@@ -87,6 +92,7 @@ def start_gateway(directory: Path, upstream_port: int, port: int) -> subprocess.
             auth: {{type: bearer, secret: env:SB_BENCH_TOKEN}}
             egress: {{allow: ["127.0.0.1:{upstream_port}"]}}
         """)
+        + extra
     )
     env = {**os.environ, "SB_BENCH_TOKEN": TOKEN}
     process = subprocess.Popen(
@@ -378,11 +384,61 @@ def listing(count: int = 50) -> None:
     print()
 
 
+class _Sink(http.server.BaseHTTPRequestHandler):
+    """An OTLP/HTTP receiver that reads every export and answers 200 (what a collector costs the sender)."""
+
+    received = 0
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("content-length", "0")))
+        _Sink.received += 1
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+
+def tracing(calls: int, rounds: int = 3) -> None:
+    print("## Latency added per call, tracing off and on (getProduct, one call at a time)\n")
+    sink = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Sink)
+    threading.Thread(target=sink.serve_forever, daemon=True).start()
+    otlp = f"http://127.0.0.1:{sink.server_address[1]}"
+    upstream_port = free_port()
+    upstream = start_upstream(upstream_port)
+    added_ms: dict[str, list[float]] = {"off": [], "on": []}
+    try:
+        for _ in range(rounds):
+            for mode, extra in (("off", ""), ("on", f"telemetry: {{endpoint: {otlp}}}\n")):
+                with tempfile.TemporaryDirectory() as directory:
+                    port = free_port()
+                    gateway = start_gateway(Path(directory), upstream_port, port, extra)
+                    try:
+                        direct, through = anyio.run(
+                            added, f"http://127.0.0.1:{port}/mcp", upstream_port, calls
+                        )
+                        added_ms[mode].append(through - direct)
+                    finally:
+                        gateway.terminate()
+                        gateway.wait()
+    finally:
+        upstream.terminate()
+        upstream.wait()
+        sink.shutdown()
+    print("| tracing | added p50 ms per round | median |")
+    print("|---|---|---:|")
+    for mode, values in added_ms.items():
+        shown = " / ".join(f"{value:.2f}" for value in values)
+        print(f"| {mode} | {shown} | {statistics.median(values):.2f} |")
+    print(f"\n{_Sink.received} OTLP exports received while on.\n")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--peer", action="store_true", help="also FastMCP from_openapi (bench/.venv-peer)")
-    parser.add_argument("--only", choices=["throughput", "startup", "memory", "listing"])
+    parser.add_argument("--only", choices=["throughput", "startup", "memory", "listing", "tracing"])
     args = parser.parse_args()
     if args.only in (None, "throughput"):
         throughput(args.calls, args.peer)
@@ -392,6 +448,8 @@ def main() -> None:
         memory()
     if args.only in (None, "listing"):
         listing()
+    if args.only in (None, "tracing"):
+        tracing(args.calls)
 
 
 if __name__ == "__main__":

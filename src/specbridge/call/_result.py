@@ -50,3 +50,4 @@ class CallResult:
     binary: BinaryContent | None = None
     shortened: bool = False
     file: KeptFile | None = None
+    handle: str | None = None  # a pending call's id (`call-pending`, `approval-pending`): asked for later

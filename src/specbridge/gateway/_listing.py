@@ -13,10 +13,14 @@ that give tools), else `public`. A reload still tells listening clients at once 
 
 from __future__ import annotations
 
+import base64
+import binascii
 from typing import Literal
 
 import mcp_types as types
+from mcp.shared.exceptions import MCPError
 
+from .._errors import ErrorCode
 from .._json import dumps
 from ..access import Identity
 from ..config import ClientConfig, Config, FilesConfig
@@ -84,3 +88,23 @@ def cache_scope(config: Config, state: ApiState) -> Literal["public", "private"]
         if name in client.apis and (client.bindings.get(name) or name in client.tools):
             return "private"
     return "public"
+
+
+def encode_cursor(offset: int) -> str:
+    return base64.urlsafe_b64encode(f"o:{offset}".encode()).decode()
+
+
+def decode_cursor(cursor: str) -> int:
+    kind, offset = "", -1
+    try:
+        kind, _, number = base64.urlsafe_b64decode(cursor.encode()).decode().partition(":")
+        offset = int(number)
+    except (ValueError, binascii.Error, UnicodeDecodeError):
+        pass
+    if kind != "o" or offset < 0:
+        raise MCPError(
+            types.INVALID_PARAMS,
+            "invalid cursor; list the tools again from the start",
+            data={"code": str(ErrorCode.CURSOR_INVALID)},
+        )
+    return offset

@@ -75,3 +75,10 @@ def resource_link(file: KeptFile, files: str) -> types.ResourceLink:
         mime_type=file.mime_type,
         size=file.size,
     )
+
+
+def files_url(ctx: Any) -> str | None:
+    """Where this gateway serves `/files/` for the request `ctx` answers (over HTTP: the URL the client
+    reached it at); None over stdio."""
+    base = getattr(getattr(ctx, "request", None), "base_url", None)
+    return f"{str(base).rstrip('/')}/files/" if base is not None else None

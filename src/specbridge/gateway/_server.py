@@ -17,8 +17,6 @@ Error mapping (PRODUCT §5, docs/gateway.md):
 
 from __future__ import annotations
 
-import base64
-import binascii
 import logging
 import weakref
 from collections.abc import Awaitable, Callable, Mapping
@@ -43,15 +41,24 @@ from .._logging import log_event, monotonic
 from .._version import __version__
 from ..access import Identity
 from ..call import CallResult, shortened_error
-from ..config import ClientConfig
+from ..config import ApiConfig, ClientConfig
 from ..grants import AccountNotConnected
 from ..service import GET_CALL_RESULT, Asking, CallRequest, Deadline, Question
 from ._accounts import ask_to_connect
 from ._elicit import ask_user, asking, input_required
 from ._gateway import ApiState, Gateway, Snapshot
-from ._listing import LIST_TTL_MS, cache_scope, listing, offers_results, rules_of
-from ._mcp import to_mcp_result
+from ._listing import (
+    LIST_TTL_MS,
+    cache_scope,
+    decode_cursor,
+    encode_cursor,
+    listing,
+    offers_results,
+    rules_of,
+)
+from ._mcp import files_url, to_mcp_result
 from ._params import about_params, invalid_params
+from ._tasks import TaskMethods, as_task, declared
 from ._tracing import trace_request
 
 Answered = types.CallToolResult | types.InputRequiredResult
@@ -108,26 +115,6 @@ def identity_of(ctx: ServerRequestContext[Any, Any]) -> Identity | None:
     return found if isinstance(found, Identity) else None
 
 
-def _encode_cursor(offset: int) -> str:
-    return base64.urlsafe_b64encode(f"o:{offset}".encode()).decode()
-
-
-def _decode_cursor(cursor: str) -> int:
-    kind, offset = "", -1
-    try:
-        kind, _, number = base64.urlsafe_b64decode(cursor.encode()).decode().partition(":")
-        offset = int(number)
-    except (ValueError, binascii.Error, UnicodeDecodeError):
-        pass
-    if kind != "o" or offset < 0:
-        raise MCPError(
-            types.INVALID_PARAMS,
-            "invalid cursor; list the tools again from the start",
-            data={"code": str(ErrorCode.CURSOR_INVALID)},
-        )
-    return offset
-
-
 class ApiServer:
     """The MCP server of one API, with the sessions and listen streams to tell about changes."""
 
@@ -147,6 +134,7 @@ class ApiServer:
             get_tool_input_schema=self.input_schema_for_headers,
         )
         self.server.middleware[:] = [trace_request, self._guard]  # our request span, not the SDK's
+        TaskMethods(gateway.calls, self._task_view, self._task_answer).serve(self.server)
         gateway.on_change(self._changed)
 
     # -- change notifications ----------------------------------------------------------------------
@@ -210,9 +198,9 @@ class ApiServer:
         modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
         rules = rules_of(state, client, identity_of(ctx))
         tools, sizes = listing(state, client, rules, modern=modern, files_ttl=snapshot.config.files.ttl)
-        offset = _decode_cursor(params.cursor) if params is not None and params.cursor else 0
+        offset = decode_cursor(params.cursor) if params is not None and params.cursor else 0
         if offset > len(tools):
-            _decode_cursor("")
+            decode_cursor("")
         end, total = offset, 0
         # At most PAGE_SIZE tools and about PAGE_BYTES of JSON (always at least one tool): the SDK
         # clients refuse a server-sent event over 1 MiB, which 100 of Stripe's tools exceed.
@@ -225,7 +213,7 @@ class ApiServer:
             end += 1
         return types.ListToolsResult(
             tools=tools[offset:end],
-            next_cursor=_encode_cursor(end) if end < len(tools) else None,
+            next_cursor=encode_cursor(end) if end < len(tools) else None,
             ttl_ms=LIST_TTL_MS,
             cache_scope=cache_scope(snapshot.config, state),
         )
@@ -336,7 +324,16 @@ class ApiServer:
         )
         if isinstance(result, AccountNotConnected):  # by URL-mode elicitation where the client can
             return ask_to_connect(call.session, call.round_trip, call.responses, result)
+        if call.tasks and (task := as_task(result, state.api)) is not None:  # the client declared Tasks
+            return task  # type: ignore[return-value]  # a claimed result shape, outside the SDK's union
         return call.result(result)
+
+    def _task_view(self, ctx: ServerRequestContext[Any, Any]) -> tuple[ApiConfig, ClientConfig | None]:
+        snapshot, client = view_of(ctx, self.gateway)
+        return snapshot.state(self.api).api, client
+
+    def _task_answer(self, ctx: ServerRequestContext[Any, Any], result: CallResult) -> types.CallToolResult:
+        return to_mcp_result(result, modern=True, files=files_url(ctx))
 
     def _conform(self, state: ApiState, name: str, schema: Any, result: CallResult) -> CallResult:
         """MCP wants `structuredContent` that fits the tool's `outputSchema`; an answer that does not is
@@ -380,8 +377,8 @@ class _Call:
         self.request_id = ctx.request_id
         self.responses = responses
         self.round_trip = ctx.session.protocol_version in MODERN_PROTOCOL_VERSIONS
-        base = getattr(ctx.request, "base_url", None)  # over HTTP: where this gateway serves /files
-        self.files = f"{str(base).rstrip('/')}/files/" if base is not None else None
+        self.files = files_url(ctx)
+        self.tasks = declared(ctx)
 
     def asking(self, **where: Any) -> Asking:
         return asking(self.session, self.responses, **where)
