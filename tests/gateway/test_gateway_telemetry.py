@@ -6,17 +6,22 @@ exported, not one argument value, secret or token."""
 from __future__ import annotations
 
 import contextlib
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
+import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from opentelemetry import context, trace
 from opentelemetry.trace import NonRecordingSpan, SpanContext, SpanKind, TraceFlags
 
+from specbridge import ErrorCode, SpecbridgeError
 from specbridge.access import key_sha256, new_key
+from specbridge.config import load_config
+from specbridge.gateway import Gateway
 from tests.gateway._harness import http_client, write_config
 from tests.gateway._process import gateway_process
 from tests.support.otlp import Receiver, otlp_receiver
@@ -143,3 +148,16 @@ async def test_without_a_traceparent_in_meta_the_http_headers_give_the_parent(
             assert await anyio.to_thread.run_sync(receiver.wait_for, listed)
     (span,) = [span for span in receiver.spans if span.name == "tools/list"]
     assert (span.trace_id, span.parent_span_id) == (f"{TRACE_ID:032x}", f"{CALLER_SPAN:016x}")
+
+
+async def test_asked_to_export_without_the_otel_extra_the_start_says_which_extra_to_install(
+    tmp_path: Path, upstream: Upstream, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "opentelemetry.sdk.trace", None)  # as if the extra were not installed
+    config = write_config(tmp_path, upstream)
+    config.write_text(config.read_text(encoding="utf-8") + "telemetry: {endpoint: 'http://127.0.0.1:9'}\n")
+    gateway = Gateway(load_config(config), config_path=str(config))
+    with pytest.raises(SpecbridgeError) as refused:
+        await gateway.start()
+    await gateway.aclose()
+    assert refused.value.code is ErrorCode.EXTRA_MISSING and "specbridge[otel]" in refused.value.message
