@@ -400,14 +400,21 @@ class _Sink(http.server.BaseHTTPRequestHandler):
         self.end_headers()
 
 
-def tracing(calls: int, rounds: int = 3) -> None:
-    print("## Latency added per call, tracing off and on (getProduct, one call at a time)\n")
+def _cpu_seconds(pid: int) -> float:
+    """User and system CPU time of a process so far (Linux /proc): what calls cost it, whatever the load."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def tracing(calls: int, rounds: int = 5) -> None:
+    print("## Latency and gateway CPU per call, tracing off and on (getProduct, one call at a time)\n")
     sink = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Sink)
     threading.Thread(target=sink.serve_forever, daemon=True).start()
     otlp = f"http://127.0.0.1:{sink.server_address[1]}"
     upstream_port = free_port()
     upstream = start_upstream(upstream_port)
     added_ms: dict[str, list[float]] = {"off": [], "on": []}
+    cpu_ms: dict[str, list[float]] = {"off": [], "on": []}
     try:
         for _ in range(rounds):
             for mode, extra in (("off", ""), ("on", f"telemetry: {{endpoint: {otlp}}}\n")):
@@ -415,10 +422,12 @@ def tracing(calls: int, rounds: int = 3) -> None:
                     port = free_port()
                     gateway = start_gateway(Path(directory), upstream_port, port, extra)
                     try:
-                        direct, through = anyio.run(
-                            added, f"http://127.0.0.1:{port}/mcp", upstream_port, calls
-                        )
+                        before = _cpu_seconds(gateway.pid)
+                        url = f"http://127.0.0.1:{port}/mcp"
+                        direct, through = anyio.run(added, url, upstream_port, calls)
+                        used = _cpu_seconds(gateway.pid) - before
                         added_ms[mode].append(through - direct)
+                        cpu_ms[mode].append(used * 1000 / ((calls + 100) // 2))  # half the rounds call
                     finally:
                         gateway.terminate()
                         gateway.wait()
@@ -426,11 +435,13 @@ def tracing(calls: int, rounds: int = 3) -> None:
         upstream.terminate()
         upstream.wait()
         sink.shutdown()
-    print("| tracing | added p50 ms per round | median |")
-    print("|---|---|---:|")
+    print("| tracing | added p50 ms, per round | median | gateway CPU ms per call, per round | median |")
+    print("|---|---|---:|---|---:|")
     for mode, values in added_ms.items():
         shown = " / ".join(f"{value:.2f}" for value in values)
-        print(f"| {mode} | {shown} | {statistics.median(values):.2f} |")
+        cpu = " / ".join(f"{value:.2f}" for value in cpu_ms[mode])
+        median_cpu = statistics.median(cpu_ms[mode])
+        print(f"| {mode} | {shown} | {statistics.median(values):.2f} | {cpu} | {median_cpu:.2f} |")
     print(f"\n{_Sink.received} OTLP exports received while on.\n")
 
 
