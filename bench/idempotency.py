@@ -74,7 +74,7 @@ async def bench(store_url: str, calls: int) -> dict[str, tuple[float, float]]:
         api, toolset, transport=httpx.MockTransport(upstream), resolve=public, check_workers=False
     )
     approvals = ApprovalService()
-    files = Files(lambda: approvals.open(config), lambda: config.files, lambda: approvals.store is not None)
+    files = Files(lambda: approvals.open(config), lambda: config.files)
     service = CallService(approvals, files, lambda: config, deadline=60.0)
 
     async def call(arguments: dict[str, Any]) -> Any:

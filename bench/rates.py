@@ -117,7 +117,7 @@ async def admit_case(config: Any, rounds: int) -> list[float]:
     toolset = convert(load_document(api.spec))
     caller = Caller(api, toolset, check_workers=False)
     approvals = ApprovalService()
-    files = Files(lambda: approvals.open(config), lambda: config.files, lambda: approvals.store is not None)
+    files = Files(lambda: approvals.open(config), lambda: config.files)
     service = CallService(approvals, files, lambda: config, deadline=60)
     tool = toolset.get("getProduct")
     assert tool is not None

@@ -20,12 +20,19 @@ by ratio: `make bench-check`).
    conversion kept and the stdio front's answers recorded by a start before).
 3. Peak RSS (VmHWM) of `specbridge serve` on the Stripe document after listing every tool, without and
    with the conversion cache.
+4. `--only tracing`: the latency a gateway adds per call (as in 1, one call at a time) with OpenTelemetry
+   off and with traces and metrics exported to an OTLP/HTTP sink on loopback (a thread of this process
+   that reads each export and answers 200), alternating rounds of gateways started each way.
+5. `--only listing`: the tools/list requests one SDK client session sends in 50 turns (a turn as a host
+   runs one: list the tools, call `getProduct`), on each era: the 2026-07-28 client keeps a listing
+   for the `ttlMs` the gateway gives (docs/gateway.md, "Cache hints").
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime
+import http.server
 import json
 import os
 import socket
@@ -34,6 +41,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -99,7 +107,7 @@ def start_upstream(port: int) -> subprocess.Popen[bytes]:
 
 
 def start_gateway(
-    directory: Path, upstream_port: int, port: int, workers: int = 1
+    directory: Path, upstream_port: int, port: int, workers: int = 1, extra: str = ""
 ) -> subprocess.Popen[bytes]:
     config = directory / "specbridge.yaml"
     config.write_text(
@@ -111,6 +119,7 @@ def start_gateway(
             auth: {{type: bearer, secret: env:SB_BENCH_TOKEN}}
             egress: {{allow: ["127.0.0.1:{upstream_port}"]}}
         """)
+        + extra
     )
     env = {**os.environ, "SB_BENCH_TOKEN": TOKEN}
     process = subprocess.Popen(
@@ -413,13 +422,121 @@ def peak(options: tuple[str, ...], name: str) -> None:
         process.wait()
 
 
+class CountingTransport(httpx.AsyncBaseTransport):
+    """Counts the JSON-RPC methods the client sends (what the gateway receives)."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self.inner = inner
+        self.methods: dict[str, int] = {}
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if request.method == "POST":
+            method = json.loads(await request.aread()).get("method")
+            if isinstance(method, str):
+                self.methods[method] = self.methods.get(method, 0) + 1
+        return await self.inner.handle_async_request(request)
+
+
+async def turns(url: str, mode: str, count: int) -> int:
+    counting = CountingTransport(httpx.AsyncHTTPTransport())
+    async with (
+        httpx.AsyncClient(transport=counting, timeout=30) as http,
+        Client(streamable_http_client(url, http_client=http), mode=mode) as client,
+    ):
+        for _ in range(count):
+            await client.list_tools()
+            await client.call_tool("getProduct", {"id": "p-mug"})
+    return counting.methods.get("tools/list", 0)
+
+
+def listing(count: int = 50) -> None:
+    print(f"## tools/list requests in one session of {count} turns (list, then call)\n")
+    upstream_port, gateway_port = free_port(), free_port()
+    upstream = start_upstream(upstream_port)
+    try:
+        with tempfile.TemporaryDirectory() as directory:
+            gateway = start_gateway(Path(directory), upstream_port, gateway_port)
+            try:
+                url = f"http://127.0.0.1:{gateway_port}/mcp"
+                for mode in ("2026-07-28", "legacy"):
+                    print(f"- {mode}: {anyio.run(turns, url, mode, count)} tools/list requests")
+            finally:
+                gateway.terminate()
+                gateway.wait()
+    finally:
+        upstream.terminate()
+        upstream.wait()
+    print()
+
+
+class _Sink(http.server.BaseHTTPRequestHandler):
+    """An OTLP/HTTP receiver that reads every export and answers 200 (what a collector costs the sender)."""
+
+    received = 0
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("content-length", "0")))
+        _Sink.received += 1
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User and system CPU time of a process so far (Linux /proc): what calls cost it, whatever the load."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def tracing(calls: int, rounds: int = 5) -> None:
+    print("## Latency and gateway CPU per call, tracing off and on (getProduct, one call at a time)\n")
+    sink = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Sink)
+    threading.Thread(target=sink.serve_forever, daemon=True).start()
+    otlp = f"http://127.0.0.1:{sink.server_address[1]}"
+    upstream_port = free_port()
+    upstream = start_upstream(upstream_port)
+    added_ms: dict[str, list[float]] = {"off": [], "on": []}
+    cpu_ms: dict[str, list[float]] = {"off": [], "on": []}
+    try:
+        for _ in range(rounds):
+            for mode, extra in (("off", ""), ("on", f"telemetry: {{endpoint: {otlp}}}\n")):
+                with tempfile.TemporaryDirectory() as directory:
+                    port = free_port()
+                    gateway = start_gateway(Path(directory), upstream_port, port, extra)
+                    try:
+                        before = _cpu_seconds(gateway.pid)
+                        url = f"http://127.0.0.1:{port}/mcp"
+                        direct, through = anyio.run(added, url, upstream_port, calls)
+                        used = _cpu_seconds(gateway.pid) - before
+                        added_ms[mode].append(through - direct)
+                        cpu_ms[mode].append(used * 1000 / ((calls + 100) // 2))  # half the rounds call
+                    finally:
+                        gateway.terminate()
+                        gateway.wait()
+    finally:
+        upstream.terminate()
+        upstream.wait()
+        sink.shutdown()
+    print("| tracing | added p50 ms, per round | median | gateway CPU ms per call, per round | median |")
+    print("|---|---|---:|---|---:|")
+    for mode, values in added_ms.items():
+        shown = " / ".join(f"{value:.2f}" for value in values)
+        cpu = " / ".join(f"{value:.2f}" for value in cpu_ms[mode])
+        median_cpu = statistics.median(cpu_ms[mode])
+        print(f"| {mode} | {shown} | {statistics.median(values):.2f} | {cpu} | {median_cpu:.2f} |")
+    print(f"\n{_Sink.received} OTLP exports received while on.\n")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--peer", action="store_true", help="also FastMCP from_openapi (bench/.venv-peer)")
     parser.add_argument("--workers", type=int, default=1, help="also serve --workers N (2026-07-28 clients)")
     parser.add_argument("--runs", type=int, default=3, help="start-up runs per figure (the median is kept)")
-    parser.add_argument("--only", choices=["throughput", "startup", "memory"])
+    parser.add_argument("--only", choices=["throughput", "startup", "memory", "listing", "tracing"])
     parser.add_argument("--out", type=Path, help="also write every figure to this JSON file")
     args = parser.parse_args()
     if args.only in (None, "throughput"):
@@ -428,6 +545,10 @@ def main() -> None:
         startup(args.runs)
     if args.only in (None, "memory"):
         memory()
+    if args.only in (None, "listing"):
+        listing()
+    if args.only in (None, "tracing"):
+        tracing(args.calls)
     if args.out is not None:
         commit = subprocess.run(
             ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT

@@ -9,10 +9,10 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "specbridge"
 # The ground: the error tree, JSON out, network rules (public hosts, egress.allow, base URLs), the
-# gateway's default deadline, `__version__`, JSON log lines, the audit log, the pages' style sheet.
+# gateway's default deadline, `__version__`, JSON log lines, the audit log, the pages' style sheet, telemetry.
 GROUND = {
     *("_audit", "_deadline", "_errors", "_files", "_json", "_lazy", "_logging", "_network", "_style"),
-    "_version",
+    *("_telemetry", "_version"),
 }
 SHARED = GROUND | {"__init__"}
 ALLOWED = {

@@ -107,21 +107,13 @@ async def test_a_json_object_answer_is_structured_with_compact_json_text(
     assert result.structured == {"a": [1, 2]} and result.status == 200  # type: ignore[attr-defined]
 
 
-async def test_a_json_answer_without_structured_content_is_pretty_printed(
+async def test_a_json_list_is_pretty_printed_and_structured_for_the_clients_that_take_any_value(
     make_caller: MakeCaller, upstream: Upstream
 ) -> None:
     upstream.route("/v1/ping", json_response([1, {"a": 2}]))
     result = await _call(make_caller(), "ping", {})
     assert result.text == '[\n  1,\n  {\n    "a": 2\n  }\n]'  # type: ignore[attr-defined]
-    assert result.structured is None  # type: ignore[attr-defined]
-
-
-async def test_a_json_array_answer_has_no_structured_content(
-    make_caller: MakeCaller, upstream: Upstream
-) -> None:
-    upstream.route("/v1/ping", json_response([1]))
-    result = await _call(make_caller(), "ping", {})
-    assert result.structured is None  # type: ignore[attr-defined]
+    assert result.structured == [1, {"a": 2}]  # type: ignore[attr-defined]
 
 
 async def test_an_error_status_is_an_error_result_with_the_start_of_the_body(

@@ -24,7 +24,7 @@ async def files(tmp_path: Path) -> AsyncIterator[Files]:
         async def opened() -> Store:
             return store
 
-        yield Files(opened, lambda: FilesConfig(), lambda: True)
+        yield Files(opened, lambda: FilesConfig())
 
 
 @pytest.mark.parametrize("content_type", ["image/png\n", "image/png\r\nX-Evil: 1", "a, text/html", "png"])

@@ -33,7 +33,7 @@ def files_on(store: Store, folder: Path, *, max_bytes: int = 25_000_000, ttl: fl
         return store
 
     settings = FilesConfig(max_bytes=max_bytes, ttl=ttl, folder=str(folder))
-    return Files(opened, lambda: settings, lambda: True)
+    return Files(opened, lambda: settings)
 
 
 async def chunks_of(data: bytes, size: int = 64 * 1024) -> AsyncIterator[bytes]:

@@ -93,7 +93,7 @@ async def test_an_approval_given_after_the_agent_stopped_waiting_is_sent_by_the_
             shown = (await admin(asgi, "GET", f"/admin/approvals/{identifier}")).json()
         (delivery,) = receiver.requests
     assert text(pending).startswith("[approval-pending]") and "as soon as it is approved" in text(pending)
-    assert (listed["createOrder"].description or "").endswith(APPROVAL_NOTE)
+    assert (listed["createOrder"].description or "").split("\n\n")[-2] == APPROVAL_NOTE
     assert "get_call_result" in listed
     assert len(upstream.requests) == 1
     assert by_id.structured_content == again.structured_content == {"id": "o1"}

@@ -15,6 +15,7 @@ import pytest
 
 from specbridge.access import key_sha256, new_key
 from tests.gateway._harness import http_client, running_gateway, write_config
+from tests.gateway._process import gateway_process
 from tests.store._backends import namespaces, store_url
 from tests.support.upstream import RecordedRequest, Reply, Upstream, json_response
 
@@ -270,14 +271,25 @@ async def test_a_binary_answer_is_kept_as_a_file_of_the_caller_and_passed_on_to_
     assert theirs.status_code == 404
 
 
-async def test_without_an_open_store_a_binary_answer_is_only_described(
-    tmp_path: Path, upstream: Upstream
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_a_binary_answer_is_kept_through_serve_even_when_nothing_opened_the_store_first(
+    tmp_path: Path, upstream: Upstream, mode: str
 ) -> None:
+    """Issue 33: a 2 KB application/pdf answer was only described. Whether it is kept no longer depends
+    on what other calls did first: the store opens for it, and the result links the file."""
     config = config_with(tmp_path, upstream, f"sqlite:///{tmp_path / 'state.db'}")
-    async with running_gateway(config) as (base, _), http_client(f"{base}/mcp", key=KEY_A) as client:
-        report = await client.call_tool("getReport", {"id": "r1"})
-    assert not report.is_error and "file_id" not in text(report)
-    assert not (tmp_path / "state.db").exists()
+    async with gateway_process(config) as running:
+        async with http_client(f"{running.base}/mcp", key=KEY_A, mode=mode) as client:
+            report = await client.call_tool("getReport", {"id": "r1"})
+        links = [block for block in report.content if isinstance(block, types.ResourceLink)]
+        async with httpx.AsyncClient(timeout=30) as http:
+            mine = await http.get(links[0].uri, headers={"Authorization": f"Bearer {KEY_A}"})
+            theirs = await http.get(links[0].uri, headers={"Authorization": f"Bearer {KEY_B}"})
+    assert not report.is_error and '"file_id"' in text(report)
+    (link,) = links
+    assert link.uri.startswith(f"{running.base}/files/f_")
+    assert (link.name, link.mime_type, link.size) == ("r1.pdf", "application/pdf", len(PDF))
+    assert mine.content == PDF and theirs.status_code == 404
 
 
 async def test_a_binary_answer_over_the_cap_is_described_and_not_kept(

@@ -83,7 +83,6 @@ class Harness:
         self.files = Files(
             lambda: self.approvals.open(self.config),
             lambda: self.config.files,
-            lambda: self.approvals.store is not None,
         )
         self.service = CallService(self.approvals, self.files, lambda: self.config, deadline=60.0)
 

@@ -18,6 +18,7 @@ from .._lazy import lazy_exports
 if TYPE_CHECKING:
     from ._answers import AnswerPolicy as AnswerPolicy
     from ._answers import json_result as json_result
+    from ._answers import shortened_error as shortened_error
     from ._body import Attachment as Attachment
     from ._build import BuiltRequest as BuiltRequest
     from ._build import build_request as build_request
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
     from ._result import BinaryContent as BinaryContent
     from ._result import CallResult as CallResult
     from ._result import ImageContent as ImageContent
+    from ._result import KeptFile as KeptFile
     from ._select import Selection as Selection
     from ._tokens import estimate_tokens as estimate_tokens
     from ._transport import EgressTransport as EgressTransport

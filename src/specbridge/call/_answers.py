@@ -1,7 +1,8 @@
 """What a model is handed of one answer (PRODUCT §5.4): the `fields` it asked for, then the token budget.
 
 A whole answer that fits is passed on as before: a JSON object as compact text beside
-`structuredContent`, other JSON indented when that fits too, text as it came. Over the budget
+`structuredContent`, other JSON indented when that fits too (its value is `structured` as well: MCP
+2026-07-28 takes any JSON value, the gateway hands it on to those clients only), text as it came. Over the budget
 (`answers.max_tokens`) it is shortened (`_budget`: whole items of the largest list, never half a value)
 and the text starts with one line saying what was left out and how to get it with this operation's own
 paging arguments (`_paging`) or `fields`. A shortened or selected answer never has `structuredContent`:
@@ -103,7 +104,9 @@ def _json_result(
             return CallResult(compact, status=status, structured=value), value
         indented = dumps(value, indent=True)
         text = indented if estimate_tokens(indented) <= policy.max_tokens else compact
-        return CallResult(selected_note + text, status=status), value
+        return CallResult(
+            selected_note + text, status=status, structured=value if policy.selection is None else None
+        ), value
     if not fitted.cuts and read_cut is None:  # nothing whole to leave out (one huge string): as text
         result = text_result(
             fitted.data.decode("utf-8"), status, policy, truncated=False, cut_note="", link=link
@@ -141,16 +144,22 @@ def text_result(
 
 
 def _shaped(text: str, status: int, policy: AnswerPolicy) -> CallResult:
-    if policy.whole_object and policy.selection is None:
-        return CallResult(
-            f"The API answered {status} and the call succeeded, but its answer is over this tool's answer "
-            "budget; it is marked as an error only because this tool declares an output schema, which "
-            "requires the whole answer.\n" + text,
-            is_error=True,
-            code=ErrorCode.ANSWER_SHORTENED,
-            status=status,
-        )
-    return CallResult(text, status=status)
+    shortened = CallResult(text, status=status, shortened=True)
+    return shortened_error(shortened) if policy.whole_object and policy.selection is None else shortened
+
+
+def shortened_error(result: CallResult) -> CallResult:
+    """A shortened answer of a tool that declares an output schema: MCP wants the whole answer beside
+    one, so it is an `answer-shortened` error result that still carries the answer and says the call
+    succeeded."""
+    return CallResult(
+        f"The API answered {result.status} and the call succeeded, but its answer is over this tool's "
+        "answer budget; it is marked as an error only because this tool declares an output schema, which "
+        "requires the whole answer.\n" + result.text,
+        is_error=True,
+        code=ErrorCode.ANSWER_SHORTENED,
+        status=result.status,
+    )
 
 
 def _shortened(

@@ -80,7 +80,9 @@ def answer_tools(api: ApiConfig | None, toolset: ToolSet) -> ToolSet:
     for tool in toolset.tools:
         settings = api.tool_settings(tool)
         if takes_fields(tool, answers_of(api, tool, settings)):
-            tool = replace(tool, input_schema=with_fields(tool.input_schema), output_schema=None)
+            tool = replace(
+                tool, input_schema=with_fields(tool.input_schema), output_schema=None, answer_schema=None
+            )
             changed = True
         if settings is not None and settings.requires_approval:
             tool = replace(tool, description=with_approval_note(tool.description))

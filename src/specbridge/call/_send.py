@@ -13,6 +13,7 @@ import anyio
 import httpx
 
 from .._errors import ErrorCode, RequestRefused, UpstreamError
+from .._telemetry import inject
 from ._build import BuiltRequest
 
 MIN_HUNTED = 4  # shorter configured values are looked for only as a whole URL part
@@ -46,6 +47,7 @@ async def send(
     """`configured`: values from the config in this request (bound values, the credential's forms);
     a redirect to another origin whose URL carries one is not followed."""
     request = built.to_httpx()
+    inject(request.headers)  # the gateway's own traceparent, when tracing is on (no argument may set it)
     keep_home = _KeepHome(configured)
     home = origin(request.url)
     try:

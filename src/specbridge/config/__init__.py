@@ -61,6 +61,7 @@ from ._model import OperationConfig as OperationConfig
 from ._model import ParameterConfig as ParameterConfig
 from ._model import SearchIndexConfig as SearchIndexConfig
 from ._model import SearchMode as SearchMode
+from ._model import TelemetryConfig as TelemetryConfig
 from ._model import ToolConfig as ToolConfig
 from ._model import WebhookConfig as WebhookConfig
 from ._model import WebhooksConfig as WebhooksConfig
@@ -126,6 +127,7 @@ __all__ = [
     "SearchIndexConfig",
     "SearchMode",
     "Secret",
+    "TelemetryConfig",
     "ToolAccess",
     "ToolConfig",
     "ToolsetConfig",

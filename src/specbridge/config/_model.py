@@ -193,6 +193,18 @@ class FilesConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class TelemetryConfig:
+    """`telemetry:`: OpenTelemetry traces and metrics over OTLP/HTTP. `endpoint` None: the standard
+    `OTEL_EXPORTER_OTLP_*` variables decide (off when they are unset)."""
+
+    endpoint: str | None = None
+    headers: Mapping[str, Secret] = field(default_factory=dict)
+    service_name: str | None = None
+    sample: float = 1.0
+    metrics: bool = True
+
+
+@dataclass(frozen=True, slots=True)
 class WebhooksConfig:
     """`webhooks:`: the sender of every webhook. `lease`: seconds a delivery being attempted is hidden
     from other senders (and, after a crash, the longest it waits to be tried again); `timeout`: seconds
@@ -347,6 +359,7 @@ class Config:
     webhooks: WebhooksConfig = field(default_factory=WebhooksConfig)
     rate_limits: RateLimits = field(default_factory=RateLimits)  # `limits.per_client`, `limits.per_tool`
     audit: AuditConfig = field(default_factory=AuditConfig)
+    telemetry: TelemetryConfig = field(default_factory=TelemetryConfig)
     # Where handshake-era MCP sessions live: "store" (any instance serves them) or "memory" (`_store.py`)
     sessions: str = "memory"
     # Where each document's conversion is kept between starts (`tools.ConversionCache`); None: the

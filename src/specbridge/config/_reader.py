@@ -43,6 +43,7 @@ from ._operations import read_operations
 from ._schema import key_path, validate
 from ._secrets import secret_reference
 from ._store import sessions_mode, store_url
+from ._telemetry import read_telemetry
 from ._toolsets import read_toolsets
 from ._units import parse_duration, parse_size
 
@@ -147,6 +148,7 @@ class _Builder:
             files=self.files(top.get("files") or {}),
             webhooks=self.webhooks(top.get("webhooks") or {}),
             cache=None if top.get("cache") is None else self.cache_folder(top["cache"]),
+            telemetry=read_telemetry(top.get("telemetry"), self.fail, self.base_dir),
         )
         config = replace(config, sessions=self.sessions(top.get("sessions"), config.store))
         config = read_toolsets(top, config, self.fail)  # endpoints composed across APIs

@@ -12,8 +12,9 @@ binary answers kept as files of the calling client.
   raw binary body) accepts `{"file_id", "filename"?, "content_type"?}` in the schema the gateway serves
   (the text the field took before is still accepted: `anyOf` of the two). The gateway reads the bytes
   from the store (owner-checked) and hands them to the call layer as attachments; call/ never sees the store.
-- A binary answer (an image, a PDF, an archive) is kept for the calling client when the store is open,
-  and its text gives the `file_id`, so the agent can pass it on to another tool.
+- A binary answer (an image, a PDF, an archive) is kept for the calling client (the store opens for it
+  if nothing opened it before), and its text gives the `file_id`, so the agent can pass it on to another
+  tool; the result carries it as a `KeptFile`, which the gateway hands on as a `resource_link`.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from .._errors import CallError, ErrorCode
 from .._json import dumps
 from .._logging import log_event
 from ..access import Identity
-from ..call import Attachment, CallResult, browser_media_type, is_media_type, safe_filename
+from ..call import Attachment, CallResult, KeptFile, browser_media_type, is_media_type, safe_filename
 from ..config import ClientConfig, FilesConfig
 from ..store import Store, StoredFile, StoreError
 from ..tools import Tool
@@ -70,11 +71,9 @@ class Files:
         self,
         open_store: Callable[[], Awaitable[Store]],
         settings: Callable[[], FilesConfig],
-        is_open: Callable[[], bool],
     ) -> None:
         self._open = open_store
         self._settings = settings
-        self._is_open = is_open
         self._swept_at = 0.0
         self._folder: FileFolder | None = None
 
@@ -232,10 +231,12 @@ class Files:
         return attachments
 
     async def keep_answer(self, owner: str, result: CallResult) -> CallResult:
-        """A binary answer kept as a file of `owner`, its id in the text; the answer as it was when it
-        is too large or the gateway has not opened its store (a config that never uses one keeps none)."""
+        """A binary answer kept as a file of `owner`, its id in the text and in `file`; the answer as it
+        was when it is too large, or when the store cannot keep it now (the text says so). The store
+        opens for it if nothing opened it before: whether an answer is kept never depends on what other
+        calls happened to do first."""
         binary = result.binary
-        if binary is None or result.is_error or not self._is_open():
+        if binary is None or result.is_error:
             return replace(result, binary=None) if binary is not None else result
         if len(binary.data) > self.settings.max_bytes:
             note = f" It is larger than files.max_bytes ({self.settings.max_bytes}), so it was not kept."
@@ -245,8 +246,9 @@ class Files:
         try:
             record = await self.put(owner, binary.data, kind, safe_filename(binary.filename))
         except StoreError as error:
-            log_event("answer not kept", code=str(error.code))
-            return replace(result, binary=None)
+            log_event("answer not kept", level=logging.WARNING, code=str(error.code))
+            note = " It could not be kept as a file: the gateway's store cannot be reached now."
+            return replace(result, text=result.text + note, binary=None)
         described = {
             "file_id": record.id,
             "size": record.size,
@@ -258,7 +260,8 @@ class Files:
             f'({dumps(described)}); pass {{"file_id": "{record.id}"}} to a tool that takes a file, '
             "or GET /files/" + record.id + " for the bytes."
         )
-        return replace(result, text=text, binary=None)
+        kept = KeptFile(record.id, record.size, record.content_type, record.filename)
+        return replace(result, text=text, binary=None, file=kept)
 
 
 async def _single(data: bytes) -> AsyncIterator[bytes]:

@@ -43,6 +43,7 @@ from ._rules import apply_rules
 from ._snapshot import LISTINGS
 from ._snapshot import ApiState as ApiState  # where the gateway's modules have always found them
 from ._snapshot import Snapshot as Snapshot
+from ._tracing import start_telemetry, stop_telemetry
 
 DEFAULT_POLL_INTERVAL = 1.0
 Resolve = Callable[[str, int], Awaitable[list[str]]]
@@ -109,7 +110,6 @@ class Gateway:
         self.files = Files(
             lambda: self.approvals.open(self.config),
             lambda: self.config.files,
-            lambda: self.approvals.store is not None,
         )
         # the life of each call of a document tool (service/): plan, check, approvals, keys, long calls
         self.calls = CallService(self.approvals, self.files, lambda: self.config, deadline=deadline)
@@ -211,6 +211,7 @@ class Gateway:
         ) is not None:
             raise refused  # a rule naming no tool, an audit log that cannot be written
         await self.approvals.start(config)
+        start_telemetry(config)  # off unless `telemetry:` or OTEL_EXPORTER_OTLP_ENDPOINT asks for it
         self.snapshot = Snapshot(config, MappingProxyType(states))
         _freeze_heap()
         if self.check_worker_at_start:  # a few ms here; a worker that cannot start now is started later
@@ -224,6 +225,7 @@ class Gateway:
         for caller in callers:
             await caller.aclose()
         await self.approvals.aclose()
+        await stop_telemetry()  # the spans still batched are exported
         audit_to(None)
 
     async def run_webhooks(self) -> None:

@@ -5,12 +5,17 @@ specbridge_tool_errors_total{api,code}                     isError results and J
 specbridge_upstream_latency_seconds{api} (histogram)       time spent in the call layer per call
 specbridge_tools{api}                                      tools currently served
 specbridge_reloads_total{api,outcome}                      reloads that succeeded / failed
+
+The first three are exported over OTLP too when telemetry is on (`_telemetry`): gateway.tool.calls,
+gateway.tool.errors, gateway.upstream.duration.
 """
 
 from __future__ import annotations
 
 import bisect
 from collections import defaultdict
+
+from .. import _telemetry as telemetry
 
 BUCKETS: tuple[float, ...] = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 
@@ -47,12 +52,15 @@ class Metrics:
 
     def call(self, api: str, tool: str) -> None:
         self.calls[api, tool] += 1
+        telemetry.count_call(api, tool)
 
     def error(self, api: str, code: str) -> None:
         self.errors[api, code] += 1
+        telemetry.count_error(api, code)
 
     def upstream(self, api: str, seconds: float) -> None:
         self.latency[api].observe(seconds)
+        telemetry.observe_upstream(api, seconds)
 
     def reload(self, api: str, outcome: str) -> None:
         self.reloads[api, outcome] += 1

@@ -1,24 +1,17 @@
 """One MCP server (the official SDK's low-level `Server`) per API: tools/list, tools/call, list_changed.
-It adapts MCP requests and results and maps errors; the life of a document tool's call (plan, check,
-files, approvals, idempotency, long calls, the send) is the call service's (service/): a tools/call
-becomes a `CallRequest`, and its `CallResult` (or the `Question` for the client's user, `_elicit`)
-becomes the MCP answer.
-
+It adapts MCP requests and results and maps errors; a call's life is the call service's (service/): a
+tools/call becomes a `CallRequest`, its `CallResult` (or `Question`, `_elicit`) the MCP answer.
 Error mapping (PRODUCT §5, docs/gateway.md):
-
     unknown tool, or one the caller    JSON-RPC -32602  (data.code "tool-unknown"), the same for both:
       may not use                      a tool a client may not use is not in its listing either
     a cursor we did not hand out       JSON-RPC -32602  (data.code "cursor-invalid")
     params not of the shape MCP says   JSON-RPC -32602  (data.code "params-invalid")
     bad arguments, API failures        result with isError: true, text "[<code>] <message>"
     the gateway's deadline             JSON-RPC -32003 "timeout" (data.code "gateway-timeout")
-    anything else                      JSON-RPC -32603 "internal error", nothing else said
-"""
+    anything else                      JSON-RPC -32603 "internal error", nothing else said"""
 
 from __future__ import annotations
 
-import base64
-import binascii
 import logging
 import weakref
 from collections.abc import Awaitable, Callable, Mapping
@@ -27,6 +20,7 @@ from typing import Any
 import anyio
 import jsonschema_rs
 import mcp_types as types
+from mcp.server.caching import CacheHint
 from mcp.server.connection import Connection
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
@@ -36,22 +30,33 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
+from .. import _telemetry as telemetry
 from .._errors import ErrorCode
 from .._logging import log_event, monotonic
 from .._version import __version__
 from ..access import Identity
-from ..call import CallResult
-from ..config import ClientConfig
+from ..call import CallResult, shortened_error
+from ..config import ApiConfig, ClientConfig
 from ..grants import AccountNotConnected
 from ..service import GET_CALL_RESULT, Asking, CallRequest, Deadline, Question
 from ._accounts import ask_to_connect
 from ._code import call_code_tool
 from ._elicit import ask_user, asking, input_required
 from ._gateway import ApiState, Gateway, Snapshot
-from ._listing import listing, offers_results, rules_of
-from ._mcp import to_mcp_result
+from ._listing import (
+    LIST_TTL_MS,
+    cache_scope,
+    decode_cursor,
+    encode_cursor,
+    listing,
+    offers_results,
+    rules_of,
+)
+from ._mcp import files_url, to_mcp_result
 from ._outages import CallOutages
 from ._params import about_params, invalid_params
+from ._tasks import TaskMethods, as_task, declared
+from ._tracing import trace_request
 
 Answered = types.CallToolResult | types.InputRequiredResult
 Unknown = Callable[[str], Answered]  # what a call of a tool the caller cannot use gets
@@ -107,26 +112,6 @@ def identity_of(ctx: ServerRequestContext[Any, Any]) -> Identity | None:
     return found if isinstance(found, Identity) else None
 
 
-def _encode_cursor(offset: int) -> str:
-    return base64.urlsafe_b64encode(f"o:{offset}".encode()).decode()
-
-
-def _decode_cursor(cursor: str) -> int:
-    kind, offset = "", -1
-    try:
-        kind, _, number = base64.urlsafe_b64decode(cursor.encode()).decode().partition(":")
-        offset = int(number)
-    except (ValueError, binascii.Error, UnicodeDecodeError):
-        pass
-    if kind != "o" or offset < 0:
-        raise MCPError(
-            types.INVALID_PARAMS,
-            "invalid cursor; list the tools again from the start",
-            data={"code": str(ErrorCode.CURSOR_INVALID)},
-        )
-    return offset
-
-
 class ApiServer:
     """The MCP server of one API, with the sessions and listen streams to tell about changes."""
 
@@ -139,12 +124,14 @@ class ApiServer:
             f"specbridge-{api}",
             version=__version__,
             title=f"specbridge: {api}",
+            cache_hints={"server/discover": CacheHint(LIST_TTL_MS, "public")},  # the same for every caller
             on_list_tools=self.list_tools,
             on_call_tool=self.call_tool,
             on_subscriptions_listen=ListenHandler(self.bus),
             get_tool_input_schema=self.input_schema_for_headers,
         )
-        self.server.middleware.append(self._guard)
+        self.server.middleware[:] = [trace_request, self._guard]  # our request span, not the SDK's
+        TaskMethods(gateway.calls, self._task_view, self._task_answer).serve(self.server)
         self.outages = CallOutages(api)  # a failure of every call said once (warning), and its end
         gateway.on_change(self._changed)
 
@@ -206,10 +193,12 @@ class ApiServer:
     ) -> types.ListToolsResult:
         snapshot, client = view_of(ctx, self.gateway)
         state = snapshot.state(self.api)
-        tools, sizes = listing(state, client, rules_of(state, client, identity_of(ctx)))
-        offset = _decode_cursor(params.cursor) if params is not None and params.cursor else 0
+        modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
+        rules = rules_of(state, client, identity_of(ctx))
+        tools, sizes = listing(state, client, rules, modern=modern, files_ttl=snapshot.config.files.ttl)
+        offset = decode_cursor(params.cursor) if params is not None and params.cursor else 0
         if offset > len(tools):
-            _decode_cursor("")
+            decode_cursor("")
         end, total = offset, 0
         # At most PAGE_SIZE tools and about PAGE_BYTES of JSON (always at least one tool): the SDK
         # clients refuse a server-sent event over 1 MiB, which 100 of Stripe's tools exceed.
@@ -221,7 +210,10 @@ class ApiServer:
             total += sizes[end]
             end += 1
         return types.ListToolsResult(
-            tools=tools[offset:end], next_cursor=_encode_cursor(end) if end < len(tools) else None
+            tools=tools[offset:end],
+            next_cursor=encode_cursor(end) if end < len(tools) else None,
+            ttl_ms=LIST_TTL_MS,
+            cache_scope=cache_scope(snapshot.config, state),
         )
 
     def input_schema_for_headers(self, name: str) -> Mapping[str, Any] | None:
@@ -242,12 +234,12 @@ class ApiServer:
         state, identity = snapshot.state(self.api), identity_of(ctx)
         name, arguments = params.name, params.arguments or {}
         client_id = client.id if client is not None else None
+        call = _Call(ctx, params.input_responses, client, identity)
         if name == GET_CALL_RESULT and offers_results(state):
             deadline = Deadline.after(self.gateway.deadline)
-            return to_mcp_result(await self.gateway.calls.result(state.api, client_id, arguments, deadline))
+            return call.result(await self.gateway.calls.result(state.api, client_id, arguments, deadline))
         if state.code is not None and state.code.owns(name):  # code mode: `search`, `execute` (_code)
             return await call_code_tool(self.gateway, state, client, identity, name, arguments)
-        call = _Call(ctx, params.input_responses, client, identity)
         if (search := state.search) is not None and search.owns(name):
 
             def invoke(inner: str, inner_arguments: Mapping[str, Any]) -> Awaitable[Answered]:
@@ -274,6 +266,8 @@ class ApiServer:
             return unknown(name)
         metrics, service = self.gateway.metrics, self.gateway.calls
         metrics.call(api, tool.name)
+        telemetry.rename(f"tools/call {tool.name}")
+        telemetry.note(**{"gen_ai.tool.name": tool.name, "gateway.api": api})
         started = monotonic()
         where: dict[str, Any] = {"api": api, "tool": tool.name, "client": client_id}
         request = CallRequest(
@@ -317,8 +311,10 @@ class ApiServer:
             raise MCPError(TIMEOUT, "timeout", data={"code": str(ErrorCode.GATEWAY_TIMEOUT)})
         if result.code is ErrorCode.TOOL_UNKNOWN:  # the caller's tool rules refused it (service: admit)
             return unknown(name)
-        if not result.is_error and tool.output_schema is not None:
-            result = self._conform(state, tool.name, tool.output_schema, result)
+        schema = tool.output_schema or (tool.answer_schema if call.round_trip else None)
+        if not result.is_error and schema is not None:
+            result = self._conform(state, tool.name, schema, result)
+        telemetry.note(**{"gateway.outcome": str(result.code) if result.is_error else "ok"})
         if result.is_error:
             metrics.error(api, str(result.code or ErrorCode.GATEWAY_INTERNAL))
         log_event(
@@ -331,22 +327,34 @@ class ApiServer:
         self.outages.after(client_id, result, state)
         if isinstance(result, AccountNotConnected):  # by URL-mode elicitation where the client can
             return ask_to_connect(call.session, call.round_trip, call.responses, result)
-        return to_mcp_result(result)
+        if call.tasks and (task := as_task(result, state.api)) is not None:  # the client declared Tasks
+            return task  # type: ignore[return-value]  # a claimed result shape, outside the SDK's union
+        return call.result(result)
+
+    def _task_view(self, ctx: ServerRequestContext[Any, Any]) -> tuple[ApiConfig, ClientConfig | None]:
+        snapshot, client = view_of(ctx, self.gateway)
+        return snapshot.state(self.api).api, client
+
+    def _task_answer(self, ctx: ServerRequestContext[Any, Any], result: CallResult) -> types.CallToolResult:
+        return to_mcp_result(result, modern=True, files=files_url(ctx))
 
     def _conform(self, state: ApiState, name: str, schema: Any, result: CallResult) -> CallResult:
         """MCP wants `structuredContent` that fits the tool's `outputSchema`; an answer that does not is
         handed on as an error result with the whole answer in its text (clients reject it otherwise)."""
-        validator = state.validators.get(name)
+        if result.shortened:  # a list shortened to the budget; an object's was made this error in call/
+            return shortened_error(result)
+        key = (name, schema.get("type") if isinstance(schema, dict) else None)  # an object's, or any root's
+        validator = state.validators.get(key)
         if validator is None:
             try:
                 validator = jsonschema_rs.validator_for(schema)
             except Exception:  # a schema the validator cannot compile: do not second-guess the answer
                 validator = _ACCEPT_ALL
-            state.validators.put(name, validator)
+            state.validators.put(key, validator)
         if result.structured is not None and validator.is_valid(result.structured):
             return result
         return CallResult(
-            text="The API's answer does not match the object schema its document gives for this operation; "
+            text="The API's answer does not match the schema its document gives for this operation; "
             "here it is as it came:\n" + result.text,
             is_error=True,
             code=ErrorCode.RESPONSE_UNEXPECTED,
@@ -372,9 +380,15 @@ class _Call:
         self.request_id = ctx.request_id
         self.responses = responses
         self.round_trip = ctx.session.protocol_version in MODERN_PROTOCOL_VERSIONS
+        self.files = files_url(ctx)
+        self.tasks = declared(ctx)
 
     def asking(self, **where: Any) -> Asking:
         return asking(self.session, self.responses, **where)
+
+    def result(self, result: CallResult) -> types.CallToolResult:
+        """`result` as this client's revision carries it, kept files linked where it can fetch them."""
+        return to_mcp_result(result, modern=self.round_trip, files=self.files)
 
 
 class _AcceptAll:

@@ -21,7 +21,7 @@ LISTINGS = 256  # listings kept per API: one per client and set of token scopes 
 class ApiState:
     """One API as it is served now; never changed, only replaced. Its caches hold what follows from
     it: `listings` each caller's `tools/list` entries (by its `service.ToolRules`, `_listing`),
-    `validators` output-schema validators by tool name. `search`: search mode, or None."""
+    `validators` output-schema validators by tool name and root type. `search`: search mode, or None."""
 
     api: ApiConfig
     toolset: ToolSet
@@ -30,7 +30,7 @@ class ApiState:
     search: SearchMode | None = None
     code: CodeMode | None = None  # code mode (codemode/): a search and a script instead of the tools
     listings: Lru[Any, tuple[list[Any], list[int]]] = field(default_factory=lambda: Lru(LISTINGS))
-    validators: Lru[str, Any] = field(default_factory=lambda: Lru(OUTPUT_VALIDATORS))  # by tool name
+    validators: Lru[Any, Any] = field(default_factory=lambda: Lru(OUTPUT_VALIDATORS))  # by tool name, root
 
 
 @dataclass(frozen=True, slots=True)

@@ -117,6 +117,7 @@ async def outcome(approvals: Approvals, approval: Approval, *, note: str = "") -
             f"this call {what}{also} (approval {approval.id}).{note}",
             is_error=True,
             code=ErrorCode.APPROVAL_PENDING,
+            handle=approval.id if on_answer else None,  # get_call_result (and a task) can follow it
         )
     await approvals.settle(approval)
     if approval.status in FINISHED:

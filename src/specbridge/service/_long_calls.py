@@ -99,6 +99,7 @@ def _pending(call_id: str) -> CallResult:
         "its result.",
         is_error=True,
         code=ErrorCode.CALL_PENDING,
+        handle=call_id,
     )
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import dataclasses
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -54,6 +55,7 @@ def result_json(result: CallResult) -> Json:
         "image": None
         if image is None
         else {"data": base64.b64encode(image.data).decode("ascii"), "mime_type": image.mime_type},
+        "file": None if result.file is None else dataclasses.asdict(result.file),  # a kept answer's file
     }
 
 

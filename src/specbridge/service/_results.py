@@ -9,7 +9,7 @@ from typing import Any
 
 from .._errors import ErrorCode
 from .._logging import log_event
-from ..call import CallResult, ImageContent
+from ..call import CallResult, ImageContent, KeptFile
 from ..store import StoreError, StoreLost
 
 Json = Any
@@ -24,6 +24,7 @@ def result_from_json(data: Json) -> CallResult:
         status=data.get("status"),
         structured=data.get("structured"),
         image=None if image is None else ImageContent(base64.b64decode(image["data"]), image["mime_type"]),
+        file=KeptFile(**data["file"]) if isinstance(data.get("file"), dict) else None,
     )
 
 

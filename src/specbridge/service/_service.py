@@ -36,6 +36,7 @@ import anyio
 
 from .._errors import ErrorCode
 from .._logging import monotonic
+from .._telemetry import step, traced
 from ..approvals import ApprovalError
 from ..call import CallResult
 from ..config import ApiConfig, Config
@@ -105,13 +106,15 @@ class CallService:
     async def _ready(self, request: CallRequest) -> Ready | CallResult:
         """Admit, plan, check, resolve: the call ready to be sent, or why it is not."""
         limits = self._config().rate_limits
-        if (refused := await admit(request, limits, self._store, self.clock())) is not None:
+        if (
+            refused := await step("call.admit", admit(request, limits, self._store, self.clock()))
+        ) is not None:
             return refused
-        if isinstance(planned := plan(request), CallResult):
+        if isinstance(planned := traced("call.plan", plan, request), CallResult):
             return planned
-        if isinstance(checked := await check(planned), CallResult):
+        if isinstance(checked := await step("call.check", check(planned)), CallResult):
             return checked
-        return await resolve(planned, checked, self.files, self.grants)
+        return await step("call.resolve", resolve(planned, checked, self.files, self.grants))
 
     async def _cut(self, work: Awaitable[T]) -> T | CallResult:
         """`work`, which sends nothing, or `gateway-stopping` when the gateway stops meanwhile."""
@@ -146,16 +149,18 @@ class CallService:
         request, approval = ready.request, ready.planned.plan.requires_approval
         long = request.api.calls.long
         if ready.planned.key is None and not approval and not long:  # nothing to claim or to keep
-            return await send(ready, Held(), self.files)
+            return await step("call.send", send(ready, Held(), self.files))
         opened = await self._store()
         if isinstance(opened, CallResult):
             return opened
-        found = await self.look_up(ready, opened)
+        found = await step("call.look_up", self.look_up(ready, opened))
         if found is not None:
             return found
         approved = None
         if approval:
-            decision = await self._cut(self._approve(ready, answer, asked=asked, until=until))
+            decision = await step(
+                "call.approve", self._cut(self._approve(ready, answer, asked=asked, until=until))
+            )
             if not isinstance(decision, Approved):
                 return decision
             approved = decision
@@ -219,15 +224,18 @@ class CallService:
         self, ready: Ready, held: Held, approved: Approved | None, *, budget: float
     ) -> CallResult:
         """Steps 6-8: claim, send once, store."""
-        known = await claim(ready, held, approved, lease=self._lease(ready), budget=budget, clock=self.clock)
+        known = await step(
+            "call.claim",
+            claim(ready, held, approved, lease=self._lease(ready), budget=budget, clock=self.clock),
+        )
         if known is not None:
             return await store(held, known, clock=self.clock)
         try:
-            result = await send(ready, held, self.files)
+            result = await step("call.send", send(ready, held, self.files))
         except BaseException:  # cancelled (the call deadline), or a fault mid-send: it may have been sent
             await abandon(held)
             raise
-        return await store(held, result, clock=self.clock)
+        return await step("call.store", store(held, result, clock=self.clock))
 
     def _lease(self, ready: Ready) -> float:
         """How long a claim of this call is its owner's before it reads as outcome unknown."""

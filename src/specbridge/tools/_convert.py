@@ -11,6 +11,7 @@ from .._json import dumps_bytes
 from ..document import ApiDocument, Operation, Schema
 from ._arguments import ArgumentPlan, credential_names, plan_arguments
 from ._describe import describe, hints, shorten_text, title
+from ._icons import logo_icons
 from ._model import ConvertOptions, Tool, ToolSet
 from ._naming import MCP_NAME_MAX, PORTABLE_NAME_MAX, base_name, portable_name, shorten, unique_names
 from ._provenance import provenance
@@ -78,7 +79,11 @@ def convert(document: ApiDocument, options: ConvertOptions | None = None) -> Too
         limit=PORTABLE_NAME_MAX,
         fit=lambda n: shorten(n, PORTABLE_NAME_MAX),
     )
-    tools = [replace(tool, portable_name=portable) for tool, portable in zip(tools, portables, strict=True)]
+    icons = logo_icons(document.data)
+    tools = [
+        replace(tool, portable_name=portable, icons=icons)
+        for tool, portable in zip(tools, portables, strict=True)
+    ]
     if options.provenance:
         tools = _with_provenance(tools, given, document, options.description_max)
     return ToolSet(
@@ -132,13 +137,15 @@ def _tool(
     input_schema["additionalProperties"] = False
     if definitions:
         input_schema["$defs"] = definitions
+    output_schema, answer_schema = _answer_schemas(operation, shaper)
     return Tool(
         name=name,
         portable_name=portable_name(name),
         title=title(operation),
         description=description,
         input_schema=input_schema,
-        output_schema=_output_schema(operation, shaper),
+        output_schema=output_schema,
+        answer_schema=answer_schema,
         hints=hints(operation.method),
         arguments=plan.arguments,
         body=plan.body,
@@ -177,8 +184,10 @@ def _is_json(kind: str) -> bool:
     return base == "application/json" or base.endswith("+json")
 
 
-def _output_schema(operation: Operation, shaper: SchemaShaper) -> Json | None:
-    """The first 2xx JSON answer's schema, when it is an object (MCP requires an object at the root)."""
+def _answer_schemas(operation: Operation, shaper: SchemaShaper) -> tuple[Json | None, Json | None]:
+    """The first 2xx JSON answer's schema twice: as MCP's `outputSchema` up to 2025-11-25 (only when it
+    is an object: those revisions require an object at the root), and whatever its root (2026-07-28
+    takes any JSON Schema, so a list answer is structured too)."""
     for response in sorted(operation.responses, key=lambda r: r.status):
         if not response.status.startswith("2"):
             continue
@@ -187,12 +196,15 @@ def _output_schema(operation: Operation, shaper: SchemaShaper) -> Json | None:
             if media.schema is None or not (kind == "application/json" or kind.endswith("+json")):
                 continue
             _, target = shaper.resolve(media.schema.value, media.schema.base)
-            if not isinstance(target, dict) or not (target.get("type") == "object" or "properties" in target):
-                return None
             root = shaper.shape_bounded(media.schema, "output", OUTPUT_SCHEMA_LEVELS)
-            return {**root, "type": "object"} if isinstance(root, dict) else {"type": "object"}
-        return None
-    return None
+            if isinstance(target, dict) and (target.get("type") == "object" or "properties" in target):
+                shaped = {**root, "type": "object"} if isinstance(root, dict) else {"type": "object"}
+                return shaped, shaped
+            if isinstance(target, dict) and isinstance(root, dict) and target.get("type") is not None:
+                return None, root
+            return None, None
+        return None, None
+    return None, None
 
 
 def _base_of(schema: Schema, shaper: SchemaShaper) -> str:

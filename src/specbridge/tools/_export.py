@@ -23,6 +23,8 @@ def mcp_tool(tool: Tool) -> dict[str, Json]:
     entry["inputSchema"] = tool.input_schema
     if tool.output_schema is not None:
         entry["outputSchema"] = tool.output_schema
+    if tool.icons:
+        entry["icons"] = [dict(icon) for icon in tool.icons]
     annotations: dict[str, Json] = {}
     if tool.title:
         annotations["title"] = tool.title

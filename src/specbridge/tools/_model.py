@@ -98,6 +98,10 @@ class Tool:
     # Headers the document fixes (one possible value) that no argument may set: the gateway sends them.
     fixed_headers: tuple[tuple[str, str], ...] = ()
     accept: str = ""  # `Accept` from the operation's response media types (JSON first); "" = generic
+    # The 2xx JSON answer's schema whatever its root (MCP 2026-07-28's outputSchema); `output_schema` is
+    # it when it is an object, the only root earlier revisions allow.
+    answer_schema: Json | None = None
+    icons: tuple[Mapping[str, str], ...] = ()  # MCP icons: the document's logo (`_icons`)
     # Where each identifying argument's value comes from, and the lines of it that end `description`.
     provenance: tuple[Provenance, ...] = ()
     provenance_note: str = ""
