@@ -158,7 +158,8 @@ class ToolsetServer(ApiServer):
     ) -> types.ListToolsResult:
         toolset, snapshot, client = self._state(ctx)
         identity = identity_of(ctx)
-        key = (client.id if client is not None else None, identity)
+        token = identity.token if identity is not None else None  # what the rules read of a caller
+        key = (client.id if client is not None else None, token.scopes if token is not None else None)
         listed = toolset.listings.get(key)
         if listed is None:
             usable = [m for m in toolset.members.values() if self._usable(snapshot, client, m, identity)]
