@@ -20,8 +20,6 @@ from tests.support.oauth_api import STORE_KEY
 from tests.support.upstream import Gate, RecordedRequest, Reply, Upstream, json_response
 
 __all__ = ["namespaces", "store_url"]
-# Each fails on main f6ebfa6 (issue 30); the ledger (service/_ledger.py) makes them pass.
-pytestmark = pytest.mark.xfail(strict=True, reason="issue 30: fixed by the ledger")
 
 MCP = f"{IN_PROCESS}/mcp"
 KEYED = {**ORDER, "idempotency_key": "refund-42"}
@@ -148,7 +146,7 @@ async def test_a_keys_retry_behind_a_slow_store_answers_call_pending_within_the_
 
         calls.start_soon(first)
         assert await anyio.to_thread.run_sync(gate.arrived.wait, 20)  # the first call is on the wire
-        store = gateway.ledger.store if hasattr(gateway, "ledger") else gateway.approvals.store
+        store = gateway.ledger.store
         marker = store.read_marker
 
         async def slow_marker() -> Any:  # a pool waiting for a connection: the store's 2 s of the 4
@@ -177,7 +175,7 @@ async def test_a_store_failing_while_the_gateway_sends_an_approval_never_tells_t
         identifier = approval_id(await agent.call_tool("createOrder", ORDER))
         assert (await admin(asgi, "POST", f"/admin/approvals/{identifier}/approve")).status_code == 200
         assert await anyio.to_thread.run_sync(gate.arrived.wait, 20)  # the gateway's sender sends it
-        store = gateway.ledger.store if hasattr(gateway, "ledger") else gateway.approvals.store
+        store = gateway.ledger.store
         kept = {}
         for name in ("attach_or_create", "get_approval", "get_claim", "latest_approval", "read_marker"):
             if hasattr(store, name):

@@ -36,7 +36,7 @@ async def test_a_stop_ends_a_call_waiting_for_a_person_and_refuses_new_ones_send
 ) -> None:
     tools = {"createPayment": {"requires_approval": True}}
     async with harness(tmp_path, upstream, tools=tools, approvals={"wait": 50}) as service:
-        waiting = reads_pending(await service.approvals.open(service.config))
+        waiting = reads_pending(await service.ledger.open())
         results: list[CallResult] = []
 
         async def pay() -> None:
@@ -48,7 +48,7 @@ async def test_a_stop_ends_a_call_waiting_for_a_person_and_refuses_new_ones_send
                 await waiting.wait()
                 assert await service.service.drain(10)
         late = await service.result("getProduct", {"shopId": "s1", "id": "p1"})
-        (still,) = await service.approvals.current().desk.list(Status.PENDING)
+        (still,) = await service.ledger.current().desk.list(Status.PENDING)
     assert [result.code for result in results] == [ErrorCode.GATEWAY_STOPPING]
     assert "nothing was sent" in results[0].text
     assert late.code is ErrorCode.GATEWAY_STOPPING
@@ -96,7 +96,7 @@ async def test_a_long_call_finishes_and_stores_its_result_within_the_drain(
                 await anyio.wait_all_tasks_blocked()
                 gate.open.set()
         call_id = pending.text.split("call id ")[1].split(")")[0]
-        store = await service.approvals.open(service.config)
+        store = await service.ledger.open()
         claim = await store.get_claim(call_key("shop", "", call_id), time.time())
     assert pending.code is ErrorCode.CALL_PENDING
     assert claim is not None and claim.state is ClaimState.DONE
@@ -163,9 +163,9 @@ async def test_the_approved_calls_sender_starts_nothing_after_a_stop_and_finishe
                 tasks.start_soon(service.service.drain, 20)
                 await anyio.wait_all_tasks_blocked()
                 gate.open.set()
-        desk = service.approvals.current().desk
+        desk = service.ledger.current().desk
         sent = await desk.get(first.id)
-        later = await service.approvals.approvals_for("shop").request(
+        later = await service.ledger.approvals_for("shop").request(
             "shop", "createOrder", "", {**ORDER, "quantity": 5}, {}, fingerprint="asked-before-the-stop"
         )
         second = await desk.approve(later.id, "alice")  # answered after the stop

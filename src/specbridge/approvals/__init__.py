@@ -14,6 +14,7 @@ from ._log import log_admin as log_admin
 from ._log import log_answer as log_answer
 from ._view import approval_json as approval_json
 from ._view import client_approval_json as client_approval_json
+from ._view import iso as iso
 from ._view import status_text as status_text
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "approval_json",
     "client_approval_json",
     "client_receiver",
+    "iso",
     "log_admin",
     "log_answer",
     "status_text",

@@ -52,6 +52,7 @@ DEFAULT_TIMEOUT = 15.0
 DEFAULT_STORE = "sqlite:///.specbridge/state.db"
 DEFAULT_APPROVAL_WAIT = 50.0
 DEFAULT_APPROVAL_EXPIRE = 86400.0
+DEFAULT_REPEAT_WINDOW = 900.0  # `approvals.repeat_window`: a sent approval answers identical calls
 ApprovalBy = Literal["operator", "client"]
 # When an approved call is sent: as soon as it is approved (by the gateway, even when the agent stopped
 # waiting), or only when the agent calls again.
@@ -154,6 +155,7 @@ class ApprovalsConfig:
     by: ApprovalBy = "operator"
     webhook: WebhookConfig | None = None
     send: ApprovalSend = "on_answer"
+    repeat_window: float = DEFAULT_REPEAT_WINDOW  # after a send: an identical call gets its outcome
 
 
 @dataclass(frozen=True, slots=True)

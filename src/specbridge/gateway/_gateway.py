@@ -30,7 +30,7 @@ from ..config import ApiConfig, ClientConfig, Config, SearchIndexConfig, check_t
 from ..config import api_document as document_of  # spec, config operations, or both
 from ..files import Files
 from ..search import SearchIndex
-from ..service import ApprovalService, CallService
+from ..service import CallService, Ledger
 from ..tools import ToolSet, convert, too_big_for_one_context
 from ..webhooks import has_webhooks, running_webhooks
 from ._changes import digest as _digest
@@ -130,14 +130,11 @@ class Gateway:
         self.poll_interval = poll_interval
         self.stdio_client_id = stdio_client
         self.metrics = metrics or Metrics()
-        self.approvals = ApprovalService()  # the store and approval gate, when the config needs them
-        self.files = Files(
-            lambda: self.approvals.open(self.config),
-            lambda: self.config.files,
-            lambda: self.approvals.store is not None,
-        )
+        # the store, its approvals and the one record of each call (service/), when the config needs them
+        self.ledger = Ledger(lambda: self.config)
+        self.files = Files(self.ledger.open, lambda: self.config.files, lambda: self.ledger.store is not None)
         # the life of each call of a document tool (service/): plan, check, approvals, keys, long calls
-        self.calls = CallService(self.approvals, self.files, lambda: self.config, deadline=deadline)
+        self.calls = CallService(self.ledger, self.files, lambda: self.config, deadline=deadline)
         self._listeners: list[ChangeListener] = []
         self._config_marker = _fingerprint(config_path)
         self._config_digest = _digest(config_path) if config_path else ""
@@ -235,7 +232,7 @@ class Gateway:
             refused := apply_rules(config, {name: state.toolset for name, state in states.items()})
         ) is not None:
             raise refused  # a rule naming no tool, an audit log that cannot be written
-        await self.approvals.start(config)
+        await self.ledger.start()
         self.snapshot = Snapshot(config, MappingProxyType(states))
         _freeze_heap()
         if self.check_worker_at_start:  # a few ms here; a worker that cannot start now is started later
@@ -248,12 +245,12 @@ class Gateway:
         await self.calls.aclose()
         for caller in callers:
             await caller.aclose()
-        await self.approvals.aclose()
+        await self.ledger.aclose()
         audit_to(None)
 
     async def run_webhooks(self) -> None:
         """Deliver the store's outbox (routed by the config as reloaded) until cancelled; needs a store."""
-        store = self.approvals.store
+        store = self.ledger.store
         if store is None:
             return
         while not has_webhooks(self.config):  # a reload may add the first one
@@ -382,7 +379,7 @@ class Gateway:
                     await states[name].caller.aclose()
             return []
         self.snapshot = Snapshot(config, MappingProxyType(states))
-        restart = self.approvals.reload(config)
+        restart = self.ledger.reload(config)
         if restart is not None:
             log_event("config reloaded in part", level=logging.WARNING, reason=restart)
         now = anyio.current_time()

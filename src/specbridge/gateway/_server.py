@@ -239,7 +239,9 @@ class ApiServer:
         client_id = client.id if client is not None else None
         if name == GET_CALL_RESULT and offers_results(state):
             deadline = Deadline.after(self.gateway.deadline)
-            return to_mcp_result(await self.gateway.calls.result(state.api, client_id, arguments, deadline))
+            return to_mcp_result(
+                await self.gateway.calls.result(state.api, client_id, arguments, deadline, identity)
+            )
         call = _Call(ctx, params.input_responses, client, identity)
         if (search := state.search) is not None and search.owns(name):
 

@@ -197,6 +197,10 @@ class PostgresStore(PostgresMarker, PostgresRates, PostgresSealed, PostgresSessi
         row = await self._one("SELECT * FROM approvals WHERE id = %s", (approval_id,))
         return None if row is None else approval_from(row)
 
+    async def latest_approval(self, fingerprint: str) -> Approval | None:
+        row = await self._one(sql.latest_approval(P), (fingerprint,))
+        return None if row is None else approval_from(row)
+
     async def list_approvals(self, status: Status | None = None, limit: int = 100) -> list[Approval]:
         params = (str(status), limit) if status is not None else (limit,)
         async with self._connection() as conn:

@@ -160,6 +160,13 @@ class SqliteStore(SqliteMarker, SqliteRates, SqliteSealed, SqliteSessions):
 
         return await self._run(work)
 
+    async def latest_approval(self, fingerprint: str) -> Approval | None:
+        def work(db: sqlite3.Connection) -> Approval | None:
+            row = db.execute(sql.latest_approval(P), (fingerprint,)).fetchone()
+            return None if row is None else approval_from(row)
+
+        return await self._run(work)
+
     async def list_approvals(self, status: Status | None = None, limit: int = 100) -> list[Approval]:
         params = (str(status), limit) if status is not None else (limit,)
 
