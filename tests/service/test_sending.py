@@ -10,6 +10,7 @@ import asyncio
 import json
 import logging
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ import pytest
 from specbridge import ErrorCode
 from specbridge.approvals import Approvals, approval_json
 from specbridge.call import CallResult
+from specbridge.config import ToolAccess
 from specbridge.service import Deadline
 from specbridge.store import Approval, Condition, Status
 from tests.service.conftest import ORDER, Harness, harness
@@ -234,3 +236,24 @@ async def test_a_call_whose_secret_cannot_be_read_now_is_not_sent_and_stays_appr
     assert kept.status is Status.APPROVED and upstream.requests == []
     (line,) = [record for record in caplog.records if record.getMessage() == "approved call not sent yet"]
     assert line.fields["code"] == "secret-unavailable"  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("lost", ["client", "api", "tool"])
+async def test_an_approved_call_whose_client_lost_its_access_is_not_sent_and_ends_refused(
+    tmp_path: Path, upstream: Upstream, lost: str
+) -> None:
+    async with harness(tmp_path, upstream, tools=TOOLS, approvals={"wait": 0}, clients=CLIENTS) as service:
+        approved = await approved_while_nobody_waits(service, "bot")
+        bot = service.config.clients["bot"]
+        changed = {
+            "client": {},
+            "api": {"bot": replace(bot, apis=())},
+            "tool": {"bot": replace(bot, tools={"shop": ToolAccess(deny=("createOrder",))})},
+        }[lost]
+        service.config = replace(service.config, clients=changed)  # a reload while it waited
+        await service.service.sender.sweep(served(service))
+        kept = await service.ledger.current().desk.get(approved.id)
+        by_id = await service.service.result(service.api, "bot", {"call_id": approved.id}, Deadline.after(5))
+    assert upstream.requests == []
+    assert kept.status is Status.FAILED and kept.result["code"] == "approval-access-revoked"
+    assert by_id.code is ErrorCode.APPROVAL_ACCESS_REVOKED and "Nothing was sent" in by_id.text

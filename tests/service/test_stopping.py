@@ -13,7 +13,7 @@ import pytest
 
 from specbridge import ErrorCode
 from specbridge.call import CallResult
-from specbridge.service import call_key
+from specbridge.service import call_key, store_key
 from specbridge.service._stopping import Stopping
 from specbridge.store import ClaimState, Status
 from tests.service.conftest import ORDER, harness
@@ -173,4 +173,29 @@ async def test_the_approved_calls_sender_starts_nothing_after_a_stop_and_finishe
         still = await desk.get(second.id)
     assert sent.status is Status.DONE and sent.result["structured"] == {"id": "o1"}
     assert started == 0 and still.status is Status.APPROVED  # left for another instance
+    assert len(upstream.requests) == 1
+
+
+async def test_a_keyed_call_still_on_the_wire_when_the_drain_ends_says_it_was_sent_outcome_unknown(
+    tmp_path: Path, upstream: Upstream, gate: Gate
+) -> None:
+    async with harness(tmp_path, upstream) as service:
+        results: list[CallResult] = []
+
+        async def order() -> None:
+            results.append(await service.result("createOrder", KEYED))
+
+        with anyio.fail_after(30):
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(order)
+                await anyio.to_thread.run_sync(gate.arrived.wait, 30)
+                assert not await service.service.drain(0.2)  # its time is up with the call on the wire
+        gate.open.set()
+        opened = await service.ledger.open()
+        name = store_key(service.request("createOrder", KEYED).scope, "order-1")
+        kept = await opened.get_claim(name, time.time())
+    (told,) = results
+    assert (told.is_error, told.code) == (True, ErrorCode.CALL_OUTCOME_UNKNOWN)
+    assert "it was sent" in told.text and "not sent again" in told.text
+    assert kept is not None and kept.state is ClaimState.UNKNOWN  # never sent again
     assert len(upstream.requests) == 1

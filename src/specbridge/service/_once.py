@@ -40,6 +40,7 @@ from ._long_calls import Running
 from ._renewing import sent
 from ._request import Ready
 from ._results import store_unavailable
+from ._stopping import DRAINED, STOPPING, Stopping
 from ._waits import Deadline
 
 Json = Any
@@ -135,22 +136,29 @@ async def claim(
 
 
 async def once(ready: Ready, held: Held, approved: Approved | None, files: Files, *, lease: float,
-               until: Deadline, clock: Callable[[], float]) -> CallResult:  # fmt: skip
+               until: Deadline, clock: Callable[[], float], cut: Stopping | None = None) -> CallResult:  # fmt: skip
     """Claim, send once, store: the one step by which the agent's call, the gateway's sender and a long
     call's background reach the API. A fault or cancellation once the claims are held leaves every
-    one of them outcome unknown (or free again, when the request never went to the network)."""
-    known = await claim(ready, held, approved, lease=lease, until=until, clock=clock)
-    if known is not None and known.code is ErrorCode.CALL_PENDING and held.approval is not None:
-        await held.give_back()  # the key is another way's, still on the wire: the approval waits
-        return known
-    if known is not None:
-        return await store(held, known, clock=clock)
-    try:
-        result = await send(ready, held, files)
-    except BaseException:  # cancelled (the call deadline, a drain cut), or a fault mid-send: maybe sent
-        await abandon(held)
-        raise
-    return await store(held, result, clock=clock)
+    one of them outcome unknown (or free again, when the request never went to the network). `cut`:
+    the gateway's stop, whose drain ends this step when its time is up; the agent is then told the
+    request was sent, outcome unknown (`DRAINED`), or `gateway-stopping` when it had not gone out."""
+    with cut.sending() if cut is not None else anyio.CancelScope() as scope:
+        known = await claim(ready, held, approved, lease=lease, until=until, clock=clock)
+        if known is not None and known.code is ErrorCode.CALL_PENDING and held.approval is not None:
+            await held.give_back()  # the key is another way's, still on the wire: the approval waits
+            return known
+        if known is not None:
+            return await store(held, known, clock=clock)
+        try:
+            result = await send(ready, held, files)
+        except BaseException:  # cancelled (the call deadline, the drain), or a fault mid-send: maybe sent
+            await abandon(held)
+            raise
+        return await store(held, result, clock=clock)
+    assert scope.cancelled_caught  # cut by the drain: its claims were given up (`abandon`)
+    with anyio.CancelScope(shield=True):
+        await held.give_back()  # cut during the claim: nothing was sent
+    return DRAINED if held.sent else STOPPING
 
 
 async def send(ready: Ready, held: Held, files: Files) -> CallResult:
@@ -199,8 +207,11 @@ async def store(held: Held, result: CallResult, *, clock: Callable[[], float]) -
 
 async def abandon(held: Held) -> None:
     """A fault or cancellation after the claim: every held claim becomes outcome unknown, or, when the
-    request never went to the network, the key is free again."""
+    request never went to the network, is given back (the key free, the approval approved again)."""
     with anyio.CancelScope(shield=True):
+        if not held.sent and held.long is None:
+            await held.give_back()
+            return
         try:
             if held.approval is not None and held.approvals is not None:
                 await held.approvals.abandon(held.approval)
@@ -210,3 +221,4 @@ async def abandon(held: Held) -> None:
                 await held.store.abandon(held.key, held.owner, sent=held.sent)
         except StoreError as error:
             log_event("claims not given up: the store failed", level=logging.ERROR, code=str(error.code))
+        held.key, held.approval = None, None

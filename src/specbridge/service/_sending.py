@@ -229,7 +229,7 @@ class ApprovedSender:
         until = Deadline.after(ready.planned.plan.timeout + 2 * MARGIN)
         lease = self.deadline + ready.planned.plan.timeout + LEASE_MARGIN
         result = await once(ready, held, Approved(mine, approvals, claimed=True), self._files,
-                            lease=lease, until=until, clock=self.clock)  # fmt: skip
+                            lease=lease, until=until, clock=self.clock, cut=self.stopping)  # fmt: skip
         audit(request, result, background=True)
         log_event("approved call sent" if held.sent else "approved call settled", approval=approval.id,
             api=approval.api, tool=approval.tool, client=approval.client or None, status=result.status,

@@ -25,7 +25,8 @@ for the whole call, its `Deadline`, fixed when it starts, ends every wait inside
 
 When the gateway stops (`drain`), a call that has sent nothing (and any new call) ends at once with
 `gateway-stopping`; a call past its claim finishes and stores its outcome (`_stopping`), and one still
-on the wire when the drain's time is up answers `call-outcome-unknown`, saying it was sent.
+on the wire when the drain's time is up answers `call-outcome-unknown`, saying it was sent (issue 31,
+item 13).
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ from ._waits import MARGIN, Deadline
 
 Json = Any
 LEASE_MARGIN = 10.0  # what a claim's lease adds to the longest the send can take
+CUT_GRACE = 1.0  # seconds the calls the drain cut have to record and say it (store steps are shielded)
 T = TypeVar("T")
 
 
@@ -227,9 +229,8 @@ class CallService:
         request = ready.request
         lease = self._lease(ready.checked)
         if not request.api.calls.long:
-            return await once(
-                ready, held, approved, self.files, lease=lease, until=request.deadline, clock=self.clock
-            )
+            return await once(ready, held, approved, self.files, lease=lease, until=request.deadline,
+                              clock=self.clock, cut=self.stopping)  # fmt: skip
 
         async def background(running: Running) -> CallResult:
             held.long = running
@@ -303,6 +304,8 @@ class CallService:
         give_up = anyio.current_time() + seconds
         calls_done = await self.stopping.idle(seconds)
         long_done = await self.long.finish(max(0.0, give_up - anyio.current_time()))
+        if not calls_done and self.stopping.cut_sends():  # each answers: sent, outcome unknown
+            await self.stopping.idle(CUT_GRACE)
         return calls_done and long_done
 
     async def aclose(self) -> None:
