@@ -1,7 +1,7 @@
 """The admin HTTP API: people answer approvals with an admin key (never a client key).
 
     GET  /admin/approvals?status=pending[&limit=100]    {"approvals": [approval_json, …]}
-    GET  /admin/approvals/{id}                          approval_json
+    GET  /admin/approvals/{id}                          approval_json, with `repeat` (a repeat's note)
     POST /admin/approvals/{id}/approve                  approval_json (who answered: the admin's id)
     POST /admin/approvals/{id}/reject  {"reason": "…"}  approval_json
 
@@ -141,10 +141,14 @@ class AdminApi:
     async def list(self, request: Request, admin: AdminConfig) -> Any:
         status = parse_status(request.query_params.get("status"))
         found = await self.desk.list(status, parse_limit(request.query_params.get("limit")))
-        return {"approvals": [approval_json(approval) for approval in found]}
+        return {"approvals": [await self._shown(approval) for approval in found]}
 
     async def show(self, request: Request, admin: AdminConfig) -> Any:
-        return approval_json(await self.desk.get(check_id(request.path_params["id"])))
+        return await self._shown(await self.desk.get(check_id(request.path_params["id"])))
+
+    async def _shown(self, approval: Approval) -> dict[str, Any]:
+        """An approval's JSON, a repeat saying which approval of the same call came before (`repeat`)."""
+        return {**approval_json(approval), "repeat": await self.desk.repeat(approval)}
 
     async def approve(self, request: Request, admin: AdminConfig) -> Any:
         answered = await self.desk.approve(check_id(request.path_params["id"]), admin.id)

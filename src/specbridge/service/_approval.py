@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from .._errors import ErrorCode
 from .._logging import log_event, monotonic
-from ..approvals import FINISHED, ApprovalError, Approvals, iso, log_answer
+from ..approvals import FINISHED, ApprovalError, Approvals, ago, iso, log_answer
 from ..call import CallResult
 from ..store import Approval, Status
 from ._asking import question
@@ -114,18 +114,9 @@ def already_sent(approval: Approval, now: float) -> str:
     which approval, and that it is not sent again."""
     finished = approval.finished_at or approval.created_at
     return (
-        f"This call was already sent {_ago(now - finished)} ({iso(finished)}), once approved (approval "
+        f"This call was already sent {ago(now - finished)} ({iso(finished)}), once approved (approval "
         f"{approval.id}); this is its outcome, and it is not sent again. "
     )
-
-
-def _ago(seconds: float) -> str:
-    seconds = max(0.0, seconds)
-    if seconds < 90:
-        return f"{seconds:.0f} s ago"
-    if seconds < 5400:
-        return f"{seconds / 60:.0f} min ago"
-    return f"{seconds / 3600:.0f} h ago"
 
 
 def _noted(result: CallResult, note: str) -> CallResult:
@@ -179,6 +170,18 @@ async def outcome(approvals: Approvals, approval: Approval, *, note: str = "") -
         f"(approval {approval.id})",
         is_error=True,
         code=ErrorCode.APPROVAL_OUTCOME_UNKNOWN,
+    )
+
+
+def not_now(approval: Approval, why: CallResult) -> CallResult:
+    """An approved call this call could not send now (`why`: its token, file or secret cannot be had):
+    still approved, sent by whoever can (the gateway's sender, the next identical call)."""
+    return CallResult(
+        f"this call was approved and is waiting to be sent; it could not be sent by this call now "
+        f"({why.code}). Call the tool again with the same arguments, or {GET_CALL_RESULT} "
+        f"with call_id {approval.id}, for its outcome (approval {approval.id}).",
+        is_error=True,
+        code=ErrorCode.APPROVAL_PENDING,
     )
 
 

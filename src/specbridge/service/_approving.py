@@ -18,10 +18,12 @@ from collections.abc import Callable, Mapping, Sequence
 from ..approvals import (
     OPERATORS,
     Announcer,
+    ApprovalError,
     Approvals,
     approval_event,
     client_approval_json,
     client_receiver,
+    repeat_note,
 )
 from ..config import ApprovalsConfig, Config
 from ..store import Announcement, Approval, Status, Store, open_store
@@ -65,6 +67,17 @@ class Desk:
 
     async def get(self, approval_id: str) -> Approval:
         return await self._default.get(approval_id)
+
+    async def repeat(self, approval: Approval) -> str | None:
+        """For a repeat (an approval of a call sent or answered before, `repeat_of`), how it names the
+        one before: `same call as <id>, done (HTTP 200) 2 h ago`; None for a first approval."""
+        if approval.repeat_of is None:
+            return None
+        try:
+            earlier = await self.get(approval.repeat_of)
+        except ApprovalError:
+            return f"same call as {approval.repeat_of}"
+        return repeat_note(earlier, self._default.clock())
 
     async def list(self, status: Status | None = None, limit: int = 100) -> list[Approval]:
         return await self._default.list(status, limit)

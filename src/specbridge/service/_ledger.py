@@ -170,6 +170,9 @@ class LiveDesk(Desk):
     async def get(self, approval_id: str) -> Approval:
         return await self._desk().get(approval_id)
 
+    async def repeat(self, approval: Approval) -> str | None:
+        return await self._desk().repeat(approval)
+
     async def list(self, status: Status | None = None, limit: int = 100) -> list[Approval]:
         return await self._desk().list(status, limit)
 

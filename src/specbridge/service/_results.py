@@ -69,3 +69,14 @@ def store_too_slow(*, alone: bool = False) -> CallResult:
     """The store did not answer within what is left of the call's deadline (its pool waiting for a
     connection, say): said before the deadline, as `store_unavailable` says it."""
     return store_unavailable(StoreError("the store did not answer within the call's deadline"), alone=alone)
+
+
+def too_slow_to_resolve() -> CallResult:
+    """What the call needs (its OAuth token, most likely: another instance may be fetching it) could
+    not be had within the call's deadline: nothing was sent."""
+    return CallResult(
+        "what this call needs (the API's access token) could not be had within the call's deadline; "
+        "nothing was sent. Call again in a moment.",
+        is_error=True,
+        code=ErrorCode.UPSTREAM_AUTH_FAILED,
+    )

@@ -48,7 +48,7 @@ from ..files import Files
 from ..grants import Grants
 from ..store import Store, StoreError
 from ._access import admit, allowed, audit, limited
-from ._approval import Approved, approve
+from ._approval import Approved, approve, not_now
 from ._ledger import Ledger
 from ._long_calls import LongCalls, Running
 from ._look_up import New, Open, look_up
@@ -56,7 +56,7 @@ from ._once import Held, once, send
 from ._planning import plan
 from ._request import Answer, CallRequest, Checked, Question, Ready, principal_of
 from ._resolving import check, resolve
-from ._results import store_too_slow, store_unavailable
+from ._results import store_too_slow, store_unavailable, too_slow_to_resolve
 from ._sending import ApprovedSender, Served, approval_result, offers_approval_results
 from ._stopping import STOPPING, Stopping
 from ._waits import MARGIN, Deadline
@@ -121,7 +121,7 @@ class CallService:
         if checked.key is None and not needs_approval and not request.api.calls.long:  # nothing to look up
             if limited(request, limits) and (refused := await admit(request, limits, self._store, now)):
                 return refused
-            ready = await self._cut(resolve(checked, self.files, self.grants))
+            ready = await self._cut(self._resolve(checked))
             return ready if isinstance(ready, CallResult) else await send(ready, Held(), self.files)
         opened = await self._store()
         if isinstance(opened, CallResult):
@@ -133,13 +133,19 @@ class CallService:
             return await self._approved(checked, answer, asked=False, until=None, found=found)
         held = Held(opened, self.ledger.owner, key=found.key)
         refused = await admit(request, limits, self._store, now) if limited(request, limits) else None
-        ready = refused if refused is not None else await self._cut(resolve(checked, self.files, self.grants))
+        ready = refused if refused is not None else await self._cut(self._resolve(checked))
         if isinstance(ready, CallResult):
             await held.give_back()  # nothing was sent: a key the look-up took is free again
             return ready
         if needs_approval:
             return await self._approved(ready, answer, asked=False, until=None, new=found)
         return await self._send(ready, held, None)
+
+    async def _resolve(self, checked: Checked) -> Ready | CallResult:
+        """Resolve, ended before the call's deadline (a token another instance is fetching, say)."""
+        with anyio.move_on_after(checked.request.deadline.wait(math.inf, keep=MARGIN / 2)):
+            return await resolve(checked, self.files, self.grants)
+        return too_slow_to_resolve()
 
     async def _look_up(self, checked: Checked, opened: Store) -> New | Open | CallResult:
         """The ledger's look-up, ended before the call's deadline whatever the store does (a pool
@@ -219,9 +225,9 @@ class CallService:
             return CallResult(error.message, is_error=True, code=error.code)
         if not isinstance(decision, Approved):
             return decision
-        ready = stage if isinstance(stage, Ready) else await resolve(stage, self.files, self.grants)
-        if isinstance(ready, CallResult):  # nothing was sent: the approval stays approved
-            return ready
+        ready = stage if isinstance(stage, Ready) else await self._cut(self._resolve(stage))
+        if isinstance(ready, CallResult):  # not sent by this call: the approval stays approved
+            return not_now(decision.approval, ready)
         return await self._send(ready, Held(opened, self.ledger.owner), decision)
 
     async def _send(self, ready: Ready, held: Held, approved: Approved | None) -> CallResult:
