@@ -104,7 +104,8 @@ async def claim(
     into the API) ends with the key's outcome, never sent again."""
     key = ready.key
     try:
-        if held.store is not None and (key is not None or approved is not None or held.long is not None):
+        claims = (approved is not None and not approved.claimed) or (key is not None and held.key is None)
+        if held.store is not None and (claims or held.long is not None):  # once per claim taken here
             await held.store.hold_once(clock())  # a store that lost its data since: StoreLost, no send
         if approved is not None:
             mine = (
