@@ -55,6 +55,7 @@ from ._long_calls import CALL_COMPLETED, iso
 from ._once import Held, once, result_json
 from ._request import CallRequest, Planned, Ready
 from ._resolving import check, resolve
+from ._results import too_slow_to_resolve
 from ._stopping import Stopping
 from ._tool_access import tool_rules
 from ._waits import MARGIN, Deadline
@@ -270,7 +271,9 @@ class ApprovedSender:
         if checked.fingerprint != approval.fingerprint:
             self._later_on(approval, "the call changed since it was approved (a reload)")
             return None
-        ready = await resolve(checked, self._files, self._grants)
+        ready: Ready | CallResult = too_slow_to_resolve()
+        with anyio.move_on_after(self.deadline):  # a token another instance is fetching, say
+            ready = await resolve(checked, self._files, self._grants)
         if isinstance(ready, CallResult):
             self._later_on(approval, "what it needs cannot be had now", ready)
             return None
