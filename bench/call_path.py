@@ -140,7 +140,7 @@ async def main() -> None:
             await client.list_tools()  # the client checks results against the listing: list them first
             pending = await client.call_tool("createOrder", ORDER)
             assert pending.is_error, pending
-            desk = gateway.approvals.current().desk
+            desk = gateway.ledger.current().desk
             (approval,) = await desk.list()
             await desk.approve(approval.id, "bench")
             trace = Trace()

@@ -36,7 +36,7 @@ from specbridge.call import Caller, CallResult
 from specbridge.config import config_from_data
 from specbridge.document import load_document
 from specbridge.files import Files
-from specbridge.service import ApprovalService, CallRequest, CallService, Deadline
+from specbridge.service import CallRequest, CallService, Deadline, Ledger
 from specbridge.tools import convert
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -73,9 +73,9 @@ async def bench(store_url: str, calls: int) -> dict[str, tuple[float, float]]:
     caller = Caller(
         api, toolset, transport=httpx.MockTransport(upstream), resolve=public, check_workers=False
     )
-    approvals = ApprovalService()
-    files = Files(lambda: approvals.open(config), lambda: config.files)
-    service = CallService(approvals, files, lambda: config, deadline=60.0)
+    ledger = Ledger(lambda: config)
+    files = Files(ledger.open, lambda: config.files)
+    service = CallService(ledger, files, lambda: config, deadline=60.0)
 
     async def call(arguments: dict[str, Any]) -> Any:
         return await service.call(CallRequest(api, caller, tool, None, arguments, Deadline.after(60)))
@@ -100,7 +100,7 @@ async def bench(store_url: str, calls: int) -> dict[str, tuple[float, float]]:
     finally:
         await service.aclose()
         await caller.aclose()
-        await approvals.aclose()
+        await ledger.aclose()
     return out
 
 

@@ -41,7 +41,7 @@ from specbridge.config import config_from_data
 from specbridge.document import load_document
 from specbridge.files import Files
 from specbridge.gateway import Gateway, http_app
-from specbridge.service import ApprovalService, CallRequest, CallService, Deadline
+from specbridge.service import CallRequest, CallService, Deadline, Ledger
 from specbridge.service._access import admit
 from specbridge.store import RateLimit, Store, open_store
 from specbridge.tools import convert
@@ -116,9 +116,9 @@ async def admit_case(config: Any, rounds: int) -> list[float]:
     api = config.apis["shop"]
     toolset = convert(load_document(api.spec))
     caller = Caller(api, toolset, check_workers=False)
-    approvals = ApprovalService()
-    files = Files(lambda: approvals.open(config), lambda: config.files)
-    service = CallService(approvals, files, lambda: config, deadline=60)
+    ledger = Ledger(lambda: config)
+    files = Files(ledger.open, lambda: config.files)
+    service = CallService(ledger, files, lambda: config, deadline=60)
     tool = toolset.get("getProduct")
     assert tool is not None
     request = CallRequest(api, caller, tool, config.clients["bot"], {"id": "p"}, Deadline.after(60))
@@ -132,7 +132,7 @@ async def admit_case(config: Any, rounds: int) -> list[float]:
     finally:
         await service.aclose()
         await caller.aclose()
-        await approvals.aclose()
+        await ledger.aclose()
 
 
 async def admit_step(upstream: Upstream, urls: dict[str, str], rounds: int) -> None:

@@ -265,3 +265,24 @@ def test_list_counts_every_client_and_pages_past_another_clients_flood(config_pa
     listed = json.loads(theirs.output)
     assert [item["id"] for item in listed["approvals"]] == [lone.id] and listed["next"] is None
     assert listed["clients"] == [{"client": "shopfront", "count": 1}, {"client": "bot", "count": 1010}]
+
+
+def test_list_and_show_mark_a_repeat_of_a_call_answered_before(config_path: Path) -> None:
+    first = pending(config_path)
+    on_store(config_path, lambda desk: desk.reject(first.id, "alice", "not this one"))
+    repeat = on_store(
+        config_path,
+        lambda desk: desk.for_api("shop").request(
+            "shop", "refundOrder", "bot", ARGS, {}, fingerprint="f-2", repeat_of=first.id
+        ),
+    )
+    listed = run("approvals", "list", "--config", str(config_path))
+    shown = run("approvals", "show", repeat.id, "--config", str(config_path))
+    as_json = json.loads(
+        run("approvals", "show", repeat.id, "--format", "json", "--config", str(config_path)).output
+    )
+    assert f"repeat-of={first.id}" in listed.output
+    assert f"repeat:      same call as {first.id}, rejected" in shown.output
+    assert as_json["repeat_of"] == first.id and as_json["repeat"].startswith(
+        f"same call as {first.id}, rejected"
+    )

@@ -89,6 +89,7 @@ class ErrorCode(StrEnum):
     APPROVAL_NOT_FOUND = "approval-not-found"
     APPROVAL_OUTCOME_UNKNOWN = "approval-outcome-unknown"
     APPROVAL_REASON_MISSING = "approval-reason-missing"
+    APPROVAL_ACCESS_REVOKED = "approval-access-revoked"
     STORE_UNAVAILABLE = "store-unavailable"
     UPSTREAM_DNS_FAILED = "upstream-dns-failed"
     HOST_REFUSED = "host-refused"

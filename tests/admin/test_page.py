@@ -22,10 +22,19 @@ from specbridge.admin._html import CSP
 from specbridge.admin._page import AdminPage
 from specbridge.config import AdminConfig
 from specbridge.service import ApprovalGate
-from specbridge.store import Status, open_store
-from tests.admin._harness import ADMIN_KEY, CLIENT_KEY, OTHER_ADMIN_KEY, Admin, admin_client, admin_config
+from specbridge.store import Condition, Status, open_store
+from tests.admin._harness import (
+    ADMIN_KEY,
+    CLIENT_KEY,
+    OTHER_ADMIN_KEY,
+    Admin,
+    admin_client,
+    admin_config,
+    auth,
+)
 
 HOSTILE = '<script>alert("x")</script>'
+ARGS_SENT = {"orderId": "o-7", "amount": 40}
 REFUND = ToolFacts(
     "POST", "/orders/{orderId}/refund", "https://api.shop.example/v2", "Refund an order", False, True
 )
@@ -451,3 +460,31 @@ async def test_the_banner_says_the_gateway_sends_an_approved_call_and_a_sent_one
     listed = (await admin.client.get("/admin/")).text
     assert "<strong>failed (HTTP 409)</strong>" in page and "API answered</dt><dd>HTTP 409" in page
     assert '<td data-label="status">failed (HTTP 409)</td>' in listed
+
+
+async def test_a_repeat_of_a_sent_call_is_marked_in_the_list_and_on_its_page_with_the_one_before(
+    admin: Admin,
+) -> None:
+    approvals = admin.gate.desk.for_api("shop")
+    first = await admin.pending(ARGS_SENT)
+    await approvals.approve(first.id, "alice")
+    executing = await approvals.claim(await approvals.get(first.id))
+    assert executing is not None
+    await approvals.finish(executing, {"text": "{}", "is_error": False, "status": 200})
+    sent = await approvals.get(first.id)
+    await admin.store.update_approval(
+        first.id, Condition(statuses=frozenset({Status.DONE})), {"finished_at": sent.created_at - 7200}
+    )
+    repeat = await approvals.request(
+        "shop", "refundOrder", "bot", ARGS_SENT, {}, fingerprint="f-repeat", repeat_of=first.id
+    )
+    await sign_in(admin.client)
+    listed = await admin.client.get("/admin/")
+    page = await approval_page(admin.client, repeat.id)
+    shown = (await admin.client.get(f"/admin/approvals/{repeat.id}", headers=auth())).json()
+    plain = (await admin.client.get(f"/admin/approvals/{first.id}", headers=auth())).json()
+    assert "repeat: same call as" in listed.text and first.id[:12] in listed.text
+    assert f"same call as {first.id}, done (HTTP 200) 2 h ago" in page.text
+    assert shown["repeat_of"] == first.id
+    assert shown["repeat"] == f"same call as {first.id}, done (HTTP 200) 2 h ago"
+    assert (plain["repeat_of"], plain["repeat"]) == (None, None)

@@ -168,7 +168,7 @@ async def test_a_gateway_reload_that_removes_or_rekeys_an_admin_ends_its_open_se
     path.write_text(config_text + f"admins:\n  ops: {{key_sha256: {key_sha256(key)}}}\n", encoding="utf-8")
     async with running_gateway(path) as (url, gateway):
         order = {"shopId": "s1", "product": "p1", "quantity": 2}
-        approval = await gateway.approvals.desk.for_api("shop").request("shop", "createOrder", "", order, {})
+        approval = await gateway.ledger.desk.for_api("shop").request("shop", "createOrder", "", order, {})
         page = await signed_in(browser, url, key)
         await page.goto(f"{url}/admin/approvals/{approval.id}")
         facts = await page.locator("dl.facts").inner_text()
@@ -185,6 +185,6 @@ async def test_a_gateway_reload_that_removes_or_rekeys_an_admin_ends_its_open_se
 
         await page.locator("button.approve").click()  # the form loaded before the reload
         await page.wait_for_url(f"{url}/admin/sign-in")
-        assert (await gateway.approvals.desk.get(approval.id)).status is Status.PENDING
+        assert (await gateway.ledger.desk.get(approval.id)).status is Status.PENDING
         await page.goto(f"{url}/admin/")
         assert page.url == f"{url}/admin/sign-in"

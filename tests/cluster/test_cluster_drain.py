@@ -16,6 +16,7 @@ import mcp_types as types
 import pytest
 
 from tests.cluster._cluster import Cluster, agent, code, load, text
+from tests.cluster._history import History
 from tests.cluster._servers import until
 from tests.support.upstream import Gate
 
@@ -52,9 +53,12 @@ async def test_a_long_call_repeated_on_each_instance_is_sent_once(cluster: Clust
     assert cluster.requests_to(f"/shops/{shop}/orders") == 1
 
 
-async def _calling(url: str, calls: list[dict[str, Any]], outcomes: list[str], stop: anyio.Event) -> None:
-    """Keyed calls one after another until `stop`, each outcome's code (or the exception) kept. A call
-    refused with `gateway-stopping` (nothing sent) is made again, as its message tells the agent to."""
+async def _calling(
+    url: str, calls: list[dict[str, Any]], outcomes: list[str], stop: anyio.Event, history: History
+) -> None:
+    """Keyed calls one after another until `stop`, each outcome's code (or the exception) kept, and
+    every answer recorded in `history`. A call refused with `gateway-stopping` (nothing sent) is made
+    again, as its message tells the agent to."""
     async with agent(url) as client:
         for order in calls:
             if stop.is_set():
@@ -65,6 +69,7 @@ async def _calling(url: str, calls: list[dict[str, Any]], outcomes: list[str], s
                 except Exception as error:  # a JSON-RPC error, a dropped connection: lost work
                     outcomes.append(f"{type(error).__name__}: {error}")
                     break
+                history.record("createOrder", order, result)
                 if code(result) != "gateway-stopping":
                     outcomes.append(code(result) or "ok")
                     break
@@ -100,10 +105,12 @@ async def test_a_rolling_restart_by_sigterm_loses_no_call_and_sends_each_key_onc
     outcomes: list[str] = []
     draining: list[int] = []
     stop = anyio.Event()
+    history = History(cluster.upstream)
     try:
         async with anyio.create_task_group() as tasks:
             for worker in range(8):
-                tasks.start_soon(_calling, cluster.base + "/shop/mcp", orders[worker::8], outcomes, stop)
+                url = cluster.base + "/shop/mcp"
+                tasks.start_soon(_calling, url, orders[worker::8], outcomes, stop, history)
             for gateway in cluster.gateways:  # one at a time, as an orchestrator rolls a deployment
                 flowing = len(outcomes) + 8
                 await anyio.to_thread.run_sync(until, "calls flow", lambda n=flowing: len(outcomes) >= n)
@@ -124,3 +131,4 @@ async def test_a_rolling_restart_by_sigterm_loses_no_call_and_sends_each_key_onc
     assert draining == [503, 503, 503]
     sent = [cluster.requests_to(f"/shops/{order['shopId']}/orders") for order in orders]
     assert max(sent) == 1 and sum(sent) == len(outcomes)
+    history.check()

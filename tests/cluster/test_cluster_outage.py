@@ -19,6 +19,7 @@ import anyio
 import pytest
 
 from tests.cluster._cluster import Cluster, admin, code, load, text
+from tests.cluster._history import History
 from tests.cluster._servers import OwnPostgres, OwnRedis
 
 pytestmark = pytest.mark.cluster
@@ -53,13 +54,19 @@ async def test_while_the_store_is_down_calls_answer_store_unavailable_and_admin_
     keyed = [
         ("createOrder", {"shopId": shop, "product": "p", "idempotency_key": f"{shop}-{n}"}) for n in range(16)
     ]
+    history = History(cluster.upstream)  # every operation and upstream request, checked at the end
+    sent = [("createOrder", {"shopId": f"{shop}-k{n}", "product": "p", "idempotency_key": f"{shop}-k{n}"})
+            for n in range(8)]  # fmt: skip
+    await history.load(cluster.base + "/shop/mcp", sent)  # sent just before the outage
     down()
     try:
         started = time.monotonic()
         with anyio.fail_after(25):  # two rounds of the 2 s store timeout, not the 30 s call deadline
-            results = await load(cluster.base + "/shop/mcp", keyed)
+            results = await history.load(cluster.base + "/shop/mcp", keyed)
+            retried = await history.load(cluster.base + "/shop/mcp", sent)  # their agents' retries
         took = time.monotonic() - started
         assert {code(result) for result in results} == {"store-unavailable"}, [text(r) for r in results]
+        assert {code(result) for result in retried} == {"store-unavailable"}, [text(r) for r in retried]
         assert cluster.requests_to(f"/shops/{shop}/orders") == 0
         answers = []
 
@@ -83,7 +90,10 @@ async def test_while_the_store_is_down_calls_answer_store_unavailable_and_admin_
                 break
             await anyio.sleep(0.2)
     back = time.monotonic() - came_back
-    print(f"{fault}: 16 calls during the outage in {took:.1f} s; back {back:.2f} s after the store")
+    print(f"{fault}: 32 calls during the outage in {took:.1f} s; back {back:.2f} s after the store")
     assert cluster.requests_to(f"/shops/{shop}/orders") == 1
+    again = await history.load(cluster.base + "/shop/mcp", sent)  # the retries once it is back
+    assert {code(result) for result in again} == {None}, [text(r) for r in again]
+    history.check()
     for gateway in cluster.gateways:
         assert (await admin(gateway.base, "GET", "/admin/approvals")).status_code == 200

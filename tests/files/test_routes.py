@@ -110,7 +110,7 @@ async def test_an_answer_typed_as_a_list_is_kept_as_html_and_served_as_an_attach
 ) -> None:
     async with files_api(tmp_path, upstream) as api:
         http, gateway = api.http, api.gateway
-        await gateway.approvals.open(gateway.config)  # files are kept where the store is open
+        await gateway.ledger.open()  # files are kept where the store is open
         async with http_client(f"{IN_PROCESS}/shop/mcp", transport=api.transport) as client:
             report = await client.call_tool("getReport", {"id": "listed"})
         found = re.search(r'"file_id": ?"([^"]+)"', text(report))

@@ -172,6 +172,7 @@ async def test_a_person_sees_the_arguments_and_the_bound_values_apart_with_reada
         "finished_at": None,
         "upstream_status": None,  # nothing was sent
         "result": None,
+        "repeat_of": None,  # the first approval of this call
     }
 
 

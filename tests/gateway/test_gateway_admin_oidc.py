@@ -82,7 +82,7 @@ async def test_an_admin_signs_in_with_the_provider_and_answers_an_approval(
     monkeypatch.setenv("SPECBRIDGE_TEST_STORE_KEY", STORE_KEY)
     upstream.route("/shops/alice-shop/orders", echo)
     async with serving(tmp_path, upstream, glewlwyd) as (base, gateway):
-        desk = gateway.approvals.desk
+        desk = gateway.ledger.desk
         order = {"shopId": "alice-shop", "product": "mug", "quantity": 1}
         approval = await desk.for_api("shop").request("shop", "createOrder", "alice-agent", order, {})
         context = await browser.new_context()

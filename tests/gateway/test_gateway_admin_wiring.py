@@ -38,7 +38,7 @@ async def test_the_approval_page_shows_the_served_operation_and_a_reload_ends_a_
 ) -> None:
     path = config(tmp_path, upstream, f"admins:\n  ops: {{key_sha256: {key_sha256(KEY)}}}\n")
     async with in_process_gateway(path) as (transport, gateway):
-        approval = await gateway.approvals.desk.for_api("shop").request("shop", "createOrder", "", ORDER, {})
+        approval = await gateway.ledger.desk.for_api("shop").request("shop", "createOrder", "", ORDER, {})
         async with httpx2.AsyncClient(transport=transport, base_url=IN_PROCESS) as client:
             await sign_in(client)
             page = await client.get(f"/admin/approvals/{approval.id}", headers={"Accept": "text/html"})

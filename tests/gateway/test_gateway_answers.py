@@ -126,7 +126,7 @@ async def test_an_image_of_900_kb_is_image_content_beside_its_description_and_fi
     config = write_config(tmp_path, upstream, spec=SPEC, extra="")
     config.write_text(config.read_text() + f"store: 'sqlite:///{tmp_path / 'state.db'}'\n", encoding="utf-8")
     async with in_process_gateway(config) as (asgi, gateway):
-        await gateway.approvals.open(gateway.config)  # files are kept where the store is open
+        await gateway.ledger.open()  # files are kept where the store is open
         async with http_client(f"{IN_PROCESS}/mcp", mode=era, transport=asgi) as client:
             big = await client.call_tool("getPhoto", {"name": "big"})
             huge = await client.call_tool("getPhoto", {"name": "huge"})

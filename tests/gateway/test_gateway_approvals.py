@@ -149,6 +149,6 @@ async def test_tools_without_approval_never_open_the_store(tmp_path: Path, upstr
     config = write_config(tmp_path, upstream)
     async with in_process_gateway(config) as (base, gateway), http_client(MCP, transport=base) as client:
         result = await client.call_tool("getProduct", {"id": "p1"})
-        assert gateway.approvals.store is None
+        assert gateway.ledger.store is None
     assert result.is_error is False
     assert not (tmp_path / ".specbridge").exists()

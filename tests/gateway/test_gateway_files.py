@@ -255,7 +255,7 @@ async def test_a_binary_answer_is_kept_as_a_file_of_the_caller_and_passed_on_to_
 ) -> None:
     config = config_with(tmp_path, upstream, store_url)
     async with running_gateway(config) as (base, gateway):
-        await gateway.approvals.open(gateway.config)  # files are kept where the store is open
+        await gateway.ledger.open()  # files are kept where the store is open
         async with http_client(f"{base}/mcp", key=KEY_A) as client:
             report = await client.call_tool("getReport", {"id": "r1"})
             found = re.search(r'"file_id": ?"([^"]+)"', text(report))
@@ -299,7 +299,7 @@ async def test_a_binary_answer_over_the_cap_is_described_and_not_kept(
         tmp_path, upstream, f"sqlite:///{tmp_path / 'state.db'}", files="files: {max_bytes: 100}\n"
     )
     async with running_gateway(config) as (base, gateway):
-        await gateway.approvals.open(gateway.config)
+        await gateway.ledger.open()
         async with http_client(f"{base}/mcp", key=KEY_A) as client:
             report = await client.call_tool("getReport", {"id": "r1"})
     assert not report.is_error

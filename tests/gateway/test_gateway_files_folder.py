@@ -114,7 +114,7 @@ async def test_with_a_folder_a_binary_answer_is_kept_there_and_passed_on_to_an_u
 ) -> None:
     config = config_with(tmp_path, upstream, store_url, files=FOLDER)
     async with running_gateway(config) as (base, gateway):
-        await gateway.approvals.open(gateway.config)  # files are kept where the store is open
+        await gateway.ledger.open()  # files are kept where the store is open
         async with http_client(f"{base}/mcp", key=KEY_A) as client:
             report = await client.call_tool("getReport", {"id": "r1"})
             found = re.search(r'"file_id": ?"([^"]+)"', text(report))

@@ -291,10 +291,11 @@ async def test_a_key_whose_owner_died_mid_call_is_outcome_unknown_and_never_sent
     scope = ("shop", "", "createOrder")
     tool = convert(parse_document(KEY_SPEC)).get("createOrder")
     assert tool is not None
-    call = fingerprint(scope, ORDER, {}, tool, upstream.url)  # the service's fingerprint of this call
+    name = store_key(scope, "lost")
+    call = fingerprint(scope, ORDER, {}, tool, upstream.url, key=name)  # the service's, of this call
     async with open_store(store_url) as store:  # a gateway that claimed the key and died
         then = time.time() - 600
-        await store.claim(store_key(scope, "lost"), "dead", call, 1, 86400, then)
+        await store.claim(name, "dead", call, 1, 86400, then)
     config = config_with(tmp_path, upstream, store_url)
     async with in_process_gateway(config) as (asgi, _), http_client(MCP, transport=asgi) as client:
         result = await client.call_tool("createOrder", {**ORDER, "idempotency_key": "lost"})

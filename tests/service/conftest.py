@@ -15,7 +15,7 @@ from specbridge.call import Caller, CallResult
 from specbridge.config import ClientConfig, Config, config_from_data
 from specbridge.document import load_document
 from specbridge.files import Files
-from specbridge.service import NOBODY, ApprovalService, Asking, CallRequest, CallService, Deadline, Question
+from specbridge.service import NOBODY, Asking, CallRequest, CallService, Deadline, Ledger, Question
 from specbridge.tools import Tool, convert
 from tests.gateway._harness import SPEC
 from tests.store._backends import namespaces, store, store_url
@@ -79,12 +79,9 @@ class Harness:
         self.api = config.apis["shop"]
         self.toolset = convert(load_document(self.api.spec))
         self.caller = Caller(self.api, self.toolset, check_workers=False)
-        self.approvals = ApprovalService()
-        self.files = Files(
-            lambda: self.approvals.open(self.config),
-            lambda: self.config.files,
-        )
-        self.service = CallService(self.approvals, self.files, lambda: self.config, deadline=60.0)
+        self.ledger = Ledger(lambda: self.config)
+        self.files = Files(self.ledger.open, lambda: self.config.files)
+        self.service = CallService(self.ledger, self.files, lambda: self.config, deadline=60.0)
 
     def tool(self, name: str) -> Tool:
         found = self.toolset.get(name)
@@ -126,7 +123,7 @@ class Harness:
     async def aclose(self) -> None:
         await self.service.aclose()
         await self.caller.aclose()
-        await self.approvals.aclose()
+        await self.ledger.aclose()
 
 
 @contextlib.asynccontextmanager

@@ -13,7 +13,7 @@ from specbridge import ErrorCode
 from specbridge.access import Identity, TokenClaims
 from specbridge.call import CallResult
 from specbridge.service import Asking, Question
-from specbridge.service._access import admit, audit
+from specbridge.service._access import allowed, audit
 from tests.service.conftest import ORDER, counted, harness
 from tests.support.audit import audit_lines as lines
 from tests.support.upstream import Gate, Upstream, json_response
@@ -34,16 +34,18 @@ def token(client_id: str | None = None, *scopes: str, subject: str = "user-7") -
     return TokenClaims("https://auth.example.com", subject, client_id, frozenset(scopes), frozenset(), None)
 
 
-async def test_every_call_passes_admit_first_and_audit_at_its_end(tmp_path: Path, upstream: Upstream) -> None:
+async def test_every_call_passes_tool_access_first_and_audit_at_its_end(
+    tmp_path: Path, upstream: Upstream
+) -> None:
     async with harness(tmp_path, upstream) as service:
-        with counted(admit, audit) as sent:
+        with counted(allowed, audit) as sent:
             done = await service.result("createOrder", ORDER)
-        with counted(admit, audit) as refused:
+        with counted(allowed, audit) as refused:
             bad = await service.result("createOrder", {**ORDER, "quantity": 0})
-        with counted(admit, audit) as malformed:
+        with counted(allowed, audit) as malformed:
             key = await service.result("createOrder", {**ORDER, "idempotency_key": ""})
     assert done.structured == {"id": "o1"}
-    assert sent == refused == malformed == {"admit": 1, "audit": 1}
+    assert sent == refused == malformed == {"allowed": 1, "audit": 1}
     assert bad.code is key.code is ErrorCode.ARGUMENTS_INVALID
 
 
@@ -137,9 +139,9 @@ async def test_a_call_with_no_limit_key_or_approval_still_never_opens_the_store(
         tmp_path, upstream, clients=CLIENTS, limits={"per_tool": {"createOrder": "5/hour"}}
     ) as service:
         await service.result("getProduct", {"id": "p1"}, client="bot")
-        assert service.approvals.store is None
+        assert service.ledger.store is None
         await service.result("createOrder", ORDER, client="bot")
-        assert service.approvals.store is not None
+        assert service.ledger.store is not None
 
 
 async def test_a_limit_the_store_cannot_count_refuses_the_call_unsent(

@@ -36,7 +36,7 @@ async def ready(service: Harness, arguments: dict[str, object] = ORDER, **option
     assert not isinstance(planned, CallResult)
     checked = await check(planned)
     assert not isinstance(checked, CallResult)
-    made = await resolve(planned, checked, service.files)
+    made = await resolve(checked, service.files)
     assert isinstance(made, Ready)
     return made
 
@@ -46,7 +46,7 @@ async def test_no_answer_within_the_wait_is_pending_with_the_id_and_the_values_k
 ) -> None:
     async with harness(tmp_path, upstream, tools=TOOLS, approvals={"wait": 0}) as service:
         result = await service.result("createOrder", ORDER)
-        (pending,) = await service.approvals.current().desk.list(Status.PENDING)
+        (pending,) = await service.ledger.current().desk.list(Status.PENDING)
     assert (result.is_error, result.code) == (True, ErrorCode.APPROVAL_PENDING)
     assert pending.id in result.text and "nothing was sent" in result.text
     assert (pending.arguments, pending.bound, pending.client) == (ORDER, {}, "")
@@ -57,34 +57,34 @@ async def test_an_answer_at_the_desk_wakes_the_waiting_call_which_sends_once(
     tmp_path: Path, upstream: Upstream
 ) -> None:
     async with harness(tmp_path, upstream, tools=TOOLS, approvals={"wait": 30}) as service:
-        opened = await service.approvals.open(service.config)
+        opened = await service.ledger.open()
         waiting = reads_pending(opened)
 
         async def approve_when_asked() -> None:
             await waiting.wait()  # the call read its approval as pending: it waits for the answer now
-            (pending,) = await service.approvals.current().desk.list(Status.PENDING)
-            await service.approvals.current().desk.approve(pending.id, "alice")
+            (pending,) = await service.ledger.current().desk.list(Status.PENDING)
+            await service.ledger.current().desk.approve(pending.id, "alice")
 
         with anyio.fail_after(20):
             result, _ = await asyncio.gather(service.result("createOrder", ORDER), approve_when_asked())
-        (done,) = await service.approvals.current().desk.list(Status.DONE)
+        (done,) = await service.ledger.current().desk.list(Status.DONE)
     assert result.structured == {"id": "o1"}
     assert (done.answered_by, done.result["structured"]) == ("alice", {"id": "o1"})
     assert len(upstream.requests) == 1
 
 
-async def test_approved_later_the_same_call_gets_the_result_once_and_then_asks_again(
+async def test_approved_later_the_same_call_gets_the_result_and_within_the_window_gets_it_again(
     tmp_path: Path, upstream: Upstream
 ) -> None:
     async with harness(tmp_path, upstream, tools=TOOLS, approvals={"wait": 0}) as service:
         first = await service.result("createOrder", ORDER)
         assert await service.result("createOrder", ORDER) == first  # attached, not a duplicate
-        (pending,) = await service.approvals.current().desk.list(Status.PENDING)
-        await service.approvals.current().desk.approve(pending.id, "alice")
+        (pending,) = await service.ledger.current().desk.list(Status.PENDING)
+        await service.ledger.current().desk.approve(pending.id, "alice")
         done = await service.result("createOrder", ORDER)
         again = await service.result("createOrder", ORDER)
-    assert done.structured == {"id": "o1"}
-    assert again.code is ErrorCode.APPROVAL_PENDING and pending.id not in again.text
+    assert done.structured == again.structured == {"id": "o1"}
+    assert "already sent" in again.text and pending.id in again.text
     assert len(upstream.requests) == 1
 
 
@@ -93,8 +93,8 @@ async def test_a_rejection_gives_its_reason_once_and_a_redraft_is_a_new_approval
 ) -> None:
     async with harness(tmp_path, upstream, tools=TOOLS, approvals={"wait": 0}) as service:
         await service.result("createOrder", ORDER)
-        (pending,) = await service.approvals.current().desk.list(Status.PENDING)
-        await service.approvals.current().desk.reject(pending.id, "bob", "  orders over 1 need a ticket  ")
+        (pending,) = await service.ledger.current().desk.list(Status.PENDING)
+        await service.ledger.current().desk.reject(pending.id, "bob", "  orders over 1 need a ticket  ")
         rejected = await service.result("createOrder", ORDER)
         redraft = await service.result("createOrder", ORDER)
     assert rejected.code is ErrorCode.APPROVAL_REJECTED
@@ -109,10 +109,10 @@ async def test_an_api_error_after_approval_is_the_calls_result_and_kept_as_faile
     upstream.route("/shops/s1/orders", json_response({"error": "no such shop"}, status=404))
     async with harness(tmp_path, upstream, tools=TOOLS, approvals={"wait": 0}) as service:
         await service.result("createOrder", ORDER)
-        (pending,) = await service.approvals.current().desk.list(Status.PENDING)
-        await service.approvals.current().desk.approve(pending.id, "alice")
+        (pending,) = await service.ledger.current().desk.list(Status.PENDING)
+        await service.ledger.current().desk.approve(pending.id, "alice")
         failed = await service.result("createOrder", ORDER)
-        kept = await service.approvals.current().desk.get(pending.id)
+        kept = await service.ledger.current().desk.get(pending.id)
     assert (failed.is_error, failed.code, failed.status) == (True, ErrorCode.UPSTREAM_STATUS, 404)
     assert (kept.status, kept.result["status"]) == (Status.FAILED, 404)
 
@@ -124,14 +124,14 @@ async def test_two_instances_with_calls_waiting_on_one_approval_send_it_once(
         harness(tmp_path / "one", upstream, store_url, tools=TOOLS, approvals={"wait": 30}) as one,
         harness(tmp_path / "two", upstream, store_url, tools=TOOLS, approvals={"wait": 30}) as two,
     ):
-        opened = await one.approvals.open(one.config)
-        await two.approvals.open(two.config)
+        opened = await one.ledger.open()
+        await two.ledger.open()
         waiting = reads_pending(opened)
         with anyio.fail_after(30):
             calls = [asyncio.create_task((one, two)[n % 2].result("createOrder", ORDER)) for n in range(6)]
             await waiting.wait()
-            (pending,) = await one.approvals.current().desk.list(Status.PENDING)
-            await two.approvals.current().desk.approve(pending.id, "alice")
+            (pending,) = await one.ledger.current().desk.list(Status.PENDING)
+            await two.ledger.current().desk.approve(pending.id, "alice")
             results = await asyncio.gather(*calls)
     assert [result.structured for result in results] == [{"id": "o1"}] * 6
     assert len(upstream.requests) == 1
@@ -154,10 +154,10 @@ async def test_a_call_being_sent_by_another_says_so_and_after_its_lease_is_outco
 ) -> None:
     async with harness(tmp_path, upstream, tools=TOOLS, approvals={"wait": 0}) as service:
         await service.result("createOrder", ORDER)
-        desk = service.approvals.current().desk
+        desk = service.ledger.current().desk
         (pending,) = await desk.list(Status.PENDING)
         await desk.approve(pending.id, "alice")
-        opened = await service.approvals.open(service.config)
+        opened = await service.ledger.open()
         # another instance claimed it and vanished without a word
         when = Condition(statuses=frozenset({Status.APPROVED}))
         await opened.update_approval(
@@ -178,9 +178,8 @@ async def test_approved_the_step_answers_approved_and_sends_nothing_itself(
 ) -> None:
     async with harness(tmp_path, upstream, tools=TOOLS, approvals={"wait": 0}) as service:
         made = await ready(service)
-        approvals = service.approvals
-        await approvals.open(service.config)
-        for_api = approvals.current().desk.for_api("shop")
+        await service.ledger.open()
+        for_api = service.ledger.current().desk.for_api("shop")
         first = await approve(made, for_api, None, asked=False, until=None)
         assert isinstance(first, CallResult) and first.code is ErrorCode.APPROVAL_PENDING
         (pending,) = await for_api.list(Status.PENDING)
@@ -195,8 +194,8 @@ async def test_by_client_the_user_is_asked_and_their_answer_is_recorded_as_their
     tmp_path: Path, upstream: Upstream
 ) -> None:
     async with harness(tmp_path, upstream, tools=TOOLS, approvals={"by": "client", "wait": 5}) as service:
-        await service.approvals.open(service.config)
-        for_api = service.approvals.current().desk.for_api("shop")
+        await service.ledger.open()
+        for_api = service.ledger.current().desk.for_api("shop")
         made = await ready(service, asking=Asking(can_ask=True))
         asked = await approve(made, for_api, None, asked=False, until=None)
         assert isinstance(asked, Question)

@@ -1,5 +1,5 @@
 """The config's `approvals:` on the store (service/_approving.py): one `Approvals` per API with that API's
-own `ApprovalsConfig`, the desk people answer at, and when the gateway opens its store."""
+own `ApprovalsConfig`, and the desk people answer at."""
 
 from __future__ import annotations
 
@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 
 from specbridge.config import config_from_data
-from specbridge.service import ApprovalGate, ApprovalService
-from specbridge.service._approving import store_needed
+from specbridge.service import ApprovalGate
 from specbridge.store import Status, Store, open_store
 
 CONFIG = {
@@ -51,27 +50,3 @@ async def test_the_desk_answers_through_the_approvals_of_the_call_s_api(store: S
     answered = await gate.desk.approve(approval.id, "alice")
     assert (answered.status, answered.answered_by) == (Status.APPROVED, "alice")
     assert [found.id for found in await gate.desk.list(Status.APPROVED)] == [approval.id]
-
-
-def test_the_store_opens_at_start_only_where_the_config_needs_it() -> None:
-    assert store_needed(config_from_data(CONFIG, source="specbridge.yaml"))
-    plain = config_from_data({"apis": {"shop": {"spec": "shop.yaml"}}}, source="specbridge.yaml")
-    assert not store_needed(plain)
-    long = config_from_data({"apis": {"shop": {"spec": "s.yaml", "calls": {"long": True}}}}, source="x.yaml")
-    assert store_needed(long)
-
-
-async def test_a_gateway_without_a_store_opens_it_on_first_need_and_keeps_it(tmp_path: Path) -> None:
-    plain = config_from_data(
-        {"apis": {"shop": {"spec": "shop.yaml"}}, "store": f"sqlite:///{tmp_path / 'state.db'}"},
-        source="specbridge.yaml",
-    )
-    service = ApprovalService()
-    await service.start(plain)
-    assert service.store is None
-    try:
-        opened = await service.open(plain)
-        assert await service.open(plain) is opened
-        assert service.current().desk.for_api("shop").store is opened
-    finally:
-        await service.aclose()

@@ -1,6 +1,7 @@
-"""Steps 2-4 (service/_resolving.py): the arguments checked once (large ones off the event loop), then
-files, bindings and the caller's secret resolved into the one request; whatever cannot be sent is a
-refusal here, naming the field, with nothing sent and nothing claimed."""
+"""Check and resolve (service/_resolving.py): the arguments checked once (large ones off the event loop),
+then, after the ledger's look-up, files, bindings and the caller's secret resolved into the one
+request; whatever cannot be sent is a refusal here, naming the field, with nothing sent and every
+claim given back."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ async def test_small_arguments_are_checked_on_the_loop_and_large_ones_never_are(
             assert isinstance(planned, Planned)
             with counted(checked) as counts:  # a profile hook sees this thread only
                 found = await check(planned)
-            assert not isinstance(found, CallResult) and found[0] == arguments
+            assert not isinstance(found, CallResult) and found.arguments == arguments
             assert counts == {"checked": on_the_loop}
         bad = plan(service.request("importOrders", {"orders": [{"quantity": "many"}] * 500}))
         assert isinstance(bad, Planned)
@@ -44,7 +45,7 @@ async def ready_or_result(service: object, tool: str, arguments: dict[str, objec
     found = await check(planned)
     if isinstance(found, CallResult):
         return found
-    return await resolve(planned, found, service.files)  # type: ignore[attr-defined]
+    return await resolve(found, service.files)  # type: ignore[attr-defined]
 
 
 async def test_another_clients_file_is_not_found_and_nothing_is_claimed_or_sent(
@@ -80,17 +81,19 @@ async def test_a_files_type_that_cannot_be_a_header_is_the_agents_to_fix_naming_
     assert len(upstream.requests) == 1
 
 
-async def test_a_secret_that_cannot_be_read_is_refused_before_anything_is_claimed(
-    tmp_path: Path, upstream: Upstream
+async def test_a_secret_that_cannot_be_read_is_refused_and_the_key_the_look_up_took_is_free_again(
+    tmp_path: Path, upstream: Upstream, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    auth = {"type": "bearer", "secret": "env:SPECBRIDGE_TEST_NOT_SET_ANYWHERE"}
+    upstream.route("/shops/s1/orders", json_response({"id": "o1"}, status=201))
+    auth = {"type": "bearer", "secret": "env:SPECBRIDGE_TEST_SECRET_SET_LATER"}
     async with harness(tmp_path, upstream, auth=auth) as service:
         keyed = {"shopId": "s1", "product": "p", "quantity": 1, "idempotency_key": "k"}
         made = await service.result("createOrder", keyed)
-        opened = service.approvals.store  # a refusal before the store: not even opened for the key
+        assert upstream.requests == []
+        monkeypatch.setenv("SPECBRIDGE_TEST_SECRET_SET_LATER", "now-set")
+        sent = await service.result("createOrder", keyed)
     assert made.code is ErrorCode.SECRET_UNAVAILABLE and "nothing was sent" in made.text
-    assert opened is None
-    assert upstream.requests == []
+    assert sent.structured == {"id": "o1"} and len(upstream.requests) == 1
 
 
 async def test_the_derived_key_is_bound_in_and_part_of_the_call_s_fingerprint(

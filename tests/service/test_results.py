@@ -6,7 +6,7 @@ from __future__ import annotations
 from specbridge import ErrorCode
 from specbridge.call import CallResult, ImageContent
 from specbridge.service._once import result_json
-from specbridge.service._results import result_from_json, store_unavailable
+from specbridge.service._results import result_from_json, store_too_slow, store_unavailable
 from specbridge.store import StoreError
 
 
@@ -19,12 +19,16 @@ def test_a_result_comes_back_from_the_store_as_it_went_in() -> None:
     assert result_from_json(result_json(failed)) == failed
 
 
-def test_a_store_failure_says_nothing_was_sent_or_that_the_request_went_out_with_its_answer() -> None:
+def test_a_store_failure_says_what_is_known_of_the_send_and_nothing_more() -> None:
     error = StoreError("sqlite:///state.db: database is locked")
-    before = store_unavailable(error)
+    alone = store_unavailable(error, alone=True)  # a call with nothing to look up: nothing was sent
+    before = store_unavailable(error)  # an earlier identical call may have been sent: it cannot tell
     after = store_unavailable(error, sent=CallResult('{"id": "o1"}', status=201))
-    assert before.code is after.code is ErrorCode.STORE_UNAVAILABLE
-    assert before.is_error and after.is_error
-    assert "nothing was sent" in before.text and "state.db" not in before.text
+    slow = store_too_slow()
+    assert alone.code is before.code is after.code is slow.code is ErrorCode.STORE_UNAVAILABLE
+    assert alone.is_error and before.is_error and after.is_error
+    assert "nothing was sent" in alone.text and "state.db" not in alone.text
+    assert "nothing was sent" not in before.text and "cannot be read until the store is back" in before.text
+    assert slow.text == before.text
     assert "the request was sent (the API answered 201)" in after.text and '{"id": "o1"}' in after.text
     assert after.status == 201

@@ -10,6 +10,7 @@ import asyncio
 import json
 import logging
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ import pytest
 from specbridge import ErrorCode
 from specbridge.approvals import Approvals, approval_json
 from specbridge.call import CallResult
+from specbridge.config import ToolAccess
 from specbridge.service import Deadline
 from specbridge.store import Approval, Condition, Status
 from tests.service.conftest import ORDER, Harness, harness
@@ -48,7 +50,7 @@ async def approved_while_nobody_waits(service: Harness, client: str | None = Non
     pending = await service.result("createOrder", ORDER, client=client)
     assert pending.code is ErrorCode.APPROVAL_PENDING, pending.text
     assert "sends it as soon as it is approved" in pending.text or "on_retry" in str(service.api.approvals)
-    desk = service.approvals.current().desk
+    desk = service.ledger.current().desk
     (waiting,) = await desk.list(Status.PENDING)
     return await desk.approve(waiting.id, "alice")
 
@@ -62,17 +64,17 @@ async def test_an_approval_given_after_the_agent_stopped_waiting_is_sent_once_an
         approved = await approved_while_nobody_waits(service, "bot")
         assert await service.service.sender.sweep(served(service)) == 1
         assert await service.service.sender.sweep(served(service)) == 0  # nothing approved is left
-        kept = await service.approvals.current().desk.get(approved.id)
-        opened = await service.approvals.open(service.config)
+        kept = await service.ledger.current().desk.get(approved.id)
+        opened = await service.ledger.open()
         (event,) = await opened.lease_due(time.time() + 1, 60)
         again = await service.result("createOrder", ORDER, client="bot")  # the same call, later
         by_id = await service.service.result(service.api, "bot", {"call_id": approved.id}, Deadline.after(10))
-        after = await service.result("createOrder", ORDER, client="bot")  # handed out: asks again
+        after = await service.result("createOrder", ORDER, client="bot")  # within the repeat window
     assert len(upstream.requests) == 1
     assert (kept.status, kept.settled_at, kept.result["status"]) == (Status.DONE, None, 201)
     assert approval_json(kept)["upstream_status"] == 201
-    assert by_id.structured == again.structured == {"id": "o1"}
-    assert after.code is ErrorCode.APPROVAL_PENDING and approved.id not in after.text
+    assert by_id.structured == again.structured == after.structured == {"id": "o1"}
+    assert "already sent" in after.text and approved.id in after.text
     assert (event.topic, event.receiver) == ("call.completed", "client:bot")
     assert event.payload["data"]["call_id"] == approved.id and event.payload["data"]["status"] == "done"
     assert json.loads(event.payload["data"]["result"]["text"]) == {"id": "o1"}
@@ -86,7 +88,7 @@ async def test_two_gateways_on_one_store_sweeping_at_once_send_the_approved_call
         harness(tmp_path / "two", upstream, store_url, tools=TOOLS, approvals={"wait": 0}) as two,
     ):
         await approved_while_nobody_waits(one)
-        await two.approvals.open(two.config)
+        await two.ledger.open()
         started = await asyncio.gather(
             *((one, two)[n % 2].service.sender.sweep(served((one, two)[n % 2])) for n in range(6))
         )
@@ -103,7 +105,7 @@ async def test_a_409_from_the_api_is_failed_with_its_status_and_the_agent_gets_t
     async with harness(tmp_path, upstream, store_url, tools=TOOLS, approvals={"wait": 0}) as service:
         approved = await approved_while_nobody_waits(service)
         await service.service.sender.sweep(served(service))
-        kept = await service.approvals.current().desk.get(approved.id)
+        kept = await service.ledger.current().desk.get(approved.id)
         told = await service.result("createOrder", ORDER)
     assert (kept.status, approval_json(kept)["upstream_status"]) == (Status.FAILED, 409)
     assert (told.is_error, told.code, told.status) == (True, ErrorCode.UPSTREAM_STATUS, 409)
@@ -118,7 +120,7 @@ async def test_on_retry_leaves_the_approved_call_to_the_agents_next_call(
         approved = await approved_while_nobody_waits(service)
         assert await service.service.sender.sweep(served(service)) == 0
         assert upstream.requests == []
-        still = await service.approvals.current().desk.get(approved.id)
+        still = await service.ledger.current().desk.get(approved.id)
         sent = await service.result("createOrder", ORDER)
     assert still.status is Status.APPROVED
     assert sent.structured == {"id": "o1"} and len(upstream.requests) == 1
@@ -129,9 +131,9 @@ async def test_an_approval_the_agents_call_waits_on_is_left_to_that_call(
 ) -> None:
     async with harness(tmp_path, upstream, tools=TOOLS, approvals={"wait": 0}) as service:
         approved = await approved_while_nobody_waits(service)
-        service.approvals.waiting[approved.id] += 1  # a call of this process waits on it now
+        service.ledger.waiting[approved.id] += 1  # a call of this process waits on it now
         assert await service.service.sender.sweep(served(service)) == 0
-        del service.approvals.waiting[approved.id]
+        del service.ledger.waiting[approved.id]
         assert await service.service.sender.sweep(served(service)) == 1
     assert len(upstream.requests) == 1
 
@@ -141,14 +143,14 @@ async def test_a_call_that_changed_since_its_approval_is_not_sent_by_the_sweep(
 ) -> None:
     async with harness(tmp_path, upstream, tools=TOOLS, approvals={"wait": 0}) as service:
         approved = await approved_while_nobody_waits(service)
-        opened = await service.approvals.open(service.config)
+        opened = await service.ledger.open()
         changed = Approval(**{**approval_fields(approved), "id": "changed1", "fingerprint": "other"})
         await opened.attach_or_create(changed, time.time())
         await opened.update_approval(
             "changed1", Condition(frozenset({Status.PENDING})), {"status": Status.APPROVED}
         )
         assert await service.service.sender.sweep(served(service)) == 2
-        kept = await service.approvals.current().desk.get("changed1")
+        kept = await service.ledger.current().desk.get("changed1")
     assert kept.status is Status.APPROVED  # left for the agent's next call, which asks again
     assert len(upstream.requests) == 1
 
@@ -162,8 +164,8 @@ async def test_an_expired_approval_is_reported_to_the_same_call_once_then_it_ask
 ) -> None:
     async with harness(tmp_path, upstream, store_url, tools=TOOLS, approvals={"wait": 0}) as service:
         await service.result("createOrder", ORDER)
-        (pending,) = await service.approvals.current().desk.list(Status.PENDING)
-        opened = await service.approvals.open(service.config)
+        (pending,) = await service.ledger.current().desk.list(Status.PENDING)
+        opened = await service.ledger.open()
         later = Approvals(opened, clock=lambda: time.time() + 10**6)
         assert (await later.get(pending.id)).status is Status.EXPIRED  # nobody answered in time
         told = await service.result("createOrder", ORDER)
@@ -230,7 +232,28 @@ async def test_a_call_whose_secret_cannot_be_read_now_is_not_sent_and_stays_appr
         with caplog.at_level(logging.WARNING, logger="specbridge.gateway"):
             await service.service.sender.sweep(served(service))
             await service.service.sender.sweep(served(service))  # looked at again only a minute later
-        kept = await service.approvals.current().desk.get(approved.id)
+        kept = await service.ledger.current().desk.get(approved.id)
     assert kept.status is Status.APPROVED and upstream.requests == []
     (line,) = [record for record in caplog.records if record.getMessage() == "approved call not sent yet"]
     assert line.fields["code"] == "secret-unavailable"  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("lost", ["client", "api", "tool"])
+async def test_an_approved_call_whose_client_lost_its_access_is_not_sent_and_ends_refused(
+    tmp_path: Path, upstream: Upstream, lost: str
+) -> None:
+    async with harness(tmp_path, upstream, tools=TOOLS, approvals={"wait": 0}, clients=CLIENTS) as service:
+        approved = await approved_while_nobody_waits(service, "bot")
+        bot = service.config.clients["bot"]
+        changed = {
+            "client": {},
+            "api": {"bot": replace(bot, apis=())},
+            "tool": {"bot": replace(bot, tools={"shop": ToolAccess(deny=("createOrder",))})},
+        }[lost]
+        service.config = replace(service.config, clients=changed)  # a reload while it waited
+        await service.service.sender.sweep(served(service))
+        kept = await service.ledger.current().desk.get(approved.id)
+        by_id = await service.service.result(service.api, "bot", {"call_id": approved.id}, Deadline.after(5))
+    assert upstream.requests == []
+    assert kept.status is Status.FAILED and kept.result["code"] == "approval-access-revoked"
+    assert by_id.code is ErrorCode.APPROVAL_ACCESS_REVOKED and "Nothing was sent" in by_id.text

@@ -13,7 +13,7 @@ import pytest
 
 from specbridge import ErrorCode
 from specbridge.call import CallResult
-from specbridge.service import call_key
+from specbridge.service import call_key, store_key
 from specbridge.service._stopping import Stopping
 from specbridge.store import ClaimState, Status
 from tests.service.conftest import ORDER, harness
@@ -36,7 +36,7 @@ async def test_a_stop_ends_a_call_waiting_for_a_person_and_refuses_new_ones_send
 ) -> None:
     tools = {"createPayment": {"requires_approval": True}}
     async with harness(tmp_path, upstream, tools=tools, approvals={"wait": 50}) as service:
-        waiting = reads_pending(await service.approvals.open(service.config))
+        waiting = reads_pending(await service.ledger.open())
         results: list[CallResult] = []
 
         async def pay() -> None:
@@ -48,7 +48,7 @@ async def test_a_stop_ends_a_call_waiting_for_a_person_and_refuses_new_ones_send
                 await waiting.wait()
                 assert await service.service.drain(10)
         late = await service.result("getProduct", {"shopId": "s1", "id": "p1"})
-        (still,) = await service.approvals.current().desk.list(Status.PENDING)
+        (still,) = await service.ledger.current().desk.list(Status.PENDING)
     assert [result.code for result in results] == [ErrorCode.GATEWAY_STOPPING]
     assert "nothing was sent" in results[0].text
     assert late.code is ErrorCode.GATEWAY_STOPPING
@@ -96,7 +96,7 @@ async def test_a_long_call_finishes_and_stores_its_result_within_the_drain(
                 await anyio.wait_all_tasks_blocked()
                 gate.open.set()
         call_id = pending.text.split("call id ")[1].split(")")[0]
-        store = await service.approvals.open(service.config)
+        store = await service.ledger.open()
         claim = await store.get_claim(call_key("shop", "", call_id), time.time())
     assert pending.code is ErrorCode.CALL_PENDING
     assert claim is not None and claim.state is ClaimState.DONE
@@ -163,9 +163,9 @@ async def test_the_approved_calls_sender_starts_nothing_after_a_stop_and_finishe
                 tasks.start_soon(service.service.drain, 20)
                 await anyio.wait_all_tasks_blocked()
                 gate.open.set()
-        desk = service.approvals.current().desk
+        desk = service.ledger.current().desk
         sent = await desk.get(first.id)
-        later = await service.approvals.approvals_for("shop").request(
+        later = await service.ledger.approvals_for("shop").request(
             "shop", "createOrder", "", {**ORDER, "quantity": 5}, {}, fingerprint="asked-before-the-stop"
         )
         second = await desk.approve(later.id, "alice")  # answered after the stop
@@ -173,4 +173,29 @@ async def test_the_approved_calls_sender_starts_nothing_after_a_stop_and_finishe
         still = await desk.get(second.id)
     assert sent.status is Status.DONE and sent.result["structured"] == {"id": "o1"}
     assert started == 0 and still.status is Status.APPROVED  # left for another instance
+    assert len(upstream.requests) == 1
+
+
+async def test_a_keyed_call_still_on_the_wire_when_the_drain_ends_says_it_was_sent_outcome_unknown(
+    tmp_path: Path, upstream: Upstream, gate: Gate
+) -> None:
+    async with harness(tmp_path, upstream) as service:
+        results: list[CallResult] = []
+
+        async def order() -> None:
+            results.append(await service.result("createOrder", KEYED))
+
+        with anyio.fail_after(30):
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(order)
+                await anyio.to_thread.run_sync(gate.arrived.wait, 30)
+                assert not await service.service.drain(0.2)  # its time is up with the call on the wire
+        gate.open.set()
+        opened = await service.ledger.open()
+        name = store_key(service.request("createOrder", KEYED).scope, "order-1")
+        kept = await opened.get_claim(name, time.time())
+    (told,) = results
+    assert (told.is_error, told.code) == (True, ErrorCode.CALL_OUTCOME_UNKNOWN)
+    assert "it was sent" in told.text and "not sent again" in told.text
+    assert kept is not None and kept.state is ClaimState.UNKNOWN  # never sent again
     assert len(upstream.requests) == 1

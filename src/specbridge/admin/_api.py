@@ -3,7 +3,7 @@
     GET  /admin/approvals?status=pending[&limit=100][&client=C][&order=oldest][&after=CURSOR]
                                                         {"approvals": [approval_json, …], "next": CURSOR|null}
     GET  /admin/approvals/clients?status=pending        {"total": N, "clients": [{"client", "count", "oldest_at"}, …]}
-    GET  /admin/approvals/{id}                          approval_json
+    GET  /admin/approvals/{id}                          approval_json, with `repeat` (a repeat's note)
     POST /admin/approvals/{id}/approve                  approval_json (who answered: the admin's id)
     POST /admin/approvals/{id}/reject  {"reason": "…"}  approval_json
 
@@ -190,7 +190,11 @@ class AdminApi:
         }
 
     async def show(self, request: Request, admin: AdminConfig) -> Any:
-        return approval_json(await self.desk.get(check_id(request.path_params["id"])))
+        return await self._shown(await self.desk.get(check_id(request.path_params["id"])))
+
+    async def _shown(self, approval: Approval) -> dict[str, Any]:
+        """An approval's JSON, a repeat saying which approval of the same call came before (`repeat`)."""
+        return {**approval_json(approval), "repeat": await self.desk.repeat(approval)}
 
     async def approve(self, request: Request, admin: AdminConfig) -> Any:
         answered = await self.desk.approve(check_id(request.path_params["id"]), admin.id)

@@ -188,16 +188,24 @@ class AdminPage:
             return self._signed_out(request)
         try:
             approval = await self.desk.get(check_id(request.path_params["id"]))
+            repeat = await self.desk.repeat(approval)
         except Refused as refused:
             return self._error_page(refused, session)
         except SpecbridgeError as failure:
             return self._error_page(refusal_of(failure), session)
-        return self._approval_page(approval, session)
+        return self._approval_page(approval, session, repeat=repeat)
 
     def _approval_page(
-        self, approval: Approval, session: Session, error: Refused | None = None, reason: str = ""
+        self,
+        approval: Approval,
+        session: Session,
+        error: Refused | None = None,
+        reason: str = "",
+        *,
+        repeat: str | None = None,
     ) -> Response:
-        body = approval_view(approval, self.tools(approval.api, approval.tool), session.csrf, reason=reason)
+        facts = self.tools(approval.api, approval.tool)
+        body = approval_view(approval, facts, session.csrf, reason=reason, repeat=repeat)
         if error is not None:
             body = f'<p class="error">{e(error.message)} <code>{e(error.code)}</code></p>' + body
         return document(body, signed_in=(session.admin, session.csrf), status=error.status if error else 200)

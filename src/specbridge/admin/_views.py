@@ -75,9 +75,21 @@ def _pending_item(approval: Approval, facts: ToolFacts | None) -> str:
     return (
         f'<li id="approval-{e(approval.id)}"><a class="tool" href="{approval_url(approval.id)}">'
         f"{e(approval.api)} / {e(approval.tool)}</a> {hint_badges(facts)}{request}{_hidden_badge(approval)}"
+        f"{_repeat_badge(approval)}"
         f'<br><code class="args">{preview(approval.arguments)}</code>'
         f'<br><span class="muted">asked {when(approval.created_at)} · expires {when(approval.expires_at)}'
         "</span></li>"
+    )
+
+
+def _repeat_badge(approval: Approval) -> str:
+    """A repeat of a call sent or answered before (after `approvals.repeat_window`): say so in the list,
+    linking the approval before it, so nobody approves a second refund without seeing the first."""
+    if approval.repeat_of is None:
+        return ""
+    return (
+        f' <span class="badge destructive">repeat: same call as '
+        f'<a href="{approval_url(approval.repeat_of)}"><code>{e(approval.repeat_of[:12])}</code></a></span>'
     )
 
 
@@ -184,8 +196,13 @@ def banner(approval: Approval, *, sends: bool = True) -> str:
     )
 
 
-def _facts_rows(approval: Approval, facts: ToolFacts | None) -> str:
+def _facts_rows(approval: Approval, facts: ToolFacts | None, repeat: str | None = None) -> str:
     rows = [("API / tool", f"{e(approval.api)} / {e(approval.tool)}")]
+    if repeat is not None and approval.repeat_of is not None:
+        rows.append(
+            ("Repeat", f'<strong class="warn">{e(repeat)}</strong>: <a href="{approval_url(approval.repeat_of)}">'
+             "see it before you answer</a>")
+        )  # fmt: skip
     if facts is None:
         rows.append(
             ("Request", '<span class="muted">unknown: the tool is not in the documents served now</span>')
@@ -215,10 +232,16 @@ def _facts_rows(approval: Approval, facts: ToolFacts | None) -> str:
     )
 
 
-def approval_view(approval: Approval, facts: ToolFacts | None, csrf: str, *, reason: str = "") -> str:
-    """One approval: what the call does, its values, and (while pending) the two answers."""
+def approval_view(
+    approval: Approval, facts: ToolFacts | None, csrf: str, *, reason: str = "", repeat: str | None = None
+) -> str:
+    """One approval: what the call does (a repeat: which approval of the same call came before), its
+    values, and (while pending) the two answers."""
     pending = approval.status is Status.PENDING
-    parts = [f"<h1>{'Approve this call?' if pending else 'Approval'}</h1>", _facts_rows(approval, facts)]
+    parts = [
+        f"<h1>{'Approve this call?' if pending else 'Approval'}</h1>",
+        _facts_rows(approval, facts, repeat),
+    ]
     hidden = hidden_in(_raw_json([approval.arguments, approval.bound]))
     if hidden:
         parts.append(

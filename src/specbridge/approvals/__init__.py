@@ -12,9 +12,11 @@ from ._approvals import approval_event as approval_event
 from ._approvals import client_receiver as client_receiver
 from ._log import log_admin as log_admin
 from ._log import log_answer as log_answer
+from ._view import ago as ago
 from ._view import approval_json as approval_json
 from ._view import client_approval_json as client_approval_json
 from ._view import iso as iso
+from ._view import repeat_note as repeat_note
 from ._view import status_text as status_text
 
 __all__ = [
@@ -23,6 +25,7 @@ __all__ = [
     "Announcer",
     "ApprovalError",
     "Approvals",
+    "ago",
     "approval_event",
     "approval_json",
     "client_approval_json",
@@ -30,5 +33,6 @@ __all__ = [
     "iso",
     "log_admin",
     "log_answer",
+    "repeat_note",
     "status_text",
 ]

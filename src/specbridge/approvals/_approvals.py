@@ -90,17 +90,25 @@ class Approvals:
         approval = await self.store.get_approval(approval_id)
         if approval is None:
             raise ApprovalError(f"there is no approval {approval_id!r}", code=ErrorCode.APPROVAL_NOT_FOUND)
+        return await self._as_of_now(approval)
+
+    async def latest(self, fingerprint: str) -> Approval | None:
+        """The newest approval of the call `fingerprint` names (open or settled), read as `get` reads."""
+        approval = await self.store.latest_approval(fingerprint)
+        return None if approval is None else await self._as_of_now(approval)
+
+    async def _as_of_now(self, approval: Approval) -> Approval:
         now = self.clock()
         if approval.status is Status.PENDING and approval.expires_at <= now:
             when = Condition(statuses=frozenset({Status.PENDING}))  # open until an agent is told (settle)
             changed = await self.store.update_approval(approval.id, when, {"status": Status.EXPIRED})
-            return changed or await self.get(approval_id)
+            return changed or await self.get(approval.id)
         if approval.status is Status.EXECUTING and (approval.lease_until or 0) <= now:
             when = Condition(statuses=frozenset({Status.EXECUTING}), lease_passed_at=now)
             changed = await self.store.update_approval(
                 approval.id, when, {"status": Status.OUTCOME_UNKNOWN, "finished_at": now}
             )
-            return changed or await self.get(approval_id)
+            return changed or await self.get(approval.id)
         return approval
 
     async def groups(self, status: Status, per_client: int) -> list[ClientApprovals]:
@@ -175,9 +183,13 @@ class Approvals:
         bound: Mapping[str, Json],
         *,
         fingerprint: str | None = None,
+        key: str | None = None,
+        repeat_of: str | None = None,
     ) -> Approval:
         """The open approval for the call `fingerprint` names (the call service's fingerprint of it), or
-        a new pending one (never a duplicate); without a fingerprint, a record nothing attaches to."""
+        a new pending one (never a duplicate); without a fingerprint, a record nothing attaches to.
+        `key`: the agent's idempotency key as the store names it, which whoever sends the call records
+        its outcome under; `repeat_of`: the approval of the same call before this one."""
         now = self.clock()
         approval_id = secrets.token_hex(16)  # hex: an id a person types never starts with "-"
         record = Approval(
@@ -191,6 +203,8 @@ class Approvals:
             status=Status.PENDING,
             created_at=now,
             expires_at=now + self.settings.expire,
+            idempotency_key=key,
+            repeat_of=repeat_of,
         )
         announce = self._events("approval.requested", record, now)
         approval, _ = await self.store.attach_or_create(record, now, announce)
@@ -271,6 +285,17 @@ class Approvals:
         try:
             await self.store.update_approval(
                 approval.id, mine, {"status": Status.OUTCOME_UNKNOWN, "finished_at": self.clock()}
+            )
+        finally:
+            self._wake()
+
+    async def release(self, approval: Approval) -> None:
+        """The claimed call was not sent after all (the store failed before the send): approved again,
+        for whoever sends it next."""
+        mine = Condition(statuses=EXECUTING, owner=self.owner)
+        try:
+            await self.store.update_approval(
+                approval.id, mine, {"status": Status.APPROVED, "owner": None, "lease_until": None}
             )
         finally:
             self._wake()

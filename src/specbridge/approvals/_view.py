@@ -34,6 +34,7 @@ def approval_json(approval: Approval) -> dict[str, Any]:
         "finished_at": _when(approval.finished_at),
         "upstream_status": upstream_status(approval),
         "result": approval.result,
+        "repeat_of": approval.repeat_of,
     }
 
 
@@ -65,3 +66,22 @@ def status_text(approval: Approval) -> str:
     """The status as a person reads it: `done (HTTP 201)`, `failed (HTTP 409)`, else the status."""
     code = upstream_status(approval)
     return f"{approval.status} (HTTP {code})" if code is not None else str(approval.status)
+
+
+def ago(seconds: float) -> str:
+    """A time in the past as a person reads it: `40 s ago`, `12 min ago`, `2 h ago`, `3 d ago`."""
+    seconds = max(0.0, seconds)
+    if seconds < 90:
+        return f"{seconds:.0f} s ago"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min ago"
+    if seconds < 172800:
+        return f"{seconds / 3600:.0f} h ago"
+    return f"{seconds / 86400:.0f} d ago"
+
+
+def repeat_note(earlier: Approval, now: float) -> str:
+    """How a repeat names the approval of the same call before it: `same call as <id>, done (HTTP 200)
+    2 h ago` (when it ended: sent, answered or asked)."""
+    ended = earlier.finished_at or earlier.answered_at or earlier.created_at
+    return f"same call as {earlier.id}, {status_text(earlier)} {ago(now - ended)}"

@@ -124,6 +124,8 @@ def _show_text(shown: dict[str, Any]) -> None:
             click.echo(f"{key + ':':13}{reveal(str(shown[key]))}{http}")
     if shown.get("reason"):
         click.echo(f"{'reason:':13}{json_text(shown['reason'])}")
+    if shown.get("repeat"):
+        click.echo(f"{'repeat:':13}{reveal(shown['repeat'])} (see it before you answer)")
     click.echo("arguments (from the model):")
     click.echo(_indent(shown["arguments"]))
     click.echo("bound values (from the config; the model never saw them):")
@@ -214,6 +216,8 @@ def list_command(
         line = reveal(line) + f"  created={item['created_at']}"
         if item["reason"]:
             line += f"  reason={json_text(item['reason'])}"
+        if item["repeat_of"]:
+            line += f"  repeat-of={item['repeat_of']} (same call, `approvals show` says how it ended)"
         if hidden_in(json.dumps([item["arguments"], item["bound"]], ensure_ascii=False)):
             line += "  !invisible-characters (see `approvals show`)"
         click.echo(line)
@@ -230,7 +234,11 @@ def show_command(approval_id: str, config_path: str, output: str) -> None:
     """One approval: the call, its arguments and bound values apart, its answer and result."""
     from ..approvals import approval_json
 
-    shown = approval_json(_on_desk(config_path, lambda desk: desk.get(approval_id)))
+    async def with_repeat(desk: Any) -> dict[str, Any]:
+        approval = await desk.get(approval_id)
+        return {**approval_json(approval), "repeat": await desk.repeat(approval)}
+
+    shown = _on_desk(config_path, with_repeat)
     if output == "json":
         click.echo(_json_out(shown))
     else:

@@ -252,7 +252,7 @@ async def show_approval(
     click.echo(f"\ntools/call refundOrder {dumps(refund)}   (requires_approval):")
     pending = await client.call_tool("refundOrder", refund)
     click.echo("  " + describe(pending))
-    desk = gateway.approvals.desk
+    desk = gateway.ledger.desk
     approval = (await desk.list())[0]
     config = shlex.quote(str(config_path))
     command = this_specbridge()

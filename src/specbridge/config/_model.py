@@ -8,7 +8,6 @@ apis:
     auth: {type: bearer, secret: env:ORDERS_TOKEN}
     timeout: 15
     egress: {allow: [], redirects: 0}
-    include_deprecated: false
     search: auto                       # on | off | auto
     answers: {max_tokens: 20000, select: false}
     tools:
@@ -57,6 +56,7 @@ DEFAULT_TIMEOUT = 15.0
 DEFAULT_STORE = "sqlite:///.specbridge/state.db"
 DEFAULT_APPROVAL_WAIT = 50.0
 DEFAULT_APPROVAL_EXPIRE = 86400.0
+DEFAULT_REPEAT_WINDOW = 900.0  # `approvals.repeat_window`: a sent approval answers identical calls
 ApprovalBy = Literal["operator", "client"]
 # When an approved call is sent: as soon as it is approved (by the gateway, even when the agent stopped
 # waiting), or only when the agent calls again.
@@ -159,6 +159,7 @@ class ApprovalsConfig:
     by: ApprovalBy = "operator"
     webhook: WebhookConfig | None = None
     send: ApprovalSend = "on_answer"
+    repeat_window: float = DEFAULT_REPEAT_WINDOW  # after a send: an identical call gets its outcome
 
 
 @dataclass(frozen=True, slots=True)

@@ -240,6 +240,8 @@ class _Builder:
             if expire <= 0:
                 raise self.fail([*key, "expire"], "must be a duration above 0, e.g. 24h")
             found = replace(found, expire=expire)
+        if "repeat_window" in raw:
+            found = replace(found, repeat_window=parse_duration(raw["repeat_window"]))
         if "by" in raw:
             found = replace(found, by=raw["by"])
         if "send" in raw:

@@ -54,10 +54,15 @@ class FileNotFound(CallError):
 
 
 def owner_of(client: ClientConfig | None, identity: Identity | None = None) -> str:
-    """Whose files a caller touches: its client's, else the name a token of no known client goes by
-    (`oauth:<…>`), else (nobody: a route open to anyone) the anonymous owner's."""
+    """Whose files (and keys, approvals, long calls: `service.CallRequest.principal`) a caller touches:
+    its client's; for a token of no known client its subject's, `oauth:<sub>` (so two people holding
+    tokens of one unknown client never share them), else the name the token goes by; else (nobody: a
+    route open to anyone) the anonymous owner's."""
     if client is not None:
         return client.id
+    token = identity.token if identity is not None else None
+    if token is not None and token.subject:
+        return f"oauth:{token.subject}"
     if identity is not None and identity.name:
         return identity.name
     return ANONYMOUS

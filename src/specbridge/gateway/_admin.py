@@ -49,11 +49,11 @@ def gateway_admin_routes(
     """People answer approvals here (admin keys of the config as it is now; the store's current gate),
     signed in on any instance that shares the store."""
     return admin_routes(
-        gateway.approvals.desk,
+        gateway.ledger.desk,
         LiveAdmins(gateway),
         allowed_hosts=LOOPBACK_HOSTS if loopback else ("*",),
         tools=lambda api, name: tool_facts(gateway, api, name),
-        store=lambda: gateway.approvals.open(gateway.config),
+        store=gateway.ledger.open,
         signin=lambda: gateway.config.oauth_server,
         provider=provider,
     )

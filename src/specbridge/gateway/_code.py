@@ -50,7 +50,7 @@ async def call_code_tool(
     started = monotonic()
     context = Context(
         service=gateway.calls,
-        store=lambda: gateway.approvals.open(gateway.config),
+        store=gateway.ledger.open,
         client=client,
         identity=identity,
         rules=rules,

@@ -28,7 +28,7 @@ from ..call import Caller, CallLimits, Lru, check_pool
 from ..config import ApiConfig, ClientConfig, Config, SearchIndexConfig, load_config
 from ..document import is_url
 from ..files import Files
-from ..service import ApprovalService, CallService
+from ..service import CallService, Ledger
 from ..tools import ConversionCache, ToolSet
 from ..webhooks import has_webhooks, running_webhooks
 from ._changes import digest as _digest
@@ -106,13 +106,11 @@ class Gateway:
         self.poll_interval = poll_interval
         self.stdio_client_id = stdio_client
         self.metrics = metrics or Metrics()
-        self.approvals = ApprovalService()  # the store and approval gate, when the config needs them
-        self.files = Files(
-            lambda: self.approvals.open(self.config),
-            lambda: self.config.files,
-        )
+        # the store, its approvals and the one record of each call (service/), when the config needs them
+        self.ledger = Ledger(lambda: self.config)
+        self.files = Files(self.ledger.open, lambda: self.config.files)
         # the life of each call of a document tool (service/): plan, check, approvals, keys, long calls
-        self.calls = CallService(self.approvals, self.files, lambda: self.config, deadline=deadline)
+        self.calls = CallService(self.ledger, self.files, lambda: self.config, deadline=deadline)
         self._listeners: list[ChangeListener] = []
         self._config_marker = _fingerprint(config_path)
         self._config_digest = _digest(config_path) if config_path else ""
@@ -210,7 +208,7 @@ class Gateway:
             refused := apply_rules(config, {name: state.toolset for name, state in states.items()})
         ) is not None:
             raise refused  # a rule naming no tool, an audit log that cannot be written
-        await self.approvals.start(config)
+        await self.ledger.start()
         start_telemetry(config)  # off unless `telemetry:` or OTEL_EXPORTER_OTLP_ENDPOINT asks for it
         self.snapshot = Snapshot(config, MappingProxyType(states))
         _freeze_heap()
@@ -224,13 +222,13 @@ class Gateway:
         await self.calls.aclose()
         for caller in callers:
             await caller.aclose()
-        await self.approvals.aclose()
+        await self.ledger.aclose()
         await stop_telemetry()  # the spans still batched are exported
         audit_to(None)
 
     async def run_webhooks(self) -> None:
         """Deliver the store's outbox (routed by the config as reloaded) until cancelled; needs a store."""
-        store = self.approvals.store
+        store = self.ledger.store
         if store is None:
             return
         while not has_webhooks(self.config):  # a reload may add the first one
@@ -363,7 +361,7 @@ class Gateway:
                     await states[name].caller.aclose()
             return []
         self.snapshot = Snapshot(config, MappingProxyType(states))
-        restart = self.approvals.reload(config)
+        restart = self.ledger.reload(config)
         if restart is not None:
             log_event("config reloaded in part", level=logging.WARNING, reason=restart)
         said_reloaded(old.config, config, changed, self.metrics)  # what changed, counted (_reloaded)

@@ -20,7 +20,7 @@ from ._gateway import Gateway
 
 
 def gateway_front(gateway: Gateway) -> Front:
-    return Front(lambda: gateway.approvals.open(gateway.config), lambda: gateway.config)
+    return Front(gateway.ledger.open, lambda: gateway.config)
 
 
 def front_routes_of(

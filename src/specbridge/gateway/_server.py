@@ -236,8 +236,8 @@ class ApiServer:
         client_id = client.id if client is not None else None
         call = _Call(ctx, params.input_responses, client, identity)
         if name == GET_CALL_RESULT and offers_results(state):
-            deadline = Deadline.after(self.gateway.deadline)
-            return call.result(await self.gateway.calls.result(state.api, client_id, arguments, deadline))
+            deadline, results = Deadline.after(self.gateway.deadline), self.gateway.calls.result
+            return call.result(await results(state.api, client_id, arguments, deadline, identity))
         if state.code is not None and state.code.owns(name):  # code mode: `search`, `execute` (_code)
             return await call_code_tool(self.gateway, state, client, identity, name, arguments)
         if (search := state.search) is not None and search.owns(name):

@@ -321,9 +321,7 @@ def shared_sessions(
     if not isinstance(manager, SharedManager):
         return None
     manager.app.middleware.append(note_handshake)  # what `initialize` said is kept with the session
-    return SharedSessions(
-        api, manager, lambda: gateway.approvals.open(gateway.config), cap=cap, idle_timeout=idle_timeout
-    )
+    return SharedSessions(api, manager, gateway.ledger.open, cap=cap, idle_timeout=idle_timeout)
 
 
 async def _no_receive() -> Message:

@@ -1,12 +1,12 @@
 """The call service: the life of one call of a document tool between the adapter and `call/`, around
-the store, with no MCP: admit, plan, check, resolve, look up, approve, claim, send, store, audit
-(`_service`); which tools a caller may use (`tool_rules`), for the adapter's listings too."""
+the store, with no MCP: access, plan, check, look up (the ledger), limits, resolve, approve, claim,
+send, store, audit (`_service`); the ledger, the one owner of the store for calls (`Ledger`); which
+tools a caller may use (`tool_rules`), for the adapter's listings too."""
 
 from __future__ import annotations
 
 from ._approval import Approved as Approved
 from ._approving import ApprovalGate as ApprovalGate
-from ._approving import ApprovalService as ApprovalService
 from ._approving import Desk as Desk
 from ._approving import announcer as announcer
 from ._approving import config_store as config_store
@@ -20,6 +20,7 @@ from ._idempotency import served_bindings as served_bindings
 from ._idempotency import store_key as store_key
 from ._idempotency import with_key_argument as with_key_argument
 from ._key_fit import fit_key as fit_key
+from ._ledger import Ledger as Ledger
 from ._long_calls import GET_CALL_RESULT as GET_CALL_RESULT
 from ._long_calls import call_key as call_key
 from ._long_calls import get_call_result_tool as get_call_result_tool

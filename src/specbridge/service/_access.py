@@ -2,11 +2,13 @@
 every call whatever the transport (the adapter only lets a client in for an API, and leaves out of its
 listings what `_tool_access` would refuse).
 
-    await admit(request, limits, store, now)   first, before the arguments are read: the tool must be
+    allowed(request)                           first, before the arguments are read: the tool must be
                                                one the caller may use (else "unknown tool", as for a
-                                               tool that does not exist), then every rate limit it
-                                               meets must have room (else `rate-limited`; the store
-                                               is opened only when a limit applies)
+                                               tool that does not exist)
+    await admit(request, limits, store, now)   after the ledger's look-up, for a call it found new
+                                               only: every rate limit it meets must have room (else
+                                               `rate-limited`; the store is opened only when a limit
+                                               applies)
     audit(request, outcome)                    after the call ended, whatever its end: one line of the
                                                audit log (`_audit`), names and outcomes only
 """
@@ -29,14 +31,27 @@ from ._tool_access import tool_rules, unknown_tool
 OpenStore = Callable[[], Awaitable[Store | CallResult]]
 
 
-async def admit(request: CallRequest, limits: RateLimits, store: OpenStore, now: float) -> CallResult | None:
-    """Whether this caller may make this call now: None, or the refusal (a result, nothing sent).
-    `limits`: the top level's; `store`: opens the store (or says why it cannot)."""
+def allowed(request: CallRequest) -> CallResult | None:
+    """Whether this caller may use this tool: None, or the refusal "unknown tool" (as for a tool that
+    does not exist; nothing sent). The first step of every call, before its arguments are read."""
     denied = tool_rules(request.api, request.client, request.scopes).denial(request.tool)
-    if denied is not None:
-        request.trail.refused_by = denied
-        log_event("tool refused by the client's rules", api=request.api.name, client=request.who, rule=denied)
-        return unknown_tool(request.tool.name)
+    if denied is None:
+        return None
+    request.trail.refused_by = denied
+    log_event("tool refused by the client's rules", api=request.api.name, client=request.who, rule=denied)
+    return unknown_tool(request.tool.name)
+
+
+def limited(request: CallRequest, limits: RateLimits) -> bool:
+    """Whether any rate limit applies to this call (then it needs the store)."""
+    return bool(limits_for(limits, request.api, request.client, request.tool, request.who))
+
+
+async def admit(request: CallRequest, limits: RateLimits, store: OpenStore, now: float) -> CallResult | None:
+    """Whether the rate limits this call meets have room, counted once: None, or the refusal (nothing
+    sent). Only for a call the ledger found new: one that attaches to an approval, a running call or
+    a stored result sends nothing new and is never counted. `limits`: the top level's; `store`: opens
+    the store (or says why it cannot)."""
     applied = limits_for(limits, request.api, request.client, request.tool, request.who)
     if not applied:
         return None
@@ -46,7 +61,7 @@ async def admit(request: CallRequest, limits: RateLimits, store: OpenStore, now:
     try:
         waits = await opened.count_call([one.counter for one in applied], now)
     except StoreError as error:
-        return store_unavailable(error)
+        return store_unavailable(error, alone=True)
     if not any(waits):
         return None
     request.trail.refused_by = ", ".join(one.where for one, wait in zip(applied, waits, strict=True) if wait)

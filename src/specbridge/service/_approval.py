@@ -13,21 +13,23 @@ Nothing here sends or claims anything: whatever happens here, the call was not s
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 from dataclasses import dataclass
 
 from .._errors import ErrorCode
 from .._logging import log_event, monotonic
-from ..approvals import FINISHED, ApprovalError, Approvals, log_answer
+from ..approvals import FINISHED, ApprovalError, Approvals, ago, iso, log_answer
 from ..call import CallResult
 from ..store import Approval, Status
 from ._asking import question
 from ._long_calls import GET_CALL_RESULT
-from ._request import Answer, Question, Ready
+from ._request import Answer, Checked, Question, Ready
 from ._results import result_from_json
 from ._waits import MARGIN, SEND_MARGIN
 
+SENT = frozenset({Status.DONE, Status.FAILED, Status.OUTCOME_UNKNOWN})  # it went out (or may have)
 TOO_LARGE = (
     " Its values are too many or too long to show the client's user, so an operator answers it instead "
     "of the user."
@@ -40,24 +42,35 @@ class Approved:
 
     approval: Approval
     approvals: Approvals
+    claimed: bool = False  # its execution is this caller's already (the sender claims before it sends)
 
 
 async def approve(
-    ready: Ready, approvals: Approvals, answer: Answer | None, *, asked: bool, until: float | None
+    ready: Checked | Ready,
+    approvals: Approvals,
+    answer: Answer | None,
+    *,
+    asked: bool,
+    until: float | None,
+    found: Approval | None = None,
+    repeat_of: str | None = None,
 ) -> Approved | Question | CallResult:
     """The approval of `ready`'s call, as it stands once a person answered or the wait ended. `answer`:
     the client's user's answer (a 2026-07-28 retry's, or the elicitation's); `asked`: the user was
-    asked during this call already; `until`: when the wait ends (monotonic; None: from the settings)."""
+    asked during this call already; `until`: when the wait ends (monotonic; None: from the settings).
+    `found`: the open approval the ledger's look-up found (else one is made, naming `repeat_of`)."""
     request = ready.request
     settings = approvals.settings
-    client = request.client_id
-    approval = await approvals.request(
+    client = request.principal
+    approval = found or await approvals.request(
         request.api.name,
         request.tool.name,
-        client or "",
+        client,
         ready.planned.arguments,
         ready.bound,
         fingerprint=ready.fingerprint,
+        key=ready.key,
+        repeat_of=repeat_of,
     )
     request.trail.approval = approval.id  # for the audit line
     if until is None:
@@ -67,7 +80,7 @@ async def approve(
     by_user = settings.by == "client" and request.asking.can_ask
     too_large = False
     if approval.status is Status.PENDING and by_user and answer is not None:
-        approval = await _answer(approvals, approval, client, answer)
+        approval = await _answer(approvals, approval, request.client_id, answer)
     elif approval.status is Status.PENDING and by_user and not asked:
         text = question(request.api.name, request.tool.name, ready.planned.arguments, ready.bound)
         if text is not None:
@@ -96,10 +109,26 @@ async def approve(
     return await outcome(approvals, approval, note=TOO_LARGE if too_large else "")
 
 
+def already_sent(approval: Approval, now: float) -> str:
+    """What a sent approval's outcome says to a call that did not send it: when it was sent, under
+    which approval, and that it is not sent again."""
+    finished = approval.finished_at or approval.created_at
+    return (
+        f"This call was already sent {ago(now - finished)} ({iso(finished)}), once approved (approval "
+        f"{approval.id}); this is its outcome, and it is not sent again. "
+    )
+
+
+def _noted(result: CallResult, note: str) -> CallResult:
+    """`result` with `note` before its text (its structured content, status and code as they are)."""
+    return dataclasses.replace(result, text=note + result.text)
+
+
 async def outcome(approvals: Approvals, approval: Approval, *, note: str = "") -> CallResult:
     """What an agent gets for an approval that does not (or no longer) let its call be sent by it:
-    still pending or being sent by another call, or a final outcome, which settles the approval (the
-    next identical call asks again)."""
+    still pending or being sent by another call, or a final outcome, which settles the approval (an
+    identical call then gets a sent one's outcome again within `approvals.repeat_window`, and asks a
+    person again after it, or at once after a rejection or an expiry)."""
     if approval.status in (Status.PENDING, Status.EXECUTING, Status.APPROVED):
         on_answer = approvals.settings.send == "on_answer"
         if approval.status is Status.PENDING:
@@ -121,7 +150,7 @@ async def outcome(approvals: Approvals, approval: Approval, *, note: str = "") -
         )
     await approvals.settle(approval)
     if approval.status in FINISHED:
-        return result_from_json(approval.result)
+        return _noted(result_from_json(approval.result), already_sent(approval, approvals.clock()))
     if approval.status is Status.REJECTED:
         return CallResult(
             f"a person rejected this call: {approval.reason}. Nothing was sent; redraft the call if the "
@@ -142,6 +171,18 @@ async def outcome(approvals: Approvals, approval: Approval, *, note: str = "") -
         f"(approval {approval.id})",
         is_error=True,
         code=ErrorCode.APPROVAL_OUTCOME_UNKNOWN,
+    )
+
+
+def not_now(approval: Approval, why: CallResult) -> CallResult:
+    """An approved call this call could not send now (`why`: its token, file or secret cannot be had):
+    still approved, sent by whoever can (the gateway's sender, the next identical call)."""
+    return CallResult(
+        f"this call was approved and is waiting to be sent; it could not be sent by this call now "
+        f"({why.code}). Call the tool again with the same arguments, or {GET_CALL_RESULT} "
+        f"with call_id {approval.id}, for its outcome (approval {approval.id}).",
+        is_error=True,
+        code=ErrorCode.APPROVAL_PENDING,
     )
 
 

@@ -3,7 +3,8 @@ key and a running long call alike, made once per call in one canonical form (JSO
 keys sorted: equal JSON, equal bytes).
 
 It covers the API, the tool, the client, the arguments (without `idempotency_key`), the values the
-gateway adds (the config's bindings and the derived key of the document's own key field) and the tool's
+gateway adds (the config's bindings and the derived key of the document's own key field), the agent's
+idempotency key when it gave one (two keys are two calls, as the agent meant them), and the tool's
 operation: a hash of what turns arguments into the request (method, path, the map from each argument to
 its place in the request, the body's media type and encoding, the headers the document fixes, the base
 URL). A reload that changes the operation changes the fingerprint, so an approval given for the old
@@ -46,8 +47,13 @@ def fingerprint(
     bound: Mapping[str, Json],
     tool: Tool,
     base_url: str | None,
+    *,
+    key: str | None = None,
 ) -> str:
     """The call `scope` (api, client, tool) makes with `arguments` and `bound` values, through `tool`'s
-    operation as sent under `base_url`."""
+    operation as sent under `base_url`, under the agent's idempotency `key` (its store name) if any."""
     operation = operation_digest(tool, base_url)
-    return hashlib.sha256(dumps_bytes([*scope, arguments, bound, operation], sort_keys=True)).hexdigest()
+    parts = (
+        [*scope, arguments, bound, operation] if key is None else [*scope, arguments, bound, operation, key]
+    )
+    return hashlib.sha256(dumps_bytes(parts, sort_keys=True)).hexdigest()

@@ -4,9 +4,10 @@ store's atomic claim, so a retried call is sent at most once. No MCP here; the c
     plan = key_plan(api, tool)                       # None: this tool takes no key
     schema = with_key_argument(schema, plan)         # what the agent sees
     keyed(api, tool, scope, arguments, bindings)     # step 1: the agent's key apart, its derived key
-    await look_up(store, scope, key, fingerprint, now)          # step 4: a stored result, or why not
-    await claim_key(store, scope, key, owner, fingerprint, ...) # step 6: the claim's name: this call sends
-    await record(store, name, owner, result, data, now)         # step 8
+    name = store_key(scope, key)                     # the key as the store names it (`idem:…`)
+    await look_up(store, name, fingerprint, now)     # the ledger's look-up: a stored result, or why not
+    await claim_key(store, name, owner, fingerprint, ...)  # the claim: this call sends
+    await record(store, name, owner, result, data, now)    # the store step
 
 What the store keeps per key (`idem:` + SHA-256 of api, client, tool and key): a claim whose
 fingerprint is the call's (`_fingerprint`). Same key and call: the stored result. Another call:
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -31,6 +33,7 @@ from ..store import Claim, ClaimState, Store
 from ..tools import Tool
 from ._key_fit import fit_key
 from ._results import result_from_json
+from ._waits import Deadline
 
 Json = Any
 KEY_ARGUMENT = "idempotency_key"
@@ -250,32 +253,37 @@ def _known(claim: Claim, wanted: str) -> CallResult | None:
     return None
 
 
-async def look_up(
-    store: Store, scope: tuple[str, str, str], key: str, wanted: str, now: float
-) -> CallResult | None:
-    """Step 4, for a call that would otherwise wait for a person or run long first: the key's stored
-    result, or why it cannot be used; None when it is free or still held (the claim decides then)."""
-    claim = await store.get_claim(store_key(scope, key), now)
+async def look_up(store: Store, name: str, wanted: str, now: float) -> CallResult | None:
+    """The key `name` (a store name, `store_key`) for the call `wanted`, without taking it: its stored
+    result, or why it cannot be used; None when it is free or still held (see `wait_key`)."""
+    claim = await store.get_claim(name, now)
     return None if claim is None else _known(claim, wanted)
+
+
+def _still_running() -> CallResult:
+    return CallResult(
+        f"a call with this {KEY_ARGUMENT} is still running; call again with the same key and "
+        "arguments to get its result (it is not sent twice).",
+        is_error=True,
+        code=ErrorCode.CALL_PENDING,
+    )
 
 
 async def claim_key(
     store: Store,
-    scope: tuple[str, str, str],
-    key: str,
+    name: str,
     owner: str,
     wanted: str,
     *,
     lease: float,
     ttl: float,
-    budget: float,
+    until: Deadline,
     clock: Callable[[], float],
 ) -> str | CallResult:
-    """Step 6: the claim's name when this call took the key (it sends, then `record`s); else what it
-    gets instead: the stored result, the running call's once there (waited for up to `budget` seconds,
-    polling, so another instance's result is seen too), or why not."""
-    name = store_key(scope, key)
-    pause, give_up = 0.02, anyio.current_time() + max(0.0, budget)
+    """The claim's name when this call took the key `name` (it sends, then `record`s); else what it
+    gets instead: the stored result, the running call's once there (waited for until `until`, less the
+    answer's margin, polling, so another instance's result is seen too), or why not."""
+    pause = 0.02
     while True:
         claim = await store.claim(name, owner, wanted, lease, ttl, clock())
         if claim.won:
@@ -283,14 +291,29 @@ async def claim_key(
         known = _known(claim, wanted)
         if known is not None:
             return known
-        left = give_up - anyio.current_time()
+        left = until.wait(math.inf)
         if left <= 0:
-            return CallResult(
-                f"a call with this {KEY_ARGUMENT} is still running; call again with the same key and "
-                "arguments to get its result (it is not sent twice).",
-                is_error=True,
-                code=ErrorCode.CALL_PENDING,
-            )
+            return _still_running()
+        await anyio.sleep(min(pause, left))
+        pause = min(pause * 2, 0.5)
+
+
+async def wait_key(
+    store: Store, name: str, wanted: str, *, until: Deadline, clock: Callable[[], float]
+) -> CallResult | None:
+    """The key `name` as `look_up` reads it, a held one read again until it is settled or `until`
+    (less the answer's margin) comes: its outcome, `call-pending`, or None when it is free."""
+    pause = 0.02
+    while True:
+        claim = await store.get_claim(name, clock())
+        if claim is None:
+            return None
+        known = _known(claim, wanted)
+        if known is not None:
+            return known
+        left = until.wait(math.inf)
+        if left <= 0:
+            return _still_running()
         await anyio.sleep(min(pause, left))
         pause = min(pause * 2, 0.5)
 

@@ -1,17 +1,19 @@
-"""Steps 6-8 of a call: claim, send, store. The claim is the only step after which a call's outcome can
-be unknown; everything before it (plan, check, files, secrets, a person's answer) ends in a result that
-says nothing was sent, and so does a request that cannot be built after it.
+"""Claim, send, store (`once`): the one step by which every way into the API (the agent's call, the
+gateway's sender, a long call's background) sends a call. The claim is the only step after which a
+call's outcome can be unknown; everything before it (plan, check, the ledger's look-up, rate limits,
+files, secrets, a person's answer) ends in a result that says so, and so does a request that cannot be
+built after it.
 
-    held, known = await claim(...)    # 6: the key, the approval's execution (a long call's own claim
-                                      #    was taken when it started); `known`: an outcome this call
-                                      #    gets without sending (the key's stored result, another call's)
-    result = await send(...)          # 7: only when nothing is known: built, sent once, through call/
+    known = await claim(...)          # the approval's execution, then the key (a key alone was taken
+                                      #    by the look-up; a long call's own claim when it started);
+                                      #    `known`: an outcome this call gets without sending
+    result = await send(...)          # only when nothing is known: built, sent once, through call/
                                       #    (`held.sent` from the moment it goes to the network)
-    await store(held, result, ...)    # 8: one serialisation, kept where it is held: the approval, the
+    await store(held, result, ...)    # one serialisation, kept where it is held: the approval, the
                                       #    long call (with `call.completed`), then the key
 
-A fault or cancellation between 6 and 8 leaves every held claim outcome unknown (`abandon`), never to be
-sent again.
+A fault or cancellation between the claim and the store leaves every held claim outcome unknown
+(`abandon`), never to be sent again.
 """
 
 from __future__ import annotations
@@ -20,14 +22,16 @@ import base64
 import contextlib
 import dataclasses
 import logging
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import anyio
 
-from .._errors import CallError
+from .._errors import CallError, ErrorCode
 from .._logging import log_event
+from .._telemetry import step
 from ..approvals import Approvals
 from ..call import CallResult
 from ..files import Files
@@ -38,6 +42,8 @@ from ._long_calls import Running
 from ._renewing import sent
 from ._request import Ready
 from ._results import store_unavailable
+from ._stopping import DRAINED, STOPPING, Stopping
+from ._waits import Deadline
 
 Json = Any
 
@@ -75,6 +81,15 @@ class Held:
     settle: bool = True
     announce: Callable[[Approval, float], Sequence[Announcement]] | None = None
 
+    async def give_back(self) -> None:
+        """Nothing was sent: the key is free again and the approval approved again (best effort)."""
+        with contextlib.suppress(StoreError):
+            if self.key is not None and self.store is not None:
+                await self.store.abandon(self.key, self.owner, sent=False)
+            if self.approval is not None and self.approvals is not None:
+                await self.approvals.release(self.approval)
+        self.key, self.approval = None, None
+
 
 async def claim(
     ready: Ready,
@@ -82,47 +97,72 @@ async def claim(
     approved: Approved | None,
     *,
     lease: float,
-    budget: float,
+    until: Deadline,
     clock: Callable[[], float],
 ) -> CallResult | None:
-    """Step 6: None when this call may send (and `held` says what it holds); else the outcome it gets
-    instead, without sending: the key's stored result or why the key cannot be used, or the outcome of
-    another call that is sending the same approval (each waited for up to `budget` seconds)."""
-    planned = ready.planned
+    """None when this call may send (and `held` says what it holds); else the outcome it gets instead,
+    without sending: the outcome of another call sending the same approval, or what the key holds (its
+    stored result, or why it cannot be used), each waited for until `until` less the answer's margin.
+    The approval first, then the key: an approved call whose key was settled meanwhile (by another way
+    into the API) ends with the key's outcome, never sent again."""
+    key = ready.key
     try:
-        if held.store is not None and (
-            planned.key is not None or approved is not None or held.long is not None
-        ):
+        claims = (approved is not None and not approved.claimed) or (key is not None and held.key is None)
+        if held.store is not None and (claims or held.long is not None):  # once per claim taken here
             await held.store.hold_once(clock())  # a store that lost its data since: StoreLost, no send
-        if planned.key is not None and held.store is not None:
+        if approved is not None:
+            mine = (
+                approved.approval if approved.claimed else await approved.approvals.claim(approved.approval)
+            )
+            if mine is None:  # another call (on any instance) is sending it: its outcome is this one's
+                other = await approved.approvals.wait(approved.approval.id, until.wait(math.inf))
+                return await outcome(approved.approvals, other)
+            held.approval, held.approvals = mine, approved.approvals
+        if key is not None and held.key is None and held.store is not None:
             taken = await claim_key(
                 held.store,
-                ready.request.scope,
-                planned.key,
+                key,
                 held.owner,
                 ready.fingerprint,
                 lease=lease,
                 ttl=ready.request.api.idempotency.ttl,
-                budget=budget,
+                until=until,
                 clock=clock,
             )
             if isinstance(taken, CallResult):
                 ready.request.trail.replayed = replayed(taken)
                 return taken
             held.key = taken
-        if approved is not None:
-            mine = await approved.approvals.claim(approved.approval)
-            if mine is None:  # another call (on any instance) is sending it: its outcome is this one's
-                other = await approved.approvals.wait(approved.approval.id, budget)
-                return await outcome(approved.approvals, other)
-            held.approval, held.approvals = mine, approved.approvals
     except StoreError as error:
-        if held.key is not None and held.store is not None:  # nothing was sent: the key is free again
-            with contextlib.suppress(StoreError):
-                await held.store.abandon(held.key, held.owner, sent=False)
-            held.key = None
+        await held.give_back()
         return store_unavailable(error)
     return None
+
+
+async def once(ready: Ready, held: Held, approved: Approved | None, files: Files, *, lease: float,
+               until: Deadline, clock: Callable[[], float], cut: Stopping | None = None) -> CallResult:  # fmt: skip
+    """Claim, send once, store: the one step by which the agent's call, the gateway's sender and a long
+    call's background reach the API. A fault or cancellation once the claims are held leaves every
+    one of them outcome unknown (or free again, when the request never went to the network). `cut`:
+    the gateway's stop, whose drain ends this step when its time is up; the agent is then told the
+    request was sent, outcome unknown (`DRAINED`), or `gateway-stopping` when it had not gone out."""
+    with cut.sending() if cut is not None else anyio.CancelScope() as scope:
+        known = await step("call.claim", claim(ready, held, approved, lease=lease, until=until, clock=clock))
+        if known is not None and known.code is ErrorCode.CALL_PENDING and held.approval is not None:
+            await held.give_back()  # the key is another way's, still on the wire: the approval waits
+            return known
+        if known is not None:
+            return await store(held, known, clock=clock)
+        try:
+            result = await step("call.send", send(ready, held, files))
+        except BaseException:  # cancelled (the call deadline, the drain), or a fault mid-send: maybe sent
+            await abandon(held)
+            raise
+        return await step("call.store", store(held, result, clock=clock))
+    assert scope.cancelled_caught  # cut by the drain: its claims were given up (`abandon`)
+    with anyio.CancelScope(shield=True):
+        await held.give_back()  # cut during the claim: nothing was sent
+    return DRAINED if held.sent else STOPPING
 
 
 async def send(ready: Ready, held: Held, files: Files) -> CallResult:
@@ -171,8 +211,11 @@ async def store(held: Held, result: CallResult, *, clock: Callable[[], float]) -
 
 async def abandon(held: Held) -> None:
     """A fault or cancellation after the claim: every held claim becomes outcome unknown, or, when the
-    request never went to the network, the key is free again."""
+    request never went to the network, is given back (the key free, the approval approved again)."""
     with anyio.CancelScope(shield=True):
+        if not held.sent and held.long is None:
+            await held.give_back()
+            return
         try:
             if held.approval is not None and held.approvals is not None:
                 await held.approvals.abandon(held.approval)
@@ -182,3 +225,4 @@ async def abandon(held: Held) -> None:
                 await held.store.abandon(held.key, held.owner, sent=held.sent)
         except StoreError as error:
             log_event("claims not given up: the store failed", level=logging.ERROR, code=str(error.code))
+        held.key, held.approval = None, None

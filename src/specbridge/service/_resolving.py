@@ -1,40 +1,39 @@
-"""Steps 2-4 of a call: the arguments checked once, then everything the request needs resolved, and the
-call's one fingerprint. Each step ends in a value: the next step's input, or a result that says why
-nothing was sent.
+"""Two steps of a call: the arguments checked once (before the ledger's look-up), and everything the
+request needs resolved (after it, only for a call that will be sent or newly asked of a person). Each
+ends in a value: the next step's input, or a result that says why nothing was sent.
 
-    checked = await check(planned)                 # 2: once; large arguments in the check worker
-    ready = await resolve(planned, checked, files, grants)  # 3: files, bindings, the credential
+    checked = await check(planned)                # once; large arguments in the check worker
+    ready = await resolve(checked, files, grants)  # files, bindings, the credential
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from .._errors import CallError, ErrorCode
-from ..call import CallResult, Credential, Selection
+from ..call import CallResult, Credential
 from ..files import Files, file_references
 from ..grants import Grants
 from ..store import StoreError
-from ._request import Planned, Ready
+from ._request import Checked, Planned, Ready
 from ._results import store_unavailable
 
 Json = Any
-# the arguments checked, the file references, the call's `fields` selection (the gateway's argument)
-Checked = tuple[dict[str, Json], dict[str, Mapping[str, Json]], Selection | None]
 
 
-async def check(planned: Planned) -> Checked | CallResult:
-    """Step 2: the arguments against the plan's schema (a file reference stands in as empty text, as
-    the document's schema has it; `fields`, the gateway's own argument, is taken out first), its
-    bindings applied; `Caller.check` checks large ones in the check worker, never on the event loop."""
+async def check(planned: Planned, key_name: str | None = None) -> Checked | CallResult:
+    """The arguments against the plan's schema (a file reference stands in as empty text, as the
+    document's schema has it; `fields`, the gateway's own argument, is taken out first), its bindings
+    applied; `Caller.check` checks large ones in the check worker, never on the event loop. `key_name`:
+    the key's store name, for a call made again from its approval (the agent's own key is not kept)."""
     request = planned.request
     try:
         selection, arguments = request.caller.split_fields(planned.plan, planned.arguments)
         arguments, refs = file_references(request.tool, arguments)
-        return await request.caller.check(planned.plan, arguments), refs, selection
+        checked = await request.caller.check(planned.plan, arguments)
     except CallError as error:
         return CallResult(error.message, is_error=True, code=error.code)
+    return Checked(planned, checked, refs, selection, key_name)
 
 
 async def credential(planned: Planned, grants: Grants | None) -> Credential | CallResult | None:
@@ -54,19 +53,18 @@ async def credential(planned: Planned, grants: Grants | None) -> Credential | Ca
     return request.caller.credential(request.secret_id)
 
 
-async def resolve(
-    planned: Planned, checked: Checked, files: Files, grants: Grants | None = None
-) -> Ready | CallResult:
-    """Step 3: the files' bytes (the caller's own files only), the derived idempotency key bound in,
-    the caller's credential had; the call's fingerprint (step 4) follows from them. The request is built
-    from them right before it is sent (`_once.send`): a value that cannot be sent there (a header value,
-    say) is refused naming the field, and nothing is sent."""
+async def resolve(checked: Checked, files: Files, grants: Grants | None = None) -> Ready | CallResult:
+    """The files' bytes (the caller's own files only), the derived idempotency key bound in, the
+    caller's credential had. The request is built from them right before it is sent (`_once.send`): a
+    value that cannot be sent there (a header value, say) is refused naming the field, and nothing is
+    sent. Only a call the ledger found new, or approved for this call to send, comes here: a call that
+    attaches to an approval, a running call or a stored result never needs a file, a token or an
+    account."""
+    planned = checked.planned
     request = planned.request
-    caller, plan = request.caller, planned.plan
-    arguments, refs, selection = checked
     try:
-        attachments = await files.read(request.owner, refs) if refs else None
-        bound_arguments = caller.bind(request.tool, arguments, planned.key_binding)
+        attachments = await files.read(request.owner, checked.references) if checked.references else None
+        bound_arguments = request.caller.bind(request.tool, checked.arguments, planned.key_binding)
         secret = await credential(planned, grants)
     except CallError as error:
         return CallResult(error.message, is_error=True, code=error.code)
@@ -74,5 +72,4 @@ async def resolve(
         return store_unavailable(error)
     if isinstance(secret, CallResult):
         return secret
-    bound = {**plan.binding_values, **planned.key_binding}
-    return Ready(planned, bound_arguments, secret, attachments, bound, selection)
+    return Ready(checked, bound_arguments, secret, attachments)

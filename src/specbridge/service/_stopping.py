@@ -6,9 +6,13 @@
                            then says it ended early
     with stopping.busy():  a call this process is answering; `idle(seconds)` returns once none is left
 
-What has been claimed (and may be on the wire) is never cut here: it finishes and stores its outcome,
-up to the drain's time (`CallService.drain`), and only what is still running then is cancelled, which
-leaves its claims outcome unknown, never sent again.
+    with stopping.sending() as scope:   a claim, send and store (`_once.once`): cut only by `cut_sends`,
+                                        when the drain's time is up (`scope.cancelled_caught`)
+
+What has been claimed (and may be on the wire) is never cut by `stop()`: it finishes and stores its
+outcome, up to the drain's time (`CallService.drain`). What still runs then is cut (`cut_sends`): its
+claims become outcome unknown, never sent again, and its agent is answered as such (`DRAINED`), or
+`gateway-stopping` when its request had not gone out yet.
 """
 
 from __future__ import annotations
@@ -31,6 +35,15 @@ STOPPING = CallResult(
 )
 
 
+DRAINED = CallResult(
+    "the gateway stopped (its drain timeout passed) while this call's request was on its way to the API: "
+    "it was sent, and its outcome is not known. It is not sent again; check the API's state before "
+    "calling again.",
+    is_error=True,
+    code=ErrorCode.CALL_OUTCOME_UNKNOWN,
+)
+
+
 # The `Stopping` a call of this task is already counted in (the adapter's count covers the service's).
 _COUNTED: ContextVar[Stopping | None] = ContextVar("specbridge_counted", default=None)
 
@@ -41,6 +54,7 @@ class Stopping:
     def __init__(self) -> None:
         self.stopping = False
         self._cuts: set[anyio.CancelScope] = set()
+        self._sends: set[anyio.CancelScope] = set()
         self._busy = 0
         self._idle = anyio.Event()
         self._idle.set()
@@ -56,6 +70,22 @@ class Stopping:
                 yield scope
             finally:
                 self._cuts.discard(scope)
+
+    @contextlib.contextmanager
+    def sending(self) -> Iterator[anyio.CancelScope]:
+        """A scope around a claim, send and store, which only `cut_sends` ends."""
+        with anyio.CancelScope() as scope:
+            self._sends.add(scope)
+            try:
+                yield scope
+            finally:
+                self._sends.discard(scope)
+
+    def cut_sends(self) -> int:
+        """The drain's time is up: end every claim, send and store still running; how many were."""
+        for scope in list(self._sends):
+            scope.cancel()
+        return len(self._sends)
 
     @contextlib.contextmanager
     def busy(self) -> Iterator[None]:

@@ -101,6 +101,11 @@ class Store(ABC):
     async def get_approval(self, approval_id: str) -> Approval | None: ...
 
     @abstractmethod
+    async def latest_approval(self, fingerprint: str) -> Approval | None:
+        """The newest approval of the call `fingerprint` names, open or settled (the open one, when
+        there is one, is the newest: it is made only once the one before it was settled)."""
+
+    @abstractmethod
     async def list_approvals(
         self,
         status: Status | None = None,

@@ -45,6 +45,11 @@ class Approval:
     finished_at: float | None = None
     result: Json = None
     settled_at: float | None = None  # the outcome was handed to an agent: the same call now makes a new one
+    # Written once, at creation: the agent's idempotency key as the store names it (`idem:…`, never the
+    # key itself), under which whoever sends the call records its outcome too; and the approval of the
+    # same call before this one (a repeat after `approvals.repeat_window`), shown to whoever answers.
+    idempotency_key: str | None = None
+    repeat_of: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

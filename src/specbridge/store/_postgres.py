@@ -198,6 +198,10 @@ class PostgresStore(PostgresListing, PostgresMarker, PostgresRates, PostgresSeal
         row = await self._one("SELECT * FROM approvals WHERE id = %s", (approval_id,))
         return None if row is None else approval_from(row)
 
+    async def latest_approval(self, fingerprint: str) -> Approval | None:
+        row = await self._one(sql.latest_approval(P), (fingerprint,))
+        return None if row is None else approval_from(row)
+
     async def update_approval(
         self,
         approval_id: str,

@@ -39,6 +39,8 @@ APPROVAL_FIELDS = (
     "finished_at",
     "result",
     "settled_at",
+    "idempotency_key",
+    "repeat_of",
 )
 JSON_FIELDS = frozenset({"arguments", "bound", "result", "payload"})
 FLOAT_FIELDS = frozenset(
@@ -94,6 +96,8 @@ def approval_from(row: Mapping[str, Any]) -> Approval:
         finished_at=number("finished_at"),
         result=decode_json(row.get("result")),
         settled_at=number("settled_at"),
+        idempotency_key=text("idempotency_key"),
+        repeat_of=text("repeat_of"),
     )
 
 

@@ -1,7 +1,7 @@
 """The Redis store: redis.asyncio, one hash per record, atomic steps as Lua scripts (`_redis_lua`).
 
 Layout under the namespace prefix `NS:`: `a:ID` an approval, `open:FINGERPRINT` the id of the open
-approval for one call, `status:S` and `all` sorted sets of ids by creation time, `c:KEY` a claim
+approval for one call, `last:FINGERPRINT` the id of its newest approval, `status:S` and `all` sorted sets of ids by creation time, `c:KEY` a claim
 (with a Redis TTL of its `keep`), `o:ID` an outbox delivery and `due` the deliveries by due time,
 `f:ID` a file (its record and its bytes in one hash, with a Redis TTL of the file's lifetime), and
 `s:STREAM` the deliveries of one stream by creation time (only the first is leased).
@@ -50,8 +50,9 @@ from ._redis_sealed import RedisSealed
 from ._redis_sessions import RedisSessions
 
 # Redis needs no migration steps; the key guards against an older specbridge. 2: files (`f:ID`);
-# 3: outbox receivers and streams (`s:STREAM`), which an older sender would route and order wrongly.
-SCHEMA_VERSION = 3
+# 3: outbox receivers and streams (`s:STREAM`), which an older sender would route and order wrongly;
+# 4: the newest approval of each call (`last:FINGERPRINT`), which an older gateway would not keep.
+SCHEMA_VERSION = 4
 
 # Deletes a file only for its owner, in one step.
 DELETE_FILE = """
@@ -177,6 +178,15 @@ class RedisStore(RedisListing, RedisMarker, RedisRates, RedisSealed, RedisSessio
     async def get_approval(self, approval_id: str) -> Approval | None:
         with self._failing():
             row = await self._client().hgetall(self.prefix + "a:" + approval_id)  # type: ignore[misc]
+        return approval_from(row) if row else None
+
+    async def latest_approval(self, fingerprint: str) -> Approval | None:
+        client = self._client()
+        with self._failing():  # `last:` since schema 4; before it, only the open one is known
+            found = await client.get(self.prefix + "last:" + fingerprint) or await client.get(
+                self.prefix + "open:" + fingerprint
+            )
+            row = await client.hgetall(self.prefix + "a:" + found) if found else None  # type: ignore[misc]
         return approval_from(row) if row else None
 
     async def update_approval(

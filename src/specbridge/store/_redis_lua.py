@@ -73,6 +73,7 @@ end
 local key = p .. 'a:' .. record.id
 for name, value in pairs(record) do redis.call('HSET', key, name, value) end
 redis.call('SET', open, record.id)
+redis.call('SET', p .. 'last:' .. fingerprint, record.id)
 redis.call('ZADD', p .. 'status:' .. record.status, record.created_at, record.id)
 redis.call('ZADD', p .. 'all', record.created_at, record.id)
 enqueue(p, ARGV[5])

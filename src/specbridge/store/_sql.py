@@ -58,6 +58,13 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     SEALED_TABLE,  # 5: sealed values (`_sql_sealed`: grants' tokens, states)
     SESSIONS_TABLE,  # 6: sessions any instance serves (`_sql_sessions`: MCP sessions, admin sign-ins)
     MARKER_TABLE,  # 7: the store's marker (`_sql_marker`: whether it lost its data while gateways ran)
+    (
+        # 8: the ledger (service/_ledger.py): an approval keeps the agent's key (its store name) and the
+        # approval of the same call before it; the newest approval of one call is found by its index.
+        "ALTER TABLE approvals ADD COLUMN idempotency_key TEXT",
+        "ALTER TABLE approvals ADD COLUMN repeat_of TEXT",
+        "CREATE INDEX approvals_call ON approvals (fingerprint, created_at)",
+    ),
 )
 VERSION = len(MIGRATIONS)
 
@@ -88,6 +95,10 @@ def expire_pending(p: str, *, one_call: bool) -> str:
 
 def open_approval(p: str) -> str:
     return f"SELECT * FROM approvals WHERE fingerprint = {p} AND settled_at IS NULL"
+
+
+def latest_approval(p: str) -> str:
+    return f"SELECT * FROM approvals WHERE fingerprint = {p} ORDER BY created_at DESC, id DESC LIMIT 1"
 
 
 def update_approval(

@@ -165,6 +165,13 @@ class SqliteStore(SqliteListing, SqliteMarker, SqliteRates, SqliteSealed, Sqlite
 
         return await self._run(work)
 
+    async def latest_approval(self, fingerprint: str) -> Approval | None:
+        def work(db: sqlite3.Connection) -> Approval | None:
+            row = db.execute(sql.latest_approval(P), (fingerprint,)).fetchone()
+            return None if row is None else approval_from(row)
+
+        return await self._run(work)
+
     async def update_approval(
         self,
         approval_id: str,
