@@ -83,7 +83,7 @@ def test_a_baseline_into_the_config_it_reads_adds_entries_and_keeps_everything_e
     config.write_text(CONFIG)
     code, _, stderr = lint("--config", str(config), "--generate-baseline", str(config))
     assert code == 0, stderr
-    assert "6 findings added to" in stderr and "other entries and settings are kept" in stderr
+    assert "7 findings added to" in stderr and "other entries and settings are kept" in stderr
     after = config.read_text()
     assert after.startswith(CONFIG.partition("limits:")[0])  # every line, comments too, where it was
     assert after.endswith("limits: {max_depth: 40}\n")
@@ -93,9 +93,9 @@ def test_a_baseline_into_the_config_it_reads_adds_entries_and_keeps_everything_e
     }
     assert merged["lint"]["severity"] == {"width": "error"}
     assert merged["lint"]["ignore"][0] == {"rule": "name-charset", "tool": "products.update"}
-    assert len(merged["lint"]["ignore"]) == 7
+    assert len(merged["lint"]["ignore"]) == 8
     code, stdout, _ = lint("--config", str(config), "--fail-on", "info")
-    assert code == 0 and stdout.rstrip().endswith("7 ignored")
+    assert code == 0 and stdout.rstrip().endswith("8 ignored")
     code, _, stderr = lint("--config", str(config), "--generate-baseline", str(config))  # again
     assert code == 0 and "nothing to add" in stderr and config.read_text() == after
 
@@ -106,7 +106,7 @@ def test_a_baseline_merges_into_an_earlier_one_keeping_its_entries(tmp_path: Pat
     code, _, stderr = lint(EXAMPLE, "--generate-baseline", str(earlier))
     assert code == 0, stderr
     entries = yaml.safe_load(earlier.read_text())["lint"]["ignore"]
-    assert entries[0] == {"rule": "some-old-rule", "tool": "gone"} and len(entries) == 8
+    assert entries[0] == {"rule": "some-old-rule", "tool": "gone"} and len(entries) == 9
 
 
 @pytest.mark.parametrize(
