@@ -1,7 +1,7 @@
 """The admin HTTP API: people answer approvals with an admin key (never a client key).
 
     GET  /admin/approvals?status=pending[&limit=100][&client=C][&order=oldest][&after=CURSOR]
-                                                        {"approvals": [approval_json, …], "next": CURSOR|null}
+                                                        {"approvals": [approval_json with `repeat`, …], "next": CURSOR|null}
     GET  /admin/approvals/clients?status=pending        {"total": N, "clients": [{"client", "count", "oldest_at"}, …]}
     GET  /admin/approvals/{id}                          approval_json, with `repeat` (a repeat's note)
     POST /admin/approvals/{id}/approve                  approval_json (who answered: the admin's id)
@@ -175,7 +175,7 @@ class AdminApi:
             oldest_first=order == "oldest",
         )
         following = Cursor.after(found[-1]).text() if len(found) == limit else None
-        return {"approvals": [approval_json(approval) for approval in found], "next": following}
+        return {"approvals": [await self._shown(approval) for approval in found], "next": following}
 
     async def clients(self, request: Request, admin: AdminConfig) -> Any:
         status = parse_status(request.query_params.get("status")) or Status.PENDING
