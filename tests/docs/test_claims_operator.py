@@ -135,7 +135,7 @@ def test_config_messages_never_repeat_the_value_found(tmp_path: Path) -> None:
 
 
 def test_the_servers_name_is_specbridge_with_spec_and_specbridge_api_for_a_config(tmp_path: Path) -> None:
-    said("docs/gateway.md", "The server's name is `specbridge-API` for the API of a config (`--api`, or the "
+    said("docs/serving.md", "The server's name is `specbridge-API` for the API of a config (`--api`, or the "
          "config's only API), else `specbridge` (SPEC, or HTTP without a config)")  # fmt: skip
     config = tmp_path / "specbridge.yaml"
     config.write_text(f"apis:\n  shop: {{spec: {EXAMPLE}, base_url: 'https://api.example.com'}}\n")
@@ -153,7 +153,7 @@ def test_exports_keep_bound_arguments_which_the_gateway_leaves_out(tmp_path: Pat
     said("README.md", "the gateway's own `tools/list` differs only by what it does for the caller: bound "
          "arguments left out, `idempotency_key` added")  # fmt: skip
     said(
-        "docs/gateway.md",
+        "docs/keys-and-long-calls.md",
         "like bindings, which the gateway removes), not to the tools `specbridge tools` exports",
     )
     config = tmp_path / "specbridge.yaml"

@@ -91,7 +91,7 @@ class Gateway:
     ) -> None:
         """`host`: the address the HTTP listener is bound to (None for stdio); a reload may not leave a
         gateway bound elsewhere than loopback without client keys. `check_worker_at_start`: `start()` ends
-        by starting the check worker (call/_offload.py; docs/gateway.md, "Limits on one call").
+        by starting the check worker (call/_offload.py; docs/calls.md, "Limits on one call").
         `conversions`: the conversion cache (`_loading`; None: every document converted when loaded)."""
         self.snapshot = Snapshot(config, MappingProxyType({}))
         self.host = host
