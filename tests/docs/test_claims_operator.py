@@ -42,7 +42,7 @@ def run(*words: str, env: dict[str, str] | None = None) -> Any:
 def test_a_short_store_key_is_a_start_warning_and_refused_under_strict_start(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    said("docs/configuration.md", "`serve` says so at start, one warning per such API naming the variable or "
+    said("docs/configuration-oauth.md", "`serve` says so at start, one warning per such API naming the variable or "
          "file (never the key), and `serve --strict-start` refuses to start")  # fmt: skip
     path = tmp_path / "specbridge.yaml"
     path.write_text(
@@ -64,7 +64,7 @@ def test_a_short_store_key_is_a_start_warning_and_refused_under_strict_start(
 def test_the_audit_file_is_made_0600_an_existing_one_keeps_its_mode_and_says_so(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    said("docs/configuration.md", "A new file is made `0600`; a file that is already there keeps its mode, and "
+    said("docs/configuration-gateway.md", "A new file is made `0600`; a file that is already there keeps its mode, and "
          "a symlink is followed to its target, which keeps its own")  # fmt: skip
     AuditLog(str(tmp_path / "new.jsonl"))
     assert stat.S_IMODE((tmp_path / "new.jsonl").stat().st_mode) == 0o600
