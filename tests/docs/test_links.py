@@ -38,8 +38,13 @@ def links() -> list[tuple[str, Path, str, str]]:
     page of this repository, from README.md, the pages of docs/ and the other pages at the top."""
     found = []
     for page in (*_reading.PAGES, *_reading.TOP_PAGES):
-        for number, line, _ in _reading.prose(page):
-            for match in LINK.finditer(line):
+        for piece, _ in _reading.paragraphs(page):
+            text = " ".join(line.strip() for _, line in piece)  # a link's text may go on to the next line
+            starts = [0]
+            for _, line in piece:
+                starts.append(starts[-1] + len(line.strip()) + 1)
+            for match in LINK.finditer(text):
+                number = piece[max(i for i, start in enumerate(starts[:-1]) if start <= match.start())][0]
                 target = match.group(1)
                 if target.startswith(REPOSITORY):
                     file, _, anchor = target[len(REPOSITORY) :].partition("#")

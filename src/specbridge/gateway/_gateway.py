@@ -65,7 +65,7 @@ def _freeze_heap() -> None:
     """Take what is alive now (the loaded documents, tools and schemas: most of the heap) out of the
     cyclic garbage collector's way. A full collection otherwise walks all of it, about 80 ms for five
     large documents, whenever a call allocates many objects, such as parsing 10,000 items; with them
-    frozen a collection walks only what calls create (docs/benchmarks.md)."""
+    frozen a collection walks only what calls create (docs/history/benchmarks-speed.md)."""
     gc.collect()
     gc.freeze()
 
