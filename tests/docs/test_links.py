@@ -1,7 +1,8 @@
 """Every link between the pages lands: the file exists and the `#anchor` is a heading of it (GitHub's
 anchors: the heading in lower case, punctuation dropped, spaces as dashes). README's links are absolute
 (the package index shows README without the repository), so those to this repository's `blob/main/…`
-are read as the files they name. Every page of docs/ can be reached from README by following links."""
+are read as the files they name. Every page of docs/ can be reached from README by following links,
+and none is over 40 KB (a page is read whole; past that it is split by topic)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from . import _reading
 
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 REPOSITORY = "https://github.com/specbridge/specbridge/blob/main/"
+LARGEST_PAGE = 40_000  # bytes: past that a page is split by topic
 
 
 def slug(title: str) -> str:
@@ -87,6 +89,15 @@ def test_every_page_of_the_docs_is_reached_from_readme() -> None:
         str(page.relative_to(_reading.ROOT)) for page in _reading.PAGES if page.resolve() not in reached
     ]
     assert not missing, f"pages no link from README.md leads to: {missing}"
+
+
+def test_no_page_of_the_docs_is_over_40_kb() -> None:
+    large = {
+        str(page.relative_to(_reading.ROOT)): page.stat().st_size
+        for page in _reading.PAGES[1:]
+        if page.stat().st_size > LARGEST_PAGE
+    }
+    assert not large, f"pages over {LARGEST_PAGE} bytes (split them by topic): {large}"
 
 
 def test_the_anchor_rule_is_githubs() -> None:
