@@ -110,7 +110,7 @@ def _answer(body: bytes) -> Answer:
 
 def _time(function: Any, repeat: int) -> list[float]:
     """Milliseconds of CPU time of this thread per run: the wall time on a shared machine also counts
-    whatever else runs (docs/benchmarks.md gives both)."""
+    whatever else runs (docs/benchmarks-gateway.md gives both)."""
     times = []
     for _ in range(repeat):
         started = time.thread_time()

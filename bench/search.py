@@ -22,7 +22,7 @@ Always, the same queries through Anthropic's `tool_search_tool_bm25` as emulated
 over our `--defer-loading` export (bench/search_anthropic.py); with `--peer`, through FastMCP's BM25
 search transform (bench/.venv-peer).
 `--sets` runs only the named task sets. Our results are what `search_tools` answers (with its default
-limit of 5: a top hit's producers after it, docs/gateway.md), then the rest of the ranking;
+limit of 5: a top hit's producers after it, docs/search-mode.md), then the rest of the ranking;
 `--no-provenance` converts without provenance (the hits alone, as before issue 34). `--misses` prints the misses of `split: tune` sets only: the
 other splits stay unread, task by task, so that they keep measuring APIs the ranking was not fitted to.
 """

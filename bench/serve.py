@@ -25,7 +25,7 @@ by ratio: `make bench-check`).
    that reads each export and answers 200), alternating rounds of gateways started each way.
 5. `--only listing`: the tools/list requests one SDK client session sends in 50 turns (a turn as a host
    runs one: list the tools, call `getProduct`), on each era: the 2026-07-28 client keeps a listing
-   for the `ttlMs` the gateway gives (docs/gateway.md, "Cache hints").
+   for the `ttlMs` the gateway gives (docs/startup.md, "Cache hints").
 """
 
 from __future__ import annotations

@@ -206,7 +206,7 @@ def _children(pid: int) -> list[str]:
 
 
 async def test_serving_http_starts_the_check_worker_with_the_apis(tmp_path: Path, upstream: Upstream) -> None:
-    """So that the first large call does not wait for it (docs/gateway.md, "Limits on one call")."""
+    """So that the first large call does not wait for it (docs/calls.md, "Limits on one call")."""
     config = write_config(tmp_path, upstream)
     async with gateway_process(config) as running:
         children = _children(running.process.pid)

@@ -23,7 +23,11 @@ FOREIGN_FLAGS = {
     "--requirements": "the MCP conformance suite's requirement set",
     "--psycopg-default": "bench/store_outage.py's option",
 }
-FOREIGN_PAGES = {"docs/benchmarks.md": "its flags are the bench/ scripts' (`bench/*.py --help`)"}
+FOREIGN_PAGES = {
+    "docs/benchmarks.md": "its flags are the bench/ scripts' (`bench/*.py --help`)",
+    "docs/benchmarks-gateway.md": "its flags are the bench/ scripts' (`bench/*.py --help`)",
+    "docs/history/": "the benchmarks' history: the bench/ scripts' flags, as they were then",
+}
 
 
 @dataclass(frozen=True)
@@ -77,7 +81,7 @@ def bare_flags() -> Iterator[BareFlag]:
     for span in _reading.spans():
         match = BARE_FLAG.match(span.text)
         page = str(span.page.relative_to(_reading.ROOT))
-        if match is None or match.group(1) in FOREIGN_FLAGS or page in FOREIGN_PAGES:
+        if match is None or match.group(1) in FOREIGN_FLAGS or page.startswith(tuple(FOREIGN_PAGES)):
             continue
         try:
             rest = tuple(_cli.words(span.text))

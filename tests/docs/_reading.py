@@ -13,7 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGES = (ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")))
+# README.md and every page under docs/ (docs/history/ too): what the checks of tests/docs/ read.
+PAGES = (ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")))
+# The pages beside README.md at the top of the repository: their links are followed too.
+TOP_PAGES = tuple(sorted(path for path in ROOT.glob("*.md") if path.name != "README.md"))
 
 FENCE = re.compile(r"^\s*(```+|~~~+)(.*)$")
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")

@@ -42,7 +42,7 @@ def run(*words: str, env: dict[str, str] | None = None) -> Any:
 def test_a_short_store_key_is_a_start_warning_and_refused_under_strict_start(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    said("docs/configuration.md", "`serve` says so at start, one warning per such API naming the variable or "
+    said("docs/configuration-oauth.md", "`serve` says so at start, one warning per such API naming the variable or "
          "file (never the key), and `serve --strict-start` refuses to start")  # fmt: skip
     path = tmp_path / "specbridge.yaml"
     path.write_text(
@@ -64,7 +64,7 @@ def test_a_short_store_key_is_a_start_warning_and_refused_under_strict_start(
 def test_the_audit_file_is_made_0600_an_existing_one_keeps_its_mode_and_says_so(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    said("docs/configuration.md", "A new file is made `0600`; a file that is already there keeps its mode, and "
+    said("docs/configuration-gateway.md", "A new file is made `0600`; a file that is already there keeps its mode, and "
          "a symlink is followed to its target, which keeps its own")  # fmt: skip
     AuditLog(str(tmp_path / "new.jsonl"))
     assert stat.S_IMODE((tmp_path / "new.jsonl").stat().st_mode) == 0o600
@@ -135,7 +135,7 @@ def test_config_messages_never_repeat_the_value_found(tmp_path: Path) -> None:
 
 
 def test_the_servers_name_is_specbridge_with_spec_and_specbridge_api_for_a_config(tmp_path: Path) -> None:
-    said("docs/gateway.md", "The server's name is `specbridge-API` for the API of a config (`--api`, or the "
+    said("docs/serving.md", "The server's name is `specbridge-API` for the API of a config (`--api`, or the "
          "config's only API), else `specbridge` (SPEC, or HTTP without a config)")  # fmt: skip
     config = tmp_path / "specbridge.yaml"
     config.write_text(f"apis:\n  shop: {{spec: {EXAMPLE}, base_url: 'https://api.example.com'}}\n")
@@ -153,7 +153,7 @@ def test_exports_keep_bound_arguments_which_the_gateway_leaves_out(tmp_path: Pat
     said("README.md", "the gateway's own `tools/list` differs only by what it does for the caller: bound "
          "arguments left out, `idempotency_key` added")  # fmt: skip
     said(
-        "docs/gateway.md",
+        "docs/keys-and-long-calls.md",
         "like bindings, which the gateway removes), not to the tools `specbridge tools` exports",
     )
     config = tmp_path / "specbridge.yaml"

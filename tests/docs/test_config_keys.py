@@ -1,16 +1,18 @@
 """Every config key the docs name is a key of the shipped JSON Schema (what a config is checked
-against), and every key of the schema is documented in docs/configuration.md.
+against), and every key of the schema is documented on the configuration pages (docs/configuration.md,
+and docs/configuration-*.md beside it).
 
 The docs name keys in three ways, all read here: YAML examples (any page; a block whose first key is a
-top-level key of the config), the `| key | … |` tables of configuration.md (under a heading that names
-where they sit: `## \\`apis.<name>\\``, `### \\`auth\\``), and dotted paths in prose
-(`apis.<name>.egress.allow`, `approvals.webhook.secret`)."""
+top-level key of the config), the `| key | … |` tables of the configuration pages (under a heading that
+names where they sit: `## \\`apis.<name>\\``, `### \\`auth\\``, `## \\`apis.<name>.oauth\\``), and dotted
+paths in prose (`apis.<name>.egress.allow`, `approvals.webhook.secret`)."""
 
 from __future__ import annotations
 
 import functools
 import re
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import yaml
@@ -18,6 +20,7 @@ import yaml
 from . import _reading, _schema
 
 CONFIGURATION = _reading.ROOT / "docs" / "configuration.md"
+PAGES = (CONFIGURATION, *sorted(_reading.ROOT.glob("docs/configuration-*.md")))
 TOP = frozenset(_schema.schema()["properties"])
 DOTTED = re.compile(r"^([a-z_]+(?:\.(?:[A-Za-z0-9_-]+|<[^>]+>))+)(?:[:= ].*)?$")
 Path_ = tuple[str, ...]
@@ -88,11 +91,13 @@ def _resolve(path: Path_, bases: list[Path_]) -> Path_ | None:
 
 @functools.cache
 def section_paths() -> dict[_reading.Section, Path_]:
-    """Where in the config each section of configuration.md is (`### \\`auth\\`` under `## \\`apis.<name>\\``
-    is `apis.<name>.auth`); a section naming no key is where its parent is."""
+    """Where in the config each section of the configuration pages is (`### \\`auth\\`` under
+    `## \\`apis.<name>\\`` is `apis.<name>.auth`); a section naming no key is where its parent is."""
     found: dict[_reading.Section, Path_] = {}
     stack: list[tuple[int, Path_]] = []
-    for section in _reading.sections(CONFIGURATION):
+    for section in (section for page in PAGES for section in _reading.sections(page)):
+        if section.level == 1:
+            stack = []
         stack = [(level, path) for level, path in stack if level < section.level]
         bases = [path for _, path in reversed(stack)] + [()]
         here = bases[0]
@@ -116,11 +121,12 @@ def entries(path: Path_) -> Path_:
     return (*path, "<name>")
 
 
-def table_keys() -> Iterator[tuple[int, Path_, list[str]]]:
-    """(line, key path, the row's other cells) for every row of a `| key | … |` table of
-    configuration.md; a cell naming several keys (`name`, `timeout`) gives each."""
+def table_keys() -> Iterator[tuple[str, Path_, list[str]]]:
+    """(where, key path, the row's other cells) for every row of a `| key | … |` table of the
+    configuration pages; a cell naming several keys (`name`, `timeout`) gives each."""
     header: list[str] = []
-    for number, line, section in _reading.prose(CONFIGURATION):
+    rows = [(page, *row) for page in PAGES for row in _reading.prose(page)]
+    for page, number, line, section in rows:
         if not line.startswith("|"):
             header = []
             continue
@@ -133,23 +139,21 @@ def table_keys() -> Iterator[tuple[int, Path_, list[str]]]:
         base = entries(section_paths()[section]) if section else ()
         for code in _reading.INLINE.finditer(cells[0]):
             path = dotted(code.group(2)) or (code.group(2),)
-            yield number, (*base, *path), cells[1:]
+            yield _reading.where(page, number), (*base, *path), cells[1:]
 
 
 def test_every_key_of_a_configuration_table_is_a_key_of_the_schema() -> None:
     unknown = [
-        f"docs/configuration.md:{line}: {'.'.join(path)}"
-        for line, path, _ in table_keys()
-        if _schema.walk_path(path) is None
+        f"{where}: {'.'.join(path)}" for where, path, _ in table_keys() if _schema.walk_path(path) is None
     ]
     assert not unknown, "table keys the schema does not have:\n" + "\n".join(unknown)
 
 
 def documented() -> set[_schema.KeyId]:
-    """The keys configuration.md names, in any of the three ways."""
+    """The keys the configuration pages name, in any of the three ways."""
     named: set[_schema.KeyId] = set()
     for block, data in config_blocks():
-        if block.page == CONFIGURATION and isinstance(data, dict):
+        if block.page in PAGES and isinstance(data, dict):
             named |= {key for _, key in _schema.keys_of_value(data, [_schema.schema()], "") if key}
     for _, path, cells in table_keys():
         walked = _schema.walk_path(path)
@@ -159,7 +163,7 @@ def documented() -> set[_schema.KeyId]:
         for cell in cells:
             for code in _reading.INLINE.finditer(cell):
                 named |= _flow_keys(code.group(2), walked[1])
-    for span in _reading.spans(CONFIGURATION):
+    for span in (span for page in PAGES for span in _reading.spans(page)):
         base = section_paths()[span.section] if span.section else ()
         path = dotted(span.text)
         if path is not None:
@@ -216,8 +220,8 @@ def _below(nodes: list[_schema.Node], names: set[str]) -> set[_schema.KeyId]:
 def test_every_key_of_the_schema_is_in_configuration_md() -> None:
     named = documented()
     missing = sorted(path for key, path in _schema.every_key().items() if key not in named)
-    assert not missing, (
-        "keys of specbridge.schema.json that docs/configuration.md never names:\n" + "\n".join(missing)
+    assert not missing, "keys of specbridge.schema.json that no configuration page names:\n" + "\n".join(
+        missing
     )
 
 
@@ -231,13 +235,18 @@ def test_the_walk_refuses_keys_the_schema_lacks(path: str) -> None:
     assert _schema.walk_path(tuple(path.split("."))) is None
 
 
-def value_tables() -> Iterator[tuple[int, Path_, set[str]]]:
-    """(line, key path, the values listed) for every table of configuration.md whose first header
-    cell is a key in code (`| \\`type\\` | what is sent |`): a table of that key's values."""
+def value_tables() -> Iterator[tuple[str, Path_, set[str]]]:
+    """(where, key path, the values listed) for every table of the configuration pages whose first
+    header cell is a key in code (`| \\`type\\` | what is sent |`): a table of that key's values."""
+    for page in PAGES:
+        yield from _value_tables(page)
+
+
+def _value_tables(page: Path) -> Iterator[tuple[str, Path_, set[str]]]:
     header: list[str] = []
     rows: list[str] = []
     start = 0
-    for number, line, section in [*_reading.prose(CONFIGURATION), (0, "", None)]:
+    for number, line, section in [*_reading.prose(page), (0, "", None)]:
         if line.startswith("|"):
             if not header:
                 header, rows, start, base = _reading.cells(line), [], number, section
@@ -246,13 +255,13 @@ def value_tables() -> Iterator[tuple[int, Path_, set[str]]]:
             continue
         if header and re.fullmatch(r"`[a-z_]+`", header[0]):
             path = (*(entries(section_paths()[base]) if base else ()), header[0].strip("`"))
-            yield start, path, {value.strip("`") for value in rows}
+            yield _reading.where(page, start), path, {value.strip("`") for value in rows}
         header = []
 
 
 def test_a_table_of_a_keys_values_lists_the_values_the_schema_takes() -> None:
     wrong = []
-    for line, path, listed in value_tables():
+    for where, path, listed in value_tables():
         walked = _schema.walk_path(path)
         allowed = {
             str(value).lower()
@@ -261,8 +270,6 @@ def test_a_table_of_a_keys_values_lists_the_values_the_schema_takes() -> None:
             for value in shape.get("enum", [])
         }
         if listed != allowed:
-            wrong.append(
-                f"docs/configuration.md:{line}: {'.'.join(path)}: lists {sorted(listed)}, takes {sorted(allowed)}"
-            )
+            wrong.append(f"{where}: {'.'.join(path)}: lists {sorted(listed)}, takes {sorted(allowed)}")
     assert not wrong, "\n".join(wrong)
     assert [path for _, path, _ in value_tables()], "no table of values found: the reading is broken"

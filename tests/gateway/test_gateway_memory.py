@@ -54,7 +54,7 @@ async def test_compiled_checks_are_kept_for_a_bounded_number_of_tools(
 async def test_a_gateway_starts_the_check_worker_with_its_apis_only_when_told(
     tmp_path: Path, upstream: Upstream, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`specbridge serve` over HTTP tells it (docs/gateway.md, "Limits on one call"); by default the
+    """`specbridge serve` over HTTP tells it (docs/calls.md, "Limits on one call"); by default the
     first large call starts the worker, as for library use."""
     pool = CheckPool()
     monkeypatch.setattr("specbridge.call._offload._pool", pool)

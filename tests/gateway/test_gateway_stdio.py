@@ -87,7 +87,7 @@ async def test_a_large_call_over_stdio_is_answered_and_the_session_goes_on(
     tmp_path: Path, upstream: Upstream
 ) -> None:
     """Over 4 KB of arguments: checked in the check worker, a process whose output does not reach the
-    MCP channel on stdout (docs/gateway.md, "Limits on one call")."""
+    MCP channel on stdout (docs/calls.md, "Limits on one call")."""
     config = write_config(tmp_path, upstream)
     async with stdio_client(config, "legacy") as client:
         with anyio.fail_after(60):

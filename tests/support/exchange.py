@@ -2,7 +2,7 @@
 RFC 7523 JWT bearer, scripted on the loopback upstream: glewlwyd as Debian packages it (2.7) does
 neither grant (its OpenID Connect plugin knows authorization code, client credentials, refresh,
 password, device and CIBA), so the tests of the two grants script the token endpoint here, as
-docs/gateway.md says.
+docs/oauth-apis.md says.
 
     endpoint = ExchangeEndpoint(upstream, sign_in=issuer, assertion_key=public_pem)
     endpoint.route("/token")                 # POST: grant_type token-exchange or jwt-bearer

@@ -278,7 +278,7 @@ async def measure_api(
                 where = f"{api.path.name} {tool.name}"
                 arguments = Generator(tool.input_schema, mode).arguments()
                 if _gateway_attachments(tool.input_schema):
-                    # The gateway's own stand-in for the one file field (docs/gateway.md): not both at once.
+                    # The gateway's own stand-in for the one file field (docs/files.md): not both at once.
                     arguments.pop("attachments", None)
                 if "idempotency_key" in arguments:
                     # An agent uses a new key per action; one generated value in both passes would be

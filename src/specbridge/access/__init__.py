@@ -2,7 +2,31 @@
 `Identity` or a `Refusal`), client and admin keys (made once, stored as SHA-256, compared in constant time), and
 OAuth 2.1 access tokens for an API with `oauth:` (the gateway as a resource server: tokens checked
 against the issuer's JWKS or by introspection, the Protected Resource Metadata that tells clients where
-to get one)."""
+to get one).
+
+Modules:
+
+- `_admission`: `Admission`, the one admission step of every route of the HTTP edge: a request becomes
+  an `Identity` or a `Refusal` (status, code, message, headers), whatever it presents.
+- `_identity`: `Identity`, who a request comes from once it is let in: the client, its name, the
+  token's claims and scopes.
+- `_keys`: client and admin keys: made once, kept only as SHA-256, compared in constant time.
+- `_resource`: `ResourceServer.admit`, one API with `oauth:` as a resource server (a client key, or an
+  access token whose client is `clients.<client_id>`, else `clients.<sub>`), the RFC 6750/9728 refusals.
+- `_jwt`: JWT access tokens (RFC 9068) checked with PyJWT: asymmetric algorithms only, `iss`, `aud`,
+  `exp`/`nbf` with leeway.
+- `_jwks`: the issuer's signing keys, kept an hour, fetched again for an unknown `kid` at most once a
+  minute.
+- `_introspection`: opaque tokens checked by RFC 7662 introspection; an active answer kept at most five
+  minutes.
+- `_fetch`: every request to the authorization server (metadata, JWKS, introspection), through the
+  API's egress policy, bounded in time and size.
+- `_metadata`: the Protected Resource Metadata (RFC 9728) and the `WWW-Authenticate` challenges.
+- `_claims`: `TokenClaims`, what is kept of a checked token: never the token.
+- `_front_key`: the Ed25519 key the gateway's own authorization server signs with, derived from
+  `store_key`.
+- `_oidc`: a person signed in at an OpenID Connect provider (for `oauth_server` and the admin page).
+"""
 
 from __future__ import annotations
 

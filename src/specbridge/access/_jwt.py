@@ -1,6 +1,6 @@
 """JWT access tokens (RFC 9068) checked with PyJWT against the issuer's JWKS.
 
-What each check stops (docs/security.md, "OAuth access tokens"):
+What each check stops (docs/security-access.md, "OAuth access tokens"):
 - the algorithm is one of the asymmetric ones in `ALGORITHMS`, read from the token's header and then
   required of the key: `none` (an unsigned token) and every HMAC algorithm are refused before any key is
   looked at, so a token "signed" with the issuer's public key as an HMAC secret never verifies;

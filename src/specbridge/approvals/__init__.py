@@ -1,5 +1,13 @@
 """Human approval of risky calls, on the store: no MCP here, so the gateway, the admin API and the
-command line share it (`specbridge approvals …` works with no gateway running)."""
+command line share it (`specbridge approvals …` works with no gateway running).
+
+Modules:
+
+- `_approvals`: `Approvals`, the approval record's life on the store, one store step each (request,
+  wait, approve, reject, claim, finish, abandon, settle); `ApprovalError`.
+- `_view`: `approval_json`, one JSON shape of an approval for people (the admin API, `approvals show`).
+- `_log`: `log_answer`, who answered what and when: one line wherever the answer was given.
+"""
 
 from __future__ import annotations
 

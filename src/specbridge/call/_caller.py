@@ -243,7 +243,7 @@ class Caller:
 
     def timeout(self, tool: Tool) -> float:
         """The upstream timeout of one call of `tool`: `tools.<name>.timeout`, else the API's `timeout`
-        (docs/gateway.md, "Deadlines")."""
+        (docs/calls.md, "Deadlines")."""
         return self._plans.plan(tool, None).timeout
 
     async def aclose(self) -> None:

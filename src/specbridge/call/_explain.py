@@ -3,7 +3,7 @@
 jsonschema-rs's `iter_errors` builds every error of the whole instance before the first one is read,
 each with a message that serialises its subschema; a union (`anyOf`) error carries the errors of every
 branch as well. For an array of 10,000 objects under a 30-branch union that is 300,000 errors built and
-thrown away (docs/benchmarks.md). So the check asks the validator only `is_valid`, and when that says no,
+thrown away (docs/history/benchmarks-speed.md). So the check asks the validator only `is_valid`, and when that says no,
 this module walks down the schema and the value together:
 
 - a node's own keywords (type, required, enum, bounds, format, additionalProperties: false) are checked

@@ -24,7 +24,7 @@ _SCALAR = 4  # a number, true, false or null, about (not `len(str(n))`: quadrati
 class CallLimits:
     """Bounds on one call's arguments (config key `limits:`). The defaults are generous: far above what
     any tool of the 43-document corpus needs, and low enough that checking a call at the limit takes
-    milliseconds (docs/benchmarks.md)."""
+    milliseconds (docs/benchmarks-gateway.md)."""
 
     max_bytes: int = 4 * 1024 * 1024  # the arguments as JSON text, about (strings, keys, punctuation)
     max_items: int = 10_000  # in one array or one object

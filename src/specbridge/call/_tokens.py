@@ -9,7 +9,7 @@ current OpenAI models, on 2,420 JSON texts, compact and indented: answers of 10 
 1 MB built from the corpus's response schemas, and the corpus documents' own response examples. Within ±15 % of
 it on every one; within about ±22 % of `cl100k_base` (p95 13 %). A non-ASCII byte counts a quarter
 token (Cyrillic, CJK), set by hand: the corpus's answers hold too few to fit it. Large texts are estimated from evenly spaced slices of `SAMPLE` bytes in all,
-so one estimate costs a fraction of a millisecond whatever the size (docs/benchmarks.md).
+so one estimate costs a fraction of a millisecond whatever the size (docs/benchmarks-gateway.md).
 """
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ class Serving:
 
 def conversion_cache(config: Config, cache_dir: str | None, no_cache: bool) -> Any:
     """Where conversions are kept: `--no-cache` nowhere, else `--cache-dir`, else the config's
-    `cache:` ("" nowhere), else the user's cache folder (docs/gateway.md, "The conversion cache")."""
+    `cache:` ("" nowhere), else the user's cache folder (docs/startup.md, "The conversion cache")."""
     from ..tools import ConversionCache, default_cache_folder
 
     if no_cache:

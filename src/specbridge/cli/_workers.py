@@ -6,7 +6,7 @@ with SO_REUSEPORT and listens, and the kernel spreads new connections over them.
 whole gateway (its own conversion, caches, check worker and store connections). 2026-07-28 clients
 are stateless, so any worker answers any request; handshake-era sessions are kept in the store
 (`sessions: store`), so a request of a session may reach any worker, as with several instances
-(docs/gateway.md, "Several instances: sessions"). SIGTERM (and SIGINT) are passed on to every worker as
+(docs/instances.md, "Several instances: sessions"). SIGTERM (and SIGINT) are passed on to every worker as
 SIGTERM (each drains as one instance does); when one worker ends, the others are stopped too and `serve`
 exits with the first one's status, for whatever runs it to start it again.
 """

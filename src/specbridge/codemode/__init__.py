@@ -6,6 +6,18 @@ what the script returns reaches the model. Between service/ and gateway/, free o
 
 `CodeMode` is one API's; `code_mode_tools` the two tools as plain data (`specbridge tools --code-mode`
 reads them without the sandbox, which loads only with `CodeMode`).
+
+Modules:
+
+- `_mode`: `CodeMode`, one API's two tools and what a call of each does.
+- `_tools`: `code_mode_tools`, the two tools as plain data (no sandbox, no MCP).
+- `_signatures`: a tool as a typed Python function signature with its description.
+- `_names`: each tool's name as a Python function of the `api` module.
+- `_sandbox`: the sandbox (pydantic-monty) in worker processes of its own, driven one suspension at a
+  time.
+- `_calls`: a script's `api.<name>(…)` as one call of the call service, audited with the script's name.
+- `_paused`: a paused script in the store, so any instance goes on with it, once.
+- `_answer`: what the model is handed of a script: its value and what it printed, within the budget.
 """
 
 from __future__ import annotations

@@ -13,6 +13,31 @@ apis:
 clients:
   support-bot: {key_sha256: "…", apis: [orders]}
 ```
+
+Modules:
+
+- `_model`: `specbridge.yaml` as frozen dataclasses, read by the other layers as plain data.
+- `_reader`: reading the file: the schema check, then what a schema cannot say, while the model is built.
+- `_schema`: the shipped JSON Schema (`specbridge.schema.json`) and its errors as messages.
+- `_secrets`: `env:`/`file:` references read only when needed; `looks_like_secret`.
+- `_units`: durations and sizes as the config writes them.
+- `_auth`: `apis.<name>.auth` and the top-level `store_key`.
+- `_grant`: `GrantConfig`, an `oauth2_*` auth's settings.
+- `_oauth`: `apis.<name>.oauth`, the gateway as a resource server.
+- `_front`, `_oauth_server`: `oauth_server:`, the gateway's own authorization server, as settings and as
+  read.
+- `_rules`, `_access`: the access rules (`clients.<id>.tools`, `oauth.scopes`, `limits.per_client`,
+  `limits.per_tool`, `audit`) as settings, and their reading; `check_access_names`.
+- `_tool_names`: every `tools.<name>` names a tool.
+- `_operations`, `_operation_schemas`: connectors (`apis.<name>.operations`) and the checks of their
+  schemas and URL templates.
+- `_document`: `api_document(api)`, the one place an API's document comes from (its `spec`, its
+  operations, or both).
+- `_toolsets`: `toolsets:`, endpoints of tools picked from several APIs.
+- `_code`: `code_mode:` and the limits on one script.
+- `_lint`: `lint:`, severities, rules turned off, findings ignored.
+- `_store`: `store:`, the store's URL as every command opens it.
+- `_telemetry`: `telemetry:`, OpenTelemetry's endpoint, headers and sampling.
 """
 
 from ._access import check_access_names as check_access_names

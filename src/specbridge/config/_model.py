@@ -71,7 +71,7 @@ DEFAULT_ANSWER_TOKENS = 20_000
 class AnswersConfig:
     """`apis.<name>.answers` (and `tools.<name>.answers`, over the API's key by key): what a model is
     handed of one answer. `max_tokens`: the budget (estimated tokens) of one answer's text; `select`:
-    tools whose answer is JSON take a `fields` argument (docs/gateway.md, "Answers")."""
+    tools whose answer is JSON take a `fields` argument (docs/calls.md, "Answers")."""
 
     max_tokens: int = DEFAULT_ANSWER_TOKENS
     select: bool = False

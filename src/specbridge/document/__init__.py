@@ -2,6 +2,18 @@
 
 Every name loads on first use (module `__getattr__`): `document.pointer` is imported by the argument
 check's worker process (call/_offload.py), which reads no document.
+
+Modules:
+
+- `_load`: the one loader funnel: a path, URL, `-` or text ends in `from_data`, which checks the version
+  once.
+- `_parse`: JSON or YAML (1.2) text to data, every mapping key a string.
+- `_fetch`: a document at an `http(s)://` URL: one `GET` under the egress rules calls obey, bounded.
+- `_refs`: `$ref` resolution: local pointers, relative files, same-origin refs of a fetched document.
+- `_openapi3`, `_swagger2`: OpenAPI 3.x and Swagger 2.0 documents into the one model.
+- `_model`: the version-independent model (`ApiDocument`, `Operation`, `Parameter`, …).
+- `_locate`: where a JSON pointer sits in a document's text (`Locator`).
+- `pointer`: JSON pointers (RFC 6901): the one place tokens are escaped, split and walked.
 """
 
 from __future__ import annotations

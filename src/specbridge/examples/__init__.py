@@ -1,1 +1,6 @@
-"""The bundled example: a small shop API (`shop_api`) and its document (`shop.openapi.yaml`)."""
+"""The bundled example: a small shop API (`shop_api`) and its document (`shop.openapi.yaml`).
+
+Modules:
+
+- `shop_api`: a small shop API of our own implementing `shop.openapi.yaml`, in memory, on loopback.
+"""

@@ -1,5 +1,16 @@
 """Attachments: files on the store (bytes optionally in `files.folder`), owned by one client, turned into
-what a call sends; binary answers kept as files; `POST/GET/DELETE /files`."""
+what a call sends; binary answers kept as files; `POST/GET/DELETE /files`.
+
+Modules:
+
+- `_files`: `Files`: records on the store, owner-checked; `file_id` arguments turned into the bytes a
+  call sends; binary answers kept as files; the sweep.
+- `_routes`: `POST/GET/DELETE /files`; a file always served as a sandboxed download.
+- `_multipart`: a multipart upload read as it streams, under the cap.
+- `_folder`: `files.folder`: the bytes on disk under the gateway's own ids, the records in the store.
+- `_fields`: which tool fields take a file, the schema the gateway serves for them, the `attachments`
+  form.
+"""
 
 from __future__ import annotations
 

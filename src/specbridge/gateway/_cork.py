@@ -4,7 +4,7 @@ uvicorn writes an answer's headers and its body with two `transport.write` calls
 `send(2)` of its own on an idle connection: two system calls, two TCP segments (Nagle is off) and two
 wake-ups of the client for every tools/call. Between the two writes nothing yields to the loop, so
 holding what is written until the end of the loop's current turn (`call_soon`) sends the whole answer
-with one call, no later (docs/benchmarks.md, "Gateway").
+with one call, no later (docs/history/benchmarks-speed.md, "Start-up and each call").
 """
 
 from __future__ import annotations

@@ -65,7 +65,7 @@ def _freeze_heap() -> None:
     """Take what is alive now (the loaded documents, tools and schemas: most of the heap) out of the
     cyclic garbage collector's way. A full collection otherwise walks all of it, about 80 ms for five
     large documents, whenever a call allocates many objects, such as parsing 10,000 items; with them
-    frozen a collection walks only what calls create (docs/benchmarks.md)."""
+    frozen a collection walks only what calls create (docs/history/benchmarks-speed.md)."""
     gc.collect()
     gc.freeze()
 
@@ -91,7 +91,7 @@ class Gateway:
     ) -> None:
         """`host`: the address the HTTP listener is bound to (None for stdio); a reload may not leave a
         gateway bound elsewhere than loopback without client keys. `check_worker_at_start`: `start()` ends
-        by starting the check worker (call/_offload.py; docs/gateway.md, "Limits on one call").
+        by starting the check worker (call/_offload.py; docs/calls.md, "Limits on one call").
         `conversions`: the conversion cache (`_loading`; None: every document converted when loaded)."""
         self.snapshot = Snapshot(config, MappingProxyType({}))
         self.host = host

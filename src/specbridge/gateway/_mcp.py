@@ -24,7 +24,7 @@ def tool_entry(
     entry = mcp_tool(tool)
     if modern and tool.output_schema is None and tool.answer_schema is not None:
         entry["outputSchema"] = tool.answer_schema
-    plan = key_plan(caller.api, tool)  # the gateway's idempotency_key (docs/gateway.md)
+    plan = key_plan(caller.api, tool)  # the gateway's idempotency_key (docs/keys-and-long-calls.md)
     entry["inputSchema"] = caller.input_schema(tool, served_bindings(plan, client_bindings))
     if plan is not None:
         entry["inputSchema"] = with_key_argument(entry["inputSchema"], plan)

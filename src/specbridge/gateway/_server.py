@@ -1,7 +1,7 @@
 """One MCP server (the official SDK's low-level `Server`) per API: tools/list, tools/call, list_changed.
 It adapts MCP requests and results and maps errors; a call's life is the call service's (service/): a
 tools/call becomes a `CallRequest`, its `CallResult` (or `Question`, `_elicit`) the MCP answer.
-Error mapping (PRODUCT §5, docs/gateway.md):
+Error mapping (PRODUCT §5, docs/calls.md, "Results and errors"):
     unknown tool, or one the caller    JSON-RPC -32602  (data.code "tool-unknown"), the same for both:
       may not use                      a tool a client may not use is not in its listing either
     a cursor we did not hand out       JSON-RPC -32602  (data.code "cursor-invalid")

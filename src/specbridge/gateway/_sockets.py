@@ -33,7 +33,7 @@ def bind(host: str, port: int, *, reuse_port: bool = False, listening: bool = Tr
 def event_loop_options() -> dict[str, object]:
     """`anyio.run(..., backend_options=...)` for serving HTTP: uvloop when installed (a dependency on
     Linux and macOS). With it and httptools, the gateway spends about a fifth less CPU per tool call
-    than on asyncio's loop and h11 (docs/benchmarks.md)."""
+    than on asyncio's loop and h11 (docs/history/benchmarks-speed.md)."""
     use = sys.platform != "win32" and importlib.util.find_spec("uvloop") is not None
     return {"use_uvloop": use}
 

@@ -1,4 +1,14 @@
-"""Agent readiness: rules over the converted tools (what the agent gets), and report writers."""
+"""Agent readiness: rules over the converted tools (what the agent gets), and report writers.
+
+Modules:
+
+- `_model`: findings, rules and the `Registry` they are registered on (an instance, never a global).
+- `_rules_names`, `_rules_shape`, `_rules_document`, `_rules_tasks`: one small function per rule, by
+  what it looks at (names; a tool's input; what the agent reads; tasks of several steps).
+- `_run`: one lint run: every enabled rule, then the config's severities, ignores and positions.
+- `_report`: the report writers: text, JSON, SARIF, GitHub annotations, Markdown.
+- `_baseline`: today's findings as `lint.ignore` entries, merged into a config.
+"""
 
 from ._baseline import BaselineRefused as BaselineRefused
 from ._baseline import baseline as baseline

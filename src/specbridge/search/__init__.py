@@ -4,6 +4,21 @@ by a weighted sum of scores. Knows tools, not MCP.
 
 Every name loads on first use (module `__getattr__`): a gateway in search mode builds its index (and
 loads the stemmer and any model) when the first search needs it, not when it starts.
+
+Modules:
+
+- `_index`: `SearchIndex`, one API's index: BM25 fused with similarity, the meant action, tags, never an
+  empty answer.
+- `_document`: each tool's words by field, each field with its weight.
+- `_text`: words out of names and paths, Snowball stems, the synonym groups of `synonyms.txt`.
+- `_bm25`: BM25 with postings, so a search touches only matching tools.
+- `_resource`: what an operation's resource is, from its component schema's description: a BM25 of its
+  own.
+- `_intent`: the kind of action a query means.
+- `_producers`: a hit's producers returned beside it (the tools whose answers give its ids).
+- `_tags`: each operation's tags and every tag with its tool count.
+- `_semantic`, `_minilm`: the optional `semantic` extra: a sentence-embedding model, run with numpy,
+  tool vectors kept on disk.
 """
 
 from __future__ import annotations

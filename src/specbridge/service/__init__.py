@@ -1,7 +1,34 @@
 """The call service: the life of one call of a document tool between the adapter and `call/`, around
 the store, with no MCP: access, plan, check, look up (the ledger), limits, resolve, approve, claim,
 send, store, audit (`_service`); the ledger, the one owner of the store for calls (`Ledger`); which
-tools a caller may use (`tool_rules`), for the adapter's listings too."""
+tools a caller may use (`tool_rules`), for the adapter's listings too.
+
+Modules:
+
+- `_service`: `CallService`, the line read top to bottom: access, plan, check, look up, limits,
+  resolve, approve, claim, send, store, audit.
+- `_request`: the values passed from step to step (`CallRequest`, `Planned`, `Ready`, `Question`, …)
+  and the call's `Trail` for its audit line.
+- `_planning`: step 1, the plan, once; the agent's idempotency key taken out of the arguments.
+- `_access`: `allowed` first (the caller's tool access) and `audit` last; the rate limits of a new call.
+- `_tool_access`: `ToolRules`, which tools one caller may use; the adapter's listings use them too.
+- `_rate_limits`: which limits a call meets, counted in the store; the `rate-limited` result.
+- `_resolving`: the check, once; then files, bindings and the credential.
+- `_ledger`: `Ledger`, the one owner of the store for calls, and the one record of each logical call.
+- `_look_up`: what one logical call is now, read from the store before anything else of the call.
+- `_fingerprint`: the one fingerprint of a call, its tool's operation included.
+- `_approval`, `_approving`, `_asking`: the approval as a value; the config's `approvals:` on the store
+  (`ApprovalGate`, `Desk`); what the client's user reads.
+- `_once`: claim, send, store: the one step every way into the API sends a call by.
+- `_renewing`: a fetched token the API refused (401) had anew once, and the call sent once more.
+- `_idempotency`, `_key_fit`: the `idempotency_key` argument and the derived key made to fit the
+  document's own key field.
+- `_long_calls`: `LongCalls`, claim, send and store in the background.
+- `_sending`: `ApprovedSender`, an approved call sent by the gateway as soon as it is approved.
+- `_stopping`: `Stopping`, no new call at SIGTERM; waits that send nothing cut.
+- `_waits`: every wait cut to the call's deadline, in one place.
+- `_results`: a call's result read back from the store; `store-unavailable`.
+"""
 
 from __future__ import annotations
 

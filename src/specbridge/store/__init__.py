@@ -10,6 +10,26 @@ under the prefix `namespace:`). Query parameters of the URL that are the store's
 `?namespace=NAME` sets the namespace; `?timeout=5s` how long any one operation may take (seconds, or
 with `s`/`ms`; default 5 s) before it fails with `StoreError`; `?connections=10` how many connections
 one instance may hold (PostgreSQL's pool, Redis's; SQLite has one).
+
+Modules:
+
+- `_base`: `Store`, the interface: each step atomic across processes; every backend passes one contract
+  suite.
+- `_bounded`: what every backend's operations share, put around them once: a time bound, impossible ids
+  answered "not found".
+- `_model`, `_records`: the frozen records the store keeps, and records to flat fields and back.
+- `_sqlite`, `_postgres`, `_redis`: the backends (sqlite3 on one worker thread; psycopg 3's pool;
+  redis.asyncio with `_redis_lua`'s scripts and `_redis_pool`'s bounded pool).
+- `_sql`: the schema's migrations and statements both SQL backends share.
+- `_parts`: what each backend hands its topics' mixins.
+- `_listing` (+ `_sqlite_listing`, `_postgres_listing`, `_redis_listing`): approvals listed in pages
+  and per client.
+- `_marker` (+ `_sql_marker`, `_sqlite_marker`, `_postgres_marker`, `_redis_marker`): the store's own
+  guarantees and the marker that tells a store lost its data.
+- `_rates` (+ `_sqlite_rates`, `_postgres_rates`, `_redis_rates`): rate-limit counters.
+- `_sql_sealed`, `_sqlite_sealed`, `_postgres_sealed`, `_redis_sealed`: sealed values.
+- `_sql_sessions`, `_sqlite_sessions`, `_postgres_sessions`, `_redis_sessions`: sessions any instance
+  serves, by the SHA-256 of their id.
 """
 
 from __future__ import annotations

@@ -2,6 +2,30 @@
 
 Every name loads on first use (module `__getattr__`): a gateway that finds its conversion in the cache
 (`ConversionCache`) unpickles the model and never imports the conversion itself.
+
+Modules:
+
+- `_convert`: Operation → Tool, the one conversion `lint`, `tools` and `serve` all use.
+- `_model`: what a conversion produces: tools, arguments, the map from each argument to the request.
+- `_naming`: MCP names, the portable 64-character form, stable uniqueness.
+- `_arguments`: four namespaces into one object, with the argument→location map.
+- `_schema`: `SchemaShaper`, document schemas into JSON Schema 2020-12 per direction.
+- `_schema_graph`: which `$ref` targets are recursive (Tarjan's strongly connected components).
+- `_schema_answer`, `_schema_direction`, `_schema_keywords`: what an answer schema does differently,
+  what a direction hides, the vocabulary kept.
+- `_discriminator`: each discriminated branch pins its value.
+- `_form`: what a form or query cannot carry (an empty object or array).
+- `_describe`: a tool's description, title and hints.
+- `_headers`: headers no argument may set.
+- `_icons`: a tool's icons from the document's logo.
+- `_answer_fields`, `_links`, `_provenance`, `_provenance_note`: where an id comes from (answers'
+  identifying fields, OpenAPI `links`), and the description's lines that say so.
+- `_compose`: tools of several APIs served as one list (a toolset).
+- `_catalogue`: how big a tool list is for a model.
+- `_export`: MCP, Anthropic and OpenAI tools (optionally strict).
+- `_strict`, `_strict_limits`, `_strict_overlap`: OpenAI strict mode: its subset, its size limits, when a
+  `oneOf` may become `anyOf`.
+- `_cache`: `ConversionCache`, the conversion of an unchanged document kept on disk between starts.
 """
 
 from __future__ import annotations

@@ -1,5 +1,12 @@
 """Signed webhooks: the store's outbox delivered to each receiver the Standard Webhooks way, through the
-egress policy."""
+egress policy.
+
+Modules:
+
+- `_sender`: `WebhookSender`, the outbox delivered: one receiver's events of one call in order,
+  receivers independently, through the egress policy.
+- `_signing`: Standard Webhooks signatures, and `verify`.
+"""
 
 from __future__ import annotations
 
