@@ -4,6 +4,7 @@ credential in the environment as a config would name it, and a real authorizatio
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +16,12 @@ from tests.support.glewlwyd import missing as glewlwyd_missing
 from tests.support.light import build, install_light
 from tests.support.required import required_failure
 from tests.support.upstream import Upstream
+
+# CI runs a suite as a background job of a non-interactive shell, which starts it with SIGINT ignored,
+# and an ignored signal stays ignored across exec: every `specbridge serve` the tests start would ignore
+# a test's Ctrl-C as no person's terminal does. A handled signal is reset to the default at exec.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(scope="session", autouse=True)

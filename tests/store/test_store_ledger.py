@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import secrets
 import sqlite3
+from contextlib import closing
 from dataclasses import replace
 
 import psycopg
@@ -61,7 +62,7 @@ def _old_store(url: str, record: Approval) -> None:
     times = (record.created_at, record.expires_at)
     insert = f"INSERT INTO approvals ({', '.join(fields)}, created_at, expires_at) VALUES "
     if url.startswith("sqlite:"):
-        with sqlite3.connect(url.removeprefix("sqlite:///")) as db:
+        with closing(sqlite3.connect(url.removeprefix("sqlite:///"))) as db, db:  # `with db` only commits
             db.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
             for version, steps in enumerate(_sql.MIGRATIONS[:7], start=1):
                 for statement in steps:
