@@ -20,8 +20,11 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# Most of the suite waits on sockets and processes, not the CPU: four workers (pytest-xdist) keep two
+# cores busy. PYTEST_WORKERS=0 runs it in this process (for pdb and -x).
+PYTEST_WORKERS ?= 4
 pytest: $(STAMP)
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(PYTEST_WORKERS)
 
 test: lint typecheck pytest
 
@@ -32,7 +35,7 @@ COVERAGE_FLOOR := 95
 PYTEST_ARGS ?=
 coverage: $(STAMP)
 	rm -f .coverage .coverage.*
-	COVERAGE_CORE=sysmon $(BIN)/coverage run -m pytest -p no:cacheprovider $(PYTEST_ARGS)
+	COVERAGE_CORE=sysmon $(BIN)/coverage run -m pytest -p no:cacheprovider -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
 	$(BIN)/coverage combine -q
 	$(BIN)/coverage report --fail-under=$(COVERAGE_FLOOR) | tail -n 3
 

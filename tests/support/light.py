@@ -4,28 +4,35 @@ light form (`pip install specbridge`, the wheel without an extra) in a clean ven
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import os
 import re
 import subprocess
 import sys
+import tempfile
 import venv
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+LOCK = Path(tempfile.gettempdir()) / f"specbridge-build-{hashlib.sha256(bytes(ROOT)).hexdigest()[:12]}.lock"
 
 
 def build(out: Path) -> Path:
     """The sdist and wheel in `out`, from a copy of the sources (no download: the project's own dev
-    environment provides the build backend)."""
-    subprocess.run(
-        [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(ROOT)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=True,
-    )
+    environment provides the build backend). One build at a time in the checkout: the sdist step writes
+    its `build/` and `src/*.egg-info`, and the suite's workers (and CI's two Pythons) each build."""
+    with open(LOCK, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        subprocess.run(
+            [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(ROOT)],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=True,
+        )
     return out
 
 
