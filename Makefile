@@ -31,7 +31,8 @@ test: lint typecheck pytest
 # The suite under coverage (its `specbridge serve` processes too), failing below the floor: the figure
 # measured when the floor was set (CONTRIBUTING.md). Cheap on Python 3.12+ (sys.monitoring), so CI
 # runs it on 3.13 beside `make test`: `make coverage PYTHON=python3.13 VENV=.venv-3.13`.
-COVERAGE_FLOOR := 94  # 94.6 % measured 2026-12-06 on 3.13, four workers
+# 94.6 % measured 2026-12-06 on Python 3.13 with four workers.
+COVERAGE_FLOOR := 94
 PYTEST_ARGS ?=
 coverage: $(STAMP)
 	rm -f .coverage .coverage.*
