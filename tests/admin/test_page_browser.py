@@ -20,8 +20,8 @@ from specbridge.service import ApprovalGate
 from specbridge.service._approval import outcome
 from specbridge.store import Status, open_store
 from tests.admin._harness import ADMIN_KEY, admin_config, served
-from tests.gateway._harness import running_gateway, write_config
 from tests.support.chromium import BOXES, DESKTOP, NEEDS_CHROMIUM, PHONE, chromium
+from tests.support.gateway import running_gateway, write_config
 from tests.support.upstream import Upstream
 
 HOSTILE_NOTE = '<b onmouseover="alert(1)">refund it all</b>'

@@ -24,8 +24,8 @@ from mcp.client.stdio import StdioServerParameters
 from specbridge.cli import app
 from specbridge.cli._app import EXIT_INTERRUPTED, EXIT_UNREADABLE
 from specbridge.cli._demo import example_spec_path
-from tests.gateway._harness import write_config
-from tests.gateway._process import gateway_process
+from tests.support.gateway import write_config
+from tests.support.processes import gateway_process
 from tests.support.upstream import Upstream, json_response
 
 SHOP = example_spec_path()

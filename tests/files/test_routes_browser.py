@@ -12,9 +12,9 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.gateway._harness import running_gateway, write_config
 from tests.gateway.test_gateway_files import FILES_SPEC
 from tests.support.chromium import NEEDS_CHROMIUM, chromium
+from tests.support.gateway import running_gateway, write_config
 from tests.support.upstream import Reply, Upstream
 
 pytestmark = NEEDS_CHROMIUM

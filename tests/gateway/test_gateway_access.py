@@ -15,7 +15,7 @@ from mcp.shared.exceptions import MCPError
 from specbridge.access import key_sha256
 from specbridge.config import load_config
 from specbridge.gateway import Gateway
-from tests.gateway._harness import IN_PROCESS, http_client, in_process_gateway, write_config
+from tests.support.gateway import IN_PROCESS, http_client, in_process_gateway, write_config
 from tests.support.tokens import Issuer
 from tests.support.upstream import Upstream, json_response
 

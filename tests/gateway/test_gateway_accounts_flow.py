@@ -21,10 +21,10 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from specbridge.access import key_sha256
-from tests.gateway._harness import http_client
 from tests.support.accounts import serving as accounts_serving
 from tests.support.accounts import sign_in_and_grant
 from tests.support.chromium import NEEDS_CHROMIUM, chromium
+from tests.support.gateway import http_client
 from tests.support.glewlwyd import Glewlwyd
 from tests.support.oauth_api import (
     PEOPLE,

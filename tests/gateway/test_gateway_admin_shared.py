@@ -13,9 +13,9 @@ import pytest
 
 from specbridge.access import key_sha256, new_key
 from specbridge.config import load_config
-from tests.gateway._harness import IN_PROCESS, write_config
 from tests.gateway.test_gateway_shared_sessions import RoundRobin, gateways
-from tests.store._backends import POSTGRES, REDIS, _refused, namespaces
+from tests.support.gateway import IN_PROCESS, write_config
+from tests.support.stores import POSTGRES, REDIS, namespaces, refused
 from tests.support.upstream import Upstream
 
 __all__ = ["namespaces"]
@@ -28,7 +28,7 @@ def shared_store(request: pytest.FixtureRequest, tmp_path: Path, namespaces: Cal
     if request.param == "sqlite":
         return f"'sqlite:///{tmp_path / 'state.db'}'"
     url = POSTGRES if request.param == "postgresql" else REDIS
-    reason = _refused(url)
+    reason = refused(url)
     if reason:
         pytest.skip(reason)
     return f"{url}?namespace={namespaces(request.param)}"

@@ -14,8 +14,8 @@ import mcp_types as types
 import pytest
 
 from specbridge.access import key_sha256, new_key
-from tests.gateway._harness import IN_PROCESS, http_client, in_process_gateway, write_config
-from tests.store._backends import namespaces, store_url
+from tests.support.gateway import IN_PROCESS, http_client, in_process_gateway, write_config
+from tests.support.stores import namespaces, store_url
 from tests.support.upstream import Upstream, json_response
 
 __all__ = ["namespaces", "store_url"]

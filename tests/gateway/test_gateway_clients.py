@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from specbridge.access import key_sha256
 from specbridge.cli import app
-from tests.gateway._harness import (
+from tests.support.gateway import (
     IN_PROCESS,
     http_client,
     in_process_gateway,

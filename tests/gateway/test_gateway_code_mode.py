@@ -9,9 +9,9 @@ from pathlib import Path
 import mcp_types as types
 import pytest
 
-from tests.gateway._harness import IN_PROCESS, http_client, in_process_gateway
 from tests.support.audit import audit_lines
 from tests.support.codemode import code_config, shop_routes
+from tests.support.gateway import IN_PROCESS, http_client, in_process_gateway
 from tests.support.upstream import Upstream
 
 ERAS = ["legacy", "2026-07-28"]

@@ -16,10 +16,10 @@ import mcp_types as types
 import pytest
 
 from specbridge.access import key_sha256
-from tests.gateway._harness import IN_PROCESS, http_client, in_process_gateway
-from tests.gateway._process import admin_post, gateway_processes
-from tests.store._backends import POSTGRES, REDIS, _refused, namespaces, store_url
 from tests.support.codemode import code_config, shop_routes
+from tests.support.gateway import IN_PROCESS, http_client, in_process_gateway
+from tests.support.processes import admin_post, gateway_processes
+from tests.support.stores import POSTGRES, REDIS, namespaces, refused, store_url
 from tests.support.upstream import RecordedRequest, Reply, Upstream, json_response
 
 __all__ = ["namespaces", "store_url"]
@@ -165,7 +165,7 @@ async def test_only_its_client_goes_on_with_a_script_and_an_unknown_id_is_not_fo
 @pytest.fixture(params=["postgresql", "redis"])
 def shared_store(request: pytest.FixtureRequest, namespaces: Callable[[str], str]) -> str:
     url = POSTGRES if request.param == "postgresql" else REDIS
-    reason = _refused(url)
+    reason = refused(url)
     if reason:
         pytest.skip(reason)
     return f"{url}?namespace={namespaces(request.param)}"

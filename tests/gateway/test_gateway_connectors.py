@@ -13,7 +13,7 @@ import httpx
 import mcp_types as types
 
 from specbridge.access import key_sha256, new_key
-from tests.gateway._harness import http_client, running_gateway
+from tests.support.gateway import http_client, running_gateway
 from tests.support.upstream import Upstream, json_response
 
 ADMIN_KEY = new_key(admin=True)

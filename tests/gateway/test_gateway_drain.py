@@ -24,9 +24,9 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from specbridge.store import Status, open_store
-from tests.gateway._harness import http_client, write_config
-from tests.gateway._process import gateway_process
 from tests.gateway.test_gateway_idempotency import KEY_SPEC
+from tests.support.gateway import http_client, write_config
+from tests.support.processes import gateway_process
 from tests.support.upstream import Gate, Upstream, json_response
 
 ORDER = {"shopId": "s1", "product": "p1", "quantity": 2, "idempotency_key": "order-1"}

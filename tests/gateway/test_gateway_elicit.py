@@ -14,8 +14,8 @@ import pytest
 from mcp.client.session import ClientRequestContext
 
 from specbridge.access import key_sha256, new_key
-from tests.gateway._harness import http_client, running_gateway, write_config
 from tests.gateway.test_gateway_approvals import approval_id, text
+from tests.support.gateway import http_client, running_gateway, write_config
 from tests.support.upstream import Upstream, json_response
 
 ADMIN_KEY = new_key(admin=True)

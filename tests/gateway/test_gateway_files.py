@@ -14,9 +14,9 @@ import mcp_types as types
 import pytest
 
 from specbridge.access import key_sha256, new_key
-from tests.gateway._harness import http_client, running_gateway, write_config
-from tests.gateway._process import gateway_process
-from tests.store._backends import namespaces, store_url
+from tests.support.gateway import http_client, running_gateway, write_config
+from tests.support.processes import gateway_process
+from tests.support.stores import namespaces, store_url
 from tests.support.upstream import RecordedRequest, Reply, Upstream, json_response
 
 __all__ = ["namespaces", "store_url"]

@@ -36,8 +36,8 @@ from mcp.shared.auth import (
 from specbridge.config import load_config
 from specbridge.gateway import Gateway, bind, serve_http
 from specbridge.gateway._http import base_url
-from tests.gateway._harness import http_client
 from tests.support.front import STORE_KEY, front_config, signin_client
+from tests.support.gateway import http_client
 from tests.support.glewlwyd import PASSWORD, USER, Glewlwyd
 from tests.support.https import HttpsDocuments
 from tests.support.upstream import Upstream, echo

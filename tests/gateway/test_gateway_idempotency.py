@@ -22,9 +22,9 @@ from specbridge.document import parse_document
 from specbridge.service import call_key, derived_key, fingerprint, store_key
 from specbridge.store import open_store
 from specbridge.tools import convert
-from tests.gateway._harness import IN_PROCESS, SPEC, http_client, in_process_gateway, write_config
-from tests.gateway._process import gateway_processes
-from tests.store._backends import namespaces, store_url
+from tests.support.gateway import IN_PROCESS, SPEC, http_client, in_process_gateway, write_config
+from tests.support.processes import gateway_processes
+from tests.support.stores import namespaces, store_url
 from tests.support.upstream import Gate, RecordedRequest, Reply, Upstream, json_response, text_response
 
 __all__ = ["namespaces", "store_url"]

@@ -13,7 +13,7 @@ import pytest
 from specbridge.call._offload import CheckPool
 from specbridge.config import load_config
 from specbridge.gateway import Gateway
-from tests.gateway._harness import write_config
+from tests.support.gateway import write_config
 from tests.support.upstream import Upstream
 
 

@@ -19,7 +19,7 @@ from specbridge._logging import LOGGER_NAME, configure_logging
 from specbridge.access import key_sha256
 from specbridge.config import load_config
 from specbridge.gateway import Gateway
-from tests.gateway._harness import IN_PROCESS, http_client, in_process_gateway, running_gateway, write_config
+from tests.support.gateway import IN_PROCESS, http_client, in_process_gateway, running_gateway, write_config
 from tests.support.glewlwyd import Glewlwyd
 from tests.support.tokens import Issuer
 from tests.support.upstream import Upstream, echo, json_response

@@ -28,8 +28,8 @@ from mcp.shared.auth import (
     OAuthToken,
 )
 
-from tests.gateway._harness import running_gateway, write_config
 from tests.support.chromium import NEEDS_CHROMIUM, chromium
+from tests.support.gateway import running_gateway, write_config
 from tests.support.glewlwyd import PASSWORD, USER, USER_SUB, Glewlwyd
 from tests.support.upstream import Upstream, echo
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import mcp_types as types
 import pytest
 
-from tests.gateway._harness import (
+from tests.support.gateway import (
     IN_PROCESS,
     http_client,
     in_process_gateway,

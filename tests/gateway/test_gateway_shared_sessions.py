@@ -22,10 +22,10 @@ import pytest
 from specbridge.config import load_config
 from specbridge.gateway import Gateway, http_app
 from specbridge.store import open_store
-from tests.gateway._harness import IN_PROCESS, http_client, write_config
-from tests.gateway._process import gateway_processes
 from tests.gateway._rawrpc import PROTOCOL
-from tests.store._backends import POSTGRES, REDIS, _refused, namespaces
+from tests.support.gateway import IN_PROCESS, http_client, write_config
+from tests.support.processes import gateway_processes
+from tests.support.stores import POSTGRES, REDIS, namespaces, refused
 from tests.support.upstream import Upstream, json_response
 
 __all__ = ["namespaces"]
@@ -43,7 +43,7 @@ def upstream_routes(upstream: Upstream) -> None:
 @pytest.fixture(params=["postgresql", "redis"])
 def shared_store(request: pytest.FixtureRequest, namespaces: Callable[[str], str]) -> str:
     url = POSTGRES if request.param == "postgresql" else REDIS
-    reason = _refused(url)
+    reason = refused(url)
     if reason:
         pytest.skip(reason)
     return f"{url}?namespace={namespaces(request.param)}"

@@ -13,7 +13,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
-from tests.gateway._harness import EXTRA_OPERATION, SPEC, write_config
+from tests.support.gateway import EXTRA_OPERATION, SPEC, write_config
 from tests.support.upstream import Upstream, json_response
 
 ERAS = ["legacy", "2026-07-28"]

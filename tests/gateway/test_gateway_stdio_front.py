@@ -15,7 +15,7 @@ import anyio
 import pytest
 from anyio.abc import Process
 
-from tests.gateway._harness import EXTRA_OPERATION, SPEC, write_config
+from tests.support.gateway import EXTRA_OPERATION, SPEC, write_config
 from tests.support.upstream import Upstream, json_response
 
 INITIALIZE = {

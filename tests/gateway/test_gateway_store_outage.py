@@ -23,12 +23,12 @@ import anyio
 import mcp_types as types
 import pytest
 
-from tests.gateway._harness import IN_PROCESS, http_client, in_process_gateway, running_gateway, write_config
 from tests.gateway.test_gateway_idempotency import KEY_SPEC
-from tests.store._backends import POSTGRES, _refused, namespaces
 from tests.store.test_bounded import through
+from tests.support.gateway import IN_PROCESS, http_client, in_process_gateway, running_gateway, write_config
 from tests.support.proxy import Proxy
 from tests.support.required import lacking
+from tests.support.stores import POSTGRES, namespaces, refused
 from tests.support.upstream import Gate, Upstream, json_response
 
 __all__ = ["namespaces"]
@@ -107,7 +107,7 @@ async def _until_accepting(port: int) -> None:
 
 @contextlib.contextmanager
 def proxied_postgres(namespace: str) -> Iterator[Outage]:
-    reason = _refused(POSTGRES)
+    reason = refused(POSTGRES)
     if reason:
         pytest.skip(reason)
     parts = urlsplit(POSTGRES)

@@ -15,10 +15,10 @@ import httpx
 import mcp_types as types
 import pytest
 
-from tests.gateway._harness import http_client, write_config
-from tests.gateway._process import admin_post, gateway_processes
 from tests.gateway.test_gateway_approvals import ADMIN_KEY, ORDER, approval_config, approval_id, text
-from tests.store._backends import POSTGRES, REDIS, _refused, namespaces
+from tests.support.gateway import http_client, write_config
+from tests.support.processes import admin_post, gateway_processes
+from tests.support.stores import POSTGRES, REDIS, namespaces, refused
 from tests.support.upstream import Gate, Upstream, json_response
 
 __all__ = ["namespaces"]
@@ -32,7 +32,7 @@ def upstream_routes(upstream: Upstream) -> None:
 @pytest.fixture(params=["postgresql", "redis"])
 def shared_store(request: pytest.FixtureRequest, namespaces: Callable[[str], str]) -> str:
     url = POSTGRES if request.param == "postgresql" else REDIS
-    reason = _refused(url)
+    reason = refused(url)
     if reason:
         pytest.skip(reason)
     return f"{url}?namespace={namespaces(request.param)}"

@@ -17,11 +17,11 @@ import mcp_types as types
 import pytest
 
 from specbridge.access import key_sha256
-from tests.gateway._harness import IN_PROCESS, http_client, in_process_gateway
-from tests.gateway._process import gateway_processes
-from tests.store._backends import POSTGRES, REDIS, _refused, namespaces
+from tests.support.gateway import IN_PROCESS, http_client, in_process_gateway
 from tests.support.glewlwyd import Glewlwyd
 from tests.support.oauth_api import API_SCOPE, STORE_KEY, new_client, oauth_config, protect, token_url
+from tests.support.processes import gateway_processes
+from tests.support.stores import POSTGRES, REDIS, namespaces, refused
 from tests.support.upstream import Upstream, json_response
 
 __all__ = ["namespaces"]
@@ -189,7 +189,7 @@ async def test_a_restarted_gateway_uses_the_stored_token(
 @pytest.fixture(params=["postgresql", "redis"])
 def shared_store(request: pytest.FixtureRequest, namespaces: Callable[[str], str]) -> str:
     url = POSTGRES if request.param == "postgresql" else REDIS
-    reason = _refused(url)
+    reason = refused(url)
     if reason:
         pytest.skip(reason)
     return f"{url}?namespace={namespaces(request.param)}"

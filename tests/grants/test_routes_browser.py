@@ -16,9 +16,9 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from specbridge.access import key_sha256
-from tests.gateway._harness import http_client
 from tests.support.accounts import serving, sign_in_and_grant
 from tests.support.chromium import BOXES, DESKTOP, NEEDS_CHROMIUM, PHONE, chromium
+from tests.support.gateway import http_client
 from tests.support.glewlwyd import Glewlwyd
 from tests.support.oauth_api import API_SCOPE, PEOPLE, STORE_KEY, protect
 from tests.support.upstream import Upstream

@@ -15,7 +15,7 @@ from specbridge.call._checked import checked
 from specbridge.service._planning import plan
 from specbridge.service._request import Planned, Ready
 from specbridge.service._resolving import check, resolve
-from tests.service.conftest import counted, harness
+from tests.service._harness import counted, harness
 from tests.support.upstream import Upstream, json_response
 
 

@@ -18,7 +18,7 @@ from specbridge.service._fingerprint import fingerprint
 from specbridge.service._once import result_json
 from specbridge.store import Status, StoreError
 from specbridge.tools import convert
-from tests.service.conftest import ORDER, SERVICE_SPEC, Harness, counted, harness
+from tests.service._harness import ORDER, SERVICE_SPEC, Harness, counted, harness
 from tests.support.upstream import Upstream, json_response
 
 

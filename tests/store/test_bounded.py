@@ -16,8 +16,8 @@ import pytest
 from specbridge import ErrorCode
 from specbridge.store import Condition, Status, Store, StoredFile, StoreError, open_store
 from tests.admin._harness import admin_client, auth
-from tests.store._backends import POSTGRES, REDIS, _refused
 from tests.support.proxy import Proxy
+from tests.support.stores import POSTGRES, REDIS, refused
 
 IMPOSSIBLE = ["a\x00b", "\x00", "\ud800", "ok\udcff"]
 
@@ -48,7 +48,7 @@ def proxied(request: pytest.FixtureRequest, namespaces: Callable[[str], str]) ->
     """A proxy in front of the machine's PostgreSQL or Redis, and a store URL through it (namespace
     fresh, timeout 1 s)."""
     url = POSTGRES if request.param == "postgresql" else REDIS
-    reason = _refused(url)
+    reason = refused(url)
     if reason:
         pytest.skip(reason)
     parts = urlsplit(url)

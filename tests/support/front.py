@@ -25,7 +25,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import httpx2
 
-from tests.gateway._harness import SPEC
+from tests.support.gateway import SPEC
 from tests.support.glewlwyd import EMAIL, PASSWORD, USER, Glewlwyd
 from tests.support.upstream import Upstream
 

@@ -31,7 +31,7 @@ SESSION = secrets.token_hex(4)
 _NUMBERS = itertools.count()
 
 
-def _refused(url: str) -> str | None:
+def refused(url: str) -> str | None:
     parts = urlsplit(url)
     try:
         socket.create_connection((parts.hostname or "127.0.0.1", parts.port or 0), timeout=5).close()
@@ -71,7 +71,7 @@ def store_url(request: pytest.FixtureRequest, tmp_path: Path, namespaces: Callab
     if backend == "sqlite":
         return f"sqlite:///{tmp_path / 'state.db'}"
     url = POSTGRES if backend == "postgresql" else REDIS
-    reason = _refused(url)
+    reason = refused(url)
     if reason:
         pytest.skip(reason)
     return f"{url}?namespace={namespaces(backend)}"
