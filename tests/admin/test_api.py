@@ -15,7 +15,7 @@ import pytest
 from specbridge.admin import admin_app
 from specbridge.service import ApprovalGate
 from specbridge.store import Approval, Status, open_store
-from tests.admin._harness import (
+from tests.support.admin import (
     ADMIN_KEY,
     ARGS,
     BOUND,

@@ -19,7 +19,7 @@ from specbridge.config import load_config
 from specbridge.service import ApprovalGate
 from specbridge.service._approval import outcome
 from specbridge.store import Status, open_store
-from tests.admin._harness import ADMIN_KEY, admin_config, served
+from tests.support.admin import ADMIN_KEY, admin_config, served
 from tests.support.chromium import BOXES, DESKTOP, NEEDS_CHROMIUM, PHONE, chromium
 from tests.support.gateway import running_gateway, write_config
 from tests.support.upstream import Upstream

@@ -12,8 +12,8 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.gateway.test_gateway_files import FILES_SPEC
 from tests.support.chromium import NEEDS_CHROMIUM, chromium
+from tests.support.files import FILES_SPEC
 from tests.support.gateway import running_gateway, write_config
 from tests.support.upstream import Reply, Upstream
 

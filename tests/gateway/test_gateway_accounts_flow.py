@@ -24,7 +24,7 @@ from specbridge.access import key_sha256
 from tests.support.accounts import serving as accounts_serving
 from tests.support.accounts import sign_in_and_grant
 from tests.support.chromium import NEEDS_CHROMIUM, chromium
-from tests.support.gateway import http_client
+from tests.support.gateway import http_client, text
 from tests.support.glewlwyd import Glewlwyd
 from tests.support.oauth_api import (
     PEOPLE,
@@ -73,10 +73,6 @@ async def serving(tmp_path: Path, upstream: Upstream, glewlwyd: Glewlwyd) -> Asy
 
 async def _accept(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
     return types.ElicitResult(action="accept")
-
-
-def text(result: types.CallToolResult) -> str:
-    return " ".join(block.text for block in result.content if isinstance(block, types.TextContent))
 
 
 async def test_each_client_connects_its_own_account_and_never_uses_anothers(

@@ -13,7 +13,7 @@ import pytest
 
 from specbridge.access import key_sha256, new_key
 from specbridge.config import load_config
-from tests.gateway.test_gateway_shared_sessions import RoundRobin, gateways
+from tests.gateway._shared import RoundRobin, gateways
 from tests.support.gateway import IN_PROCESS, write_config
 from tests.support.stores import POSTGRES, REDIS, namespaces, refused
 from tests.support.upstream import Upstream

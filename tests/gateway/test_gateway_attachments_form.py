@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.gateway.test_gateway_files import DATA, KEY_A, config_with, parts, text, upload, upstream_routes
-from tests.support.gateway import http_client, running_gateway
+from tests.support.files import DATA, KEY_A, config_with, parts, upload, upstream_routes
+from tests.support.gateway import http_client, running_gateway, text
 from tests.support.stores import namespaces, store_url
 from tests.support.upstream import Upstream
 

@@ -10,18 +10,17 @@ from pathlib import Path
 
 import httpx
 
-from tests.gateway.test_gateway_files import (
+from tests.support.files import (
     DATA,
     KEY_A,
     KEY_B,
     PDF,
     config_with,
     parts,
-    text,
     upload,
     upstream_routes,
 )
-from tests.support.gateway import http_client, running_gateway
+from tests.support.gateway import http_client, running_gateway, text
 from tests.support.stores import namespaces, store_url
 from tests.support.upstream import Upstream
 

@@ -22,59 +22,13 @@ from specbridge.document import parse_document
 from specbridge.service import call_key, derived_key, fingerprint, store_key
 from specbridge.store import open_store
 from specbridge.tools import convert
-from tests.support.gateway import IN_PROCESS, SPEC, http_client, in_process_gateway, write_config
+from tests.gateway._keys import KEY_SPEC, MCP, ORDER, config_with, orders
+from tests.support.gateway import http_client, in_process_gateway, text
 from tests.support.processes import gateway_processes
 from tests.support.stores import namespaces, store_url
 from tests.support.upstream import Gate, RecordedRequest, Reply, Upstream, json_response, text_response
 
 __all__ = ["namespaces", "store_url"]
-
-ORDER = {"shopId": "s1", "product": "p1", "quantity": 2}
-MCP = f"{IN_PROCESS}/mcp"  # the in-process gateway's endpoint (the socket is not the point here)
-KEY_SPEC = (
-    SPEC
-    + """\
-  /payments:
-    post:
-      operationId: createPayment
-      summary: Take a payment
-      parameters:
-        - {name: Idempotency-Key, in: header, required: false, schema: {type: string}}
-      requestBody:
-        required: true
-        content:
-          application/json:
-            schema: {type: object, required: [amount], properties: {amount: {type: integer}}}
-      responses: {'200': {description: The payment, content: {application/json: {schema: {type: object}}}}}
-  /checkouts:
-    post:
-      operationId: createCheckout
-      summary: Start a checkout
-      requestBody:
-        required: true
-        content:
-          application/json:
-            schema:
-              type: object
-              required: [idempotency_key, amount]
-              properties: {idempotency_key: {type: string}, amount: {type: integer}}
-      responses: {'200': {description: The checkout, content: {application/json: {schema: {type: object}}}}}
-  /refunds:
-    post:
-      operationId: createRefund
-      summary: Refund a payment (a body the tool takes whole)
-      requestBody:
-        required: true
-        content:
-          application/json:
-            schema:
-              type: object
-              required: [idempotency_key]
-              properties: {idempotency_key: {type: string}, amount: {type: integer}}
-              oneOf: [{required: [amount]}, {required: [all]}]
-      responses: {'200': {description: The refund, content: {application/json: {schema: {type: object}}}}}
-"""
-)
 
 
 @pytest.fixture(autouse=True)
@@ -84,20 +38,6 @@ def upstream_routes(upstream: Upstream) -> None:
     upstream.route("/payments", json_response({"id": "pay1"}))
     upstream.route("/checkouts", json_response({"id": "c1"}))
     upstream.route("/refunds", json_response({"id": "r1"}))
-
-
-def text(result: types.CallToolResult) -> str:
-    return " ".join(block.text for block in result.content if isinstance(block, types.TextContent))
-
-
-def config_with(tmp_path: Path, upstream: Upstream, store: str, top: str = "", clients: str = "") -> Path:
-    path = write_config(tmp_path, upstream, spec=KEY_SPEC, clients=clients)
-    path.write_text(path.read_text(encoding="utf-8") + f"store: '{store}'\n{top}", encoding="utf-8")
-    return path
-
-
-def orders(upstream: Upstream) -> list[RecordedRequest]:
-    return [request for request in upstream.requests if request.path == "/shops/s1/orders"]
 
 
 async def test_a_repeated_key_with_the_same_arguments_gets_the_stored_result_and_sends_nothing_again(

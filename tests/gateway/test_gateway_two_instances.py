@@ -15,8 +15,8 @@ import httpx
 import mcp_types as types
 import pytest
 
-from tests.gateway.test_gateway_approvals import ADMIN_KEY, ORDER, approval_config, approval_id, text
-from tests.support.gateway import http_client, write_config
+from tests.support.approvals import ADMIN_KEY, ORDER, approval_config, approval_id
+from tests.support.gateway import http_client, text, write_config
 from tests.support.processes import admin_post, gateway_processes
 from tests.support.stores import POSTGRES, REDIS, namespaces, refused
 from tests.support.upstream import Gate, Upstream, json_response

@@ -17,7 +17,7 @@ import mcp_types as types
 import pytest
 
 from specbridge.access import key_sha256
-from tests.support.gateway import IN_PROCESS, http_client, in_process_gateway
+from tests.support.gateway import IN_PROCESS, http_client, in_process_gateway, text
 from tests.support.glewlwyd import Glewlwyd
 from tests.support.oauth_api import API_SCOPE, STORE_KEY, new_client, oauth_config, protect, token_url
 from tests.support.processes import gateway_processes
@@ -27,10 +27,6 @@ from tests.support.upstream import Upstream, json_response
 __all__ = ["namespaces"]
 KEYS = [f"sbk_upstream-oauth-client-{number}" for number in range(8)]
 CLIENTS = {f"agent-{n}": {"key_sha256": key_sha256(key), "apis": ["shop"]} for n, key in enumerate(KEYS)}
-
-
-def text(result: types.CallToolResult) -> str:
-    return " ".join(block.text for block in result.content if isinstance(block, types.TextContent))
 
 
 @pytest.fixture

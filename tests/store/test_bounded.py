@@ -8,16 +8,16 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import anyio
 import pytest
 
 from specbridge import ErrorCode
 from specbridge.store import Condition, Status, Store, StoredFile, StoreError, open_store
-from tests.admin._harness import admin_client, auth
+from tests.support.admin import admin_client, auth
 from tests.support.proxy import Proxy
-from tests.support.stores import POSTGRES, REDIS, refused
+from tests.support.stores import POSTGRES, REDIS, refused, through
 
 IMPOSSIBLE = ["a\x00b", "\x00", "\ud800", "ok\udcff"]
 
@@ -34,13 +34,6 @@ async def test_an_id_that_cannot_exist_is_not_found_on_every_backend(store: Stor
     assert await store.delete_file(bad, "owner", 0.0) is False
     await store.ack(bad)
     await store.retry_at(bad, 0.0, "x")
-
-
-def through(proxy: Proxy, url: str) -> str:
-    """`url` with its host and port replaced by the proxy's (user and path kept)."""
-    parts = urlsplit(url)
-    user = parts.netloc.rpartition("@")[0]
-    return urlunsplit(parts._replace(netloc=f"{user}@{proxy.address}" if user else proxy.address))
 
 
 @pytest.fixture(params=["postgresql", "redis"])

@@ -14,9 +14,8 @@ import pytest
 
 from specbridge import ErrorCode
 from specbridge.store import StoreError, open_store
-from tests.store.test_bounded import through
 from tests.support.proxy import Proxy
-from tests.support.stores import POSTGRES, refused
+from tests.support.stores import POSTGRES, refused, through
 
 TIMEOUT = 3
 # Failed operations while the database is away: about 18 s, by which psycopg_pool alone would wait

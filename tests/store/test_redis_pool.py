@@ -13,9 +13,8 @@ import pytest
 
 from specbridge.store import open_store
 from specbridge.store._redis import RedisStore
-from tests.store.test_bounded import through
 from tests.support.proxy import Proxy
-from tests.support.stores import REDIS, refused
+from tests.support.stores import REDIS, refused, through
 
 BURST = 60
 

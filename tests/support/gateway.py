@@ -10,6 +10,7 @@ from typing import Any
 
 import anyio
 import httpx2
+import mcp_types as types
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
@@ -218,3 +219,8 @@ async def raw_post(url: str, headers: dict[str, str] | None = None) -> httpx2.Re
             json=body,
             headers={"Accept": "application/json, text/event-stream", **(headers or {})},
         )
+
+
+def text(result: types.CallToolResult) -> str:
+    """The text blocks of a tool's result, joined."""
+    return " ".join(block.text for block in result.content if isinstance(block, types.TextContent))

@@ -14,13 +14,14 @@ import secrets
 import socket
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 import pytest
 import redis
 
 from specbridge.store import Store, open_store
+from tests.support.proxy import Proxy
 from tests.support.required import lacking
 
 POSTGRES = os.environ.get("SPECBRIDGE_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
@@ -81,3 +82,10 @@ def store_url(request: pytest.FixtureRequest, tmp_path: Path, namespaces: Callab
 async def store(store_url: str) -> AsyncIterator[Store]:
     async with open_store(store_url) as opened:
         yield opened
+
+
+def through(proxy: Proxy, url: str) -> str:
+    """`url` with its host and port replaced by the proxy's (user and path kept)."""
+    parts = urlsplit(url)
+    user = parts.netloc.rpartition("@")[0]
+    return urlunsplit(parts._replace(netloc=f"{user}@{proxy.address}" if user else proxy.address))

@@ -10,8 +10,7 @@ import jsonschema
 import pytest
 
 from specbridge.tools import Tool
-
-from ._tools_helpers import is_valid_2020_12, toolset
+from tests.support.openapi import is_valid_2020_12, toolset
 
 # One `Account` schema serves the request body and the answer; it reaches `Owner` through a `$ref`,
 # `Owner` refers back to `Account` (a cycle, so both go to `$defs`), and `Stamp` marks its whole

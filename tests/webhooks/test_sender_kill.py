@@ -20,7 +20,7 @@ import pytest
 from standardwebhooks import Webhook
 
 from specbridge.access import key_sha256, new_key
-from tests.gateway.test_gateway_approvals import ADMIN_KEY, approval_id
+from tests.support.approvals import ADMIN_KEY, approval_id
 from tests.support.gateway import http_client, write_config
 from tests.support.processes import gateway_process
 from tests.support.stores import namespaces, store_url

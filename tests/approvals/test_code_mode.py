@@ -17,7 +17,7 @@ import pytest
 
 from specbridge.access import key_sha256
 from tests.support.codemode import code_config, shop_routes
-from tests.support.gateway import IN_PROCESS, http_client, in_process_gateway
+from tests.support.gateway import IN_PROCESS, http_client, in_process_gateway, text
 from tests.support.processes import admin_post, gateway_processes
 from tests.support.stores import POSTGRES, REDIS, namespaces, refused, store_url
 from tests.support.upstream import RecordedRequest, Reply, Upstream, json_response
@@ -38,10 +38,6 @@ BEFORE = ["/customers", "/customers/c7/orders"]
 @pytest.fixture(autouse=True)
 def upstream_routes(upstream: Upstream) -> None:
     shop_routes(upstream)
-
-
-def text(result: types.CallToolResult) -> str:
-    return " ".join(block.text for block in result.content if isinstance(block, types.TextContent))
 
 
 def paused_at(result: types.CallToolResult) -> tuple[str, str]:

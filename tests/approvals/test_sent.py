@@ -20,8 +20,8 @@ from standardwebhooks import Webhook
 
 from specbridge.access import key_sha256, new_key
 from specbridge.tools import APPROVAL_NOTE
-from tests.gateway.test_gateway_approvals import ORDER, admin, approval_config, approval_id, text
-from tests.support.gateway import IN_PROCESS, http_client, in_process_gateway
+from tests.support.approvals import ORDER, admin, approval_config, approval_id
+from tests.support.gateway import IN_PROCESS, http_client, in_process_gateway, text
 from tests.support.stores import namespaces, store_url
 from tests.support.upstream import RecordedRequest, Reply, Upstream, json_response, text_response
 
