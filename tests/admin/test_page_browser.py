@@ -16,8 +16,7 @@ from specbridge import ErrorCode
 from specbridge.access import key_sha256, new_key
 from specbridge.admin import admin_app
 from specbridge.config import load_config
-from specbridge.service import ApprovalGate
-from specbridge.service._approval import outcome
+from specbridge.service import ApprovalGate, outcome
 from specbridge.store import Status, open_store
 from tests.support.admin import ADMIN_KEY, admin_config, served
 from tests.support.chromium import BOXES, DESKTOP, NEEDS_CHROMIUM, PHONE, chromium

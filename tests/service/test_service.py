@@ -9,9 +9,7 @@ from typing import Any
 import pytest
 
 from specbridge import ErrorCode
-from specbridge.call import CallResult
-from specbridge.call._checked import checked
-from specbridge.call._plan import Plans
+from specbridge.call import CallResult, Plans, checked
 from specbridge.document import load_document
 from specbridge.service import Asking, Question
 from specbridge.service._fingerprint import fingerprint

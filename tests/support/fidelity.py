@@ -28,7 +28,7 @@ from typing import Any
 import anyio
 import yaml
 
-from specbridge.files._fields import FILE_REF
+from specbridge.files import FILE_REF
 from tests.support.fidelity_validator import (
     ValidatorRequest,
     detail_of,

@@ -341,7 +341,7 @@ def test_a_byte_string_says_base64_as_its_content_encoding() -> None:
 
 def test_the_gateway_holds_a_branch_in_defs_to_the_discriminator_value_beside_its_reference() -> None:
     from specbridge._errors import ArgumentError
-    from specbridge.call._check import Checker
+    from specbridge.call import Checker
 
     tool = tool_of(
         """

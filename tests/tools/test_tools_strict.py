@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from specbridge.call._check import Checker
+from specbridge.call import Checker
 from specbridge.tools import StrictIncompatible, export_openai, strict_schema
 from tests.support.openai_strict import strict_problems
 from tests.support.openapi import is_valid_2020_12, toolset
