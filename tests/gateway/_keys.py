@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests.support.documents import IDEMPOTENCY_KEY
 from tests.support.gateway import IN_PROCESS, SPEC, write_config
+from tests.support.openapi import operation
 from tests.support.upstream import RecordedRequest, Upstream
 
 ORDER = {"shopId": "s1", "product": "p1", "quantity": 2}
@@ -15,48 +17,21 @@ MCP = f"{IN_PROCESS}/mcp"  # the in-process gateway's endpoint (the socket is no
 
 KEY_SPEC = (
     SPEC
-    + """\
-  /payments:
-    post:
-      operationId: createPayment
-      summary: Take a payment
-      parameters:
-        - {name: Idempotency-Key, in: header, required: false, schema: {type: string}}
-      requestBody:
-        required: true
-        content:
-          application/json:
-            schema: {type: object, required: [amount], properties: {amount: {type: integer}}}
-      responses: {'200': {description: The payment, content: {application/json: {schema: {type: object}}}}}
-  /checkouts:
-    post:
-      operationId: createCheckout
-      summary: Start a checkout
-      requestBody:
-        required: true
-        content:
-          application/json:
-            schema:
-              type: object
-              required: [idempotency_key, amount]
-              properties: {idempotency_key: {type: string}, amount: {type: integer}}
-      responses: {'200': {description: The checkout, content: {application/json: {schema: {type: object}}}}}
-  /refunds:
-    post:
-      operationId: createRefund
-      summary: Refund a payment (a body the tool takes whole)
-      requestBody:
-        required: true
-        content:
-          application/json:
-            schema:
-              type: object
-              required: [idempotency_key]
-              properties: {idempotency_key: {type: string}, amount: {type: integer}}
-              oneOf: [{required: [amount]}, {required: [all]}]
-      responses: {'200': {description: The refund, content: {application/json: {schema: {type: object}}}}}
-"""
-)
+    + operation(
+        "/payments", "post", "createPayment", "Take a payment", parameters=[IDEMPOTENCY_KEY],
+        body="{type: object, required: [amount], properties: {amount: {type: integer}}}", answer="The payment",
+    )
+    + operation(
+        "/checkouts", "post", "createCheckout", "Start a checkout", answer="The checkout",
+        body="{type: object, required: [idempotency_key, amount], "
+        "properties: {idempotency_key: {type: string}, amount: {type: integer}}}",
+    )
+    + operation(
+        "/refunds", "post", "createRefund", "Refund a payment (a body the tool takes whole)", answer="The refund",
+        body="{type: object, required: [idempotency_key], properties: {idempotency_key: {type: string}, "
+        "amount: {type: integer}}, oneOf: [{required: [amount]}, {required: [all]}]}",
+    )
+)  # fmt: skip
 
 
 def config_with(tmp_path: Path, upstream: Upstream, store: str, top: str = "", clients: str = "") -> Path:

@@ -23,7 +23,7 @@ from mcp.shared.exceptions import MCPError
 from specbridge.access import key_sha256
 from tests.support.accounts import serving as accounts_serving
 from tests.support.accounts import sign_in_and_grant
-from tests.support.chromium import NEEDS_CHROMIUM, chromium
+from tests.support.chromium import NEEDS_CHROMIUM, browser
 from tests.support.gateway import http_client, text
 from tests.support.glewlwyd import Glewlwyd
 from tests.support.oauth_api import (
@@ -33,6 +33,8 @@ from tests.support.oauth_api import (
 )
 from tests.support.upstream import Upstream
 
+__all__ = ["browser"]
+
 KEY_BOB, KEY_CAROL = "sbk_accounts-flow-bob-client", "sbk_accounts-flow-carol-client"
 CLIENTS = {
     "bobs-agent": {"key_sha256": key_sha256(KEY_BOB), "apis": ["shop"]},
@@ -41,12 +43,6 @@ CLIENTS = {
 LINK = re.compile(r"https?://\S+/oauth/connect/shop\?id=[A-Za-z0-9_-]+")
 
 pytestmark = NEEDS_CHROMIUM
-
-
-@pytest.fixture
-async def browser() -> AsyncIterator[Any]:
-    async with chromium() as launched:
-        yield launched
 
 
 async def connect_in_browser(browser: Any, url: str, person: str) -> str:

@@ -11,7 +11,6 @@ the upstream. Skipped, saying why, without glewlwyd, Chromium or playwright."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -28,10 +27,12 @@ from mcp.shared.auth import (
     OAuthToken,
 )
 
-from tests.support.chromium import NEEDS_CHROMIUM, chromium
+from tests.support.chromium import NEEDS_CHROMIUM, browser
 from tests.support.gateway import running_gateway, write_config
 from tests.support.glewlwyd import PASSWORD, USER, USER_SUB, Glewlwyd
 from tests.support.upstream import Upstream, echo
+
+__all__ = ["browser"]
 
 REDIRECT = "http://127.0.0.1:1/oauth/callback"  # never reached: the browser's request to it is caught
 
@@ -56,12 +57,6 @@ class Memory:
 
     async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
         self.client = client_info
-
-
-@pytest.fixture
-async def browser() -> AsyncIterator[Any]:
-    async with chromium() as launched:
-        yield launched
 
 
 class Person:

@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import hashlib
 import itertools
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -24,10 +24,10 @@ from tests.gateway._rawrpc import PROTOCOL
 from tests.gateway._shared import RoundRobin, gateways
 from tests.support.gateway import IN_PROCESS, http_client, write_config
 from tests.support.processes import gateway_processes
-from tests.support.stores import POSTGRES, REDIS, namespaces, refused
+from tests.support.stores import namespaces, shared_store
 from tests.support.upstream import Upstream, json_response
 
-__all__ = ["namespaces"]
+__all__ = ["namespaces", "shared_store"]
 
 KEYS = {"alice": "alice-key-0123456789", "bob": "bob-key-0123456789"}
 URL = f"{IN_PROCESS}/mcp"
@@ -37,15 +37,6 @@ ACCEPT = {"Accept": "application/json, text/event-stream"}
 @pytest.fixture(autouse=True)
 def upstream_routes(upstream: Upstream) -> None:
     upstream.route("/products/p1", json_response({"id": "p1", "name": "Mug"}))
-
-
-@pytest.fixture(params=["postgresql", "redis"])
-def shared_store(request: pytest.FixtureRequest, namespaces: Callable[[str], str]) -> str:
-    url = POSTGRES if request.param == "postgresql" else REDIS
-    reason = refused(url)
-    if reason:
-        pytest.skip(reason)
-    return f"{url}?namespace={namespaces(request.param)}"
 
 
 def shared_config(tmp_path: Path, upstream: Upstream, store: str, extra: str = "") -> Path:

@@ -19,54 +19,25 @@ from specbridge.files import Files
 from specbridge.service import NOBODY, Asking, CallRequest, CallService, Deadline, Ledger, Question
 from specbridge.store import Approval, Status
 from specbridge.tools import Tool, convert
+from tests.support.documents import BLOBS, IDEMPOTENCY_KEY
 from tests.support.gateway import SPEC
+from tests.support.openapi import operation
 from tests.support.upstream import Upstream
 
 SERVICE_SPEC = (
     SPEC
-    + """\
-  /payments:
-    post:
-      operationId: createPayment
-      summary: Take a payment
-      parameters:
-        - {name: Idempotency-Key, in: header, required: false, schema: {type: string}}
-        - {name: X-Note, in: header, required: false, schema: {type: string}}
-      requestBody:
-        required: true
-        content:
-          application/json:
-            schema: {type: object, required: [amount], properties: {amount: {type: integer}, note: {type: string}}}
-      responses: {'200': {description: The payment, content: {application/json: {schema: {type: object}}}}}
-  /blobs/{name}:
-    put:
-      operationId: putBlob
-      summary: Store raw bytes
-      parameters:
-        - {name: name, in: path, required: true, schema: {type: string}}
-      requestBody:
-        required: true
-        content:
-          application/octet-stream:
-            schema: {type: string, format: binary}
-      responses: {'200': {description: Stored, content: {application/json: {schema: {type: object}}}}}
-  /imports:
-    post:
-      operationId: importOrders
-      summary: Import many orders at once
-      requestBody:
-        required: true
-        content:
-          application/json:
-            schema:
-              type: object
-              properties:
-                orders:
-                  type: array
-                  items: {type: object, properties: {product: {type: string}, quantity: {type: integer}}}
-      responses: {'200': {description: Imported, content: {application/json: {schema: {type: object}}}}}
-"""
-)
+    + operation(
+        "/payments", "post", "createPayment", "Take a payment", answer="The payment",
+        parameters=[IDEMPOTENCY_KEY, "{name: X-Note, in: header, required: false, schema: {type: string}}"],
+        body="{type: object, required: [amount], properties: {amount: {type: integer}, note: {type: string}}}",
+    )
+    + BLOBS
+    + operation(
+        "/imports", "post", "importOrders", "Import many orders at once", answer="Imported",
+        body="{type: object, properties: {orders: {type: array, "
+        "items: {type: object, properties: {product: {type: string}, quantity: {type: integer}}}}}}",
+    )
+)  # fmt: skip
 ORDER = {"shopId": "s1", "product": "p1", "quantity": 2}
 TOOLS = {"createOrder": {"requires_approval": True}}  # an order waits for a person
 

@@ -1,5 +1,7 @@
 """Document fragments more than one test folder uses.
 
+`IDEMPOTENCY_KEY`: an optional `Idempotency-Key` header; `BLOBS`: `putBlob`, raw bytes stored by name.
+
 `DOCUMENT`: the call layer's test API (tests/call/), every parameter style and location, a JSON body
 with bounds, and a catch-all path whose parameters name headers a caller must not set.
 """
@@ -7,6 +9,8 @@ with bounds, and a catch-all path whose parameters name headers a caller must no
 from __future__ import annotations
 
 from typing import Any
+
+from tests.support.openapi import operation
 
 DOCUMENT: dict[str, Any] = {
     "openapi": "3.1.0",
@@ -152,3 +156,11 @@ DOCUMENT: dict[str, Any] = {
         },
     },
 }
+
+
+IDEMPOTENCY_KEY = "{name: Idempotency-Key, in: header, required: false, schema: {type: string}}"
+BLOBS = operation(
+    "/blobs/{name}", "put", "putBlob", "Store raw bytes",
+    parameters=["{name: name, in: path, required: true, schema: {type: string}}"],
+    body="{type: string, format: binary}", media="application/octet-stream", answer="Stored",
+)  # fmt: skip

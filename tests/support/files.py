@@ -13,10 +13,12 @@ import httpx
 import pytest
 
 from specbridge.access import key_sha256, new_key
+from tests.support.documents import BLOBS
 from tests.support.gateway import write_config
 from tests.support.upstream import RecordedRequest, Reply, Upstream, json_response
 
-FILES_SPEC = """\
+FILES_SPEC = (
+    """\
 openapi: 3.1.0
 info: {title: Files fixture, version: '1'}
 paths:
@@ -35,18 +37,9 @@ paths:
                 file: {type: string, format: binary}
                 caption: {type: string}
       responses: {'201': {description: Stored, content: {application/json: {schema: {type: object}}}}}
-  /blobs/{name}:
-    put:
-      operationId: putBlob
-      summary: Store raw bytes
-      parameters:
-        - {name: name, in: path, required: true, schema: {type: string}}
-      requestBody:
-        required: true
-        content:
-          application/octet-stream:
-            schema: {type: string, format: binary}
-      responses: {'200': {description: Stored, content: {application/json: {schema: {type: object}}}}}
+"""
+    + BLOBS
+    + """\
   /reports/{id}:
     get:
       operationId: getReport
@@ -55,6 +48,7 @@ paths:
         - {name: id, in: path, required: true, schema: {type: string}}
       responses: {'200': {description: The PDF, content: {application/pdf: {schema: {type: string, format: binary}}}}}
 """
+)
 
 DATA = bytes(range(256)) * 40 + b"\r\n--not-a-boundary--\r\n\x00"
 PDF = b"%PDF-1.7\n" + bytes(range(256)) * 8 + b"\n%%EOF\n"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import socket
 import textwrap
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -138,7 +139,14 @@ async def running_gateway(
     gateway = Gateway(
         load_config(config_path), config_path=str(config_path), deadline=deadline, poll_interval=poll_interval
     )
-    sock = bind("127.0.0.1", 0)
+    async with serving_on(gateway, bind("127.0.0.1", 0)) as base:
+        yield base, gateway
+
+
+@contextlib.asynccontextmanager
+async def serving_on(gateway: Gateway, sock: socket.socket) -> AsyncIterator[str]:
+    """`gateway` over Streamable HTTP on `sock` (bound first where the config must name its address)
+    until the block ends; yields the base URL it serves at, and closes the socket after."""
     stop = anyio.Event()
     ready = anyio.Event()
     base: list[str] = []
@@ -153,7 +161,7 @@ async def running_gateway(
             with anyio.fail_after(15):
                 await ready.wait()
             try:
-                yield base[0], gateway
+                yield base[0]
             finally:
                 stop.set()
     finally:

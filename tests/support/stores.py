@@ -65,17 +65,29 @@ def namespaces() -> Iterator[Callable[[str], str]]:
         client.close()
 
 
+def server_store(backend: str, namespaces: Callable[[str], str]) -> str:
+    """The URL of an empty store on the machine's PostgreSQL or Redis (`backend`, a fresh namespace);
+    the test is skipped, saying why, where the server refuses the connection."""
+    url = POSTGRES if backend == "postgresql" else REDIS
+    reason = refused(url)
+    if reason:
+        pytest.skip(reason)
+    return f"{url}?namespace={namespaces(backend)}"
+
+
+@pytest.fixture(params=["postgresql", "redis"])
+def shared_store(request: pytest.FixtureRequest, namespaces: Callable[[str], str]) -> str:
+    """An empty store several gateway processes can share: PostgreSQL, then Redis."""
+    return server_store(request.param, namespaces)
+
+
 @pytest.fixture(params=BACKENDS)
 def store_url(request: pytest.FixtureRequest, tmp_path: Path, namespaces: Callable[[str], str]) -> str:
     """The URL of an empty store of the backend this test runs on (namespace in the query)."""
     backend = request.param
     if backend == "sqlite":
         return f"sqlite:///{tmp_path / 'state.db'}"
-    url = POSTGRES if backend == "postgresql" else REDIS
-    reason = refused(url)
-    if reason:
-        pytest.skip(reason)
-    return f"{url}?namespace={namespaces(backend)}"
+    return server_store(backend, namespaces)
 
 
 @pytest.fixture
