@@ -27,16 +27,14 @@ from mcp.client.auth import OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import (
     AuthorizationCodeResult,
-    OAuthClientInformationFull,
     OAuthClientMetadata,
-    OAuthToken,
 )
 
 from specbridge.config import load_config
 from specbridge.gateway import Gateway, bind
 from specbridge.gateway._http import base_url
 from tests.support.chromium import browser
-from tests.support.front import STORE_KEY, front_config, signin_client
+from tests.support.front import STORE_KEY, Memory, front_config, signin_client
 from tests.support.gateway import http_client, serving_on
 from tests.support.glewlwyd import PASSWORD, USER, Glewlwyd
 from tests.support.https import HttpsDocuments
@@ -57,26 +55,6 @@ pytestmark = [
         importlib.util.find_spec("playwright") is None, reason="the playwright package is not installed"
     ),
 ]
-
-
-class Memory:
-    """The SDK's token storage, in memory."""
-
-    def __init__(self) -> None:
-        self.tokens: OAuthToken | None = None
-        self.client: OAuthClientInformationFull | None = None
-
-    async def get_tokens(self) -> OAuthToken | None:
-        return self.tokens
-
-    async def set_tokens(self, tokens: OAuthToken) -> None:
-        self.tokens = tokens
-
-    async def get_client_info(self) -> OAuthClientInformationFull | None:
-        return self.client
-
-    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
-        self.client = client_info
 
 
 class Person:

@@ -4,10 +4,7 @@ and Redis."""
 
 from __future__ import annotations
 
-import base64
 import json
-import secrets
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -26,7 +23,8 @@ from tests.gateway._keys import KEY_SPEC, MCP, ORDER, config_with, orders
 from tests.support.gateway import http_client, in_process_gateway, text
 from tests.support.processes import gateway_processes
 from tests.support.stores import namespaces, store_url
-from tests.support.upstream import Gate, RecordedRequest, Reply, Upstream, json_response, text_response
+from tests.support.upstream import Gate, Upstream, json_response
+from tests.support.webhooks import webhook_receiver
 
 __all__ = ["namespaces", "store_url"]
 
@@ -329,37 +327,22 @@ async def test_a_long_call_whose_gateway_died_is_outcome_unknown_through_get_cal
 async def test_a_long_call_that_answered_pending_is_announced_to_its_clients_webhook_signed(
     tmp_path: Path, upstream: Upstream, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    whsec = "whsec_" + base64.b64encode(secrets.token_bytes(32)).decode()
-    monkeypatch.setenv("SB_TEST_CLIENT_HOOK", whsec)
     gate = Gate()
     upstream.route("/shops/s1/orders", gate.reply({"id": "o-hook"}))
-    key = new_key()
-    delivered = threading.Event()
-
-    def received(request: RecordedRequest) -> Reply:
-        delivered.set()
-        return text_response("ok")
-
-    with Upstream() as receiver:
-        receiver.route("/hook", received)
-        hook = (
-            f"{{url: '{receiver.url}/hook', secret: 'env:SB_TEST_CLIENT_HOOK', "
-            f"egress: {{allow: ['{receiver.address}']}}, events: [call.completed]}}"
-        )
-        clients = f"clients:\n  bot: {{key_sha256: {key_sha256(key)}, apis: [shop], webhook: {hook}}}\n"
+    with webhook_receiver(monkeypatch) as hooks:
         config = config_with(
-            tmp_path, upstream, f"sqlite:///{tmp_path / 'state.db'}", top=LONG, clients=clients
+            tmp_path, upstream, f"sqlite:///{tmp_path / 'state.db'}", top=LONG, clients=hooks.clients
         )
         async with (
             in_process_gateway(config) as (asgi, _),
-            http_client(MCP, key=key, transport=asgi) as client,
+            http_client(MCP, key=hooks.key, transport=asgi) as client,
         ):
             identifier = call_id(await client.call_tool("createOrder", ORDER))
             gate.open.set()
             # the sender looks at the outbox every second; bounded
-            assert await anyio.to_thread.run_sync(delivered.wait, 20)
-        (delivery,) = receiver.requests
-    payload = Webhook(whsec).verify(delivery.body, delivery.headers)
+            assert await anyio.to_thread.run_sync(hooks.delivered.wait, 20)
+        (delivery,) = hooks.upstream.requests
+    payload = Webhook(hooks.secret).verify(delivery.body, delivery.headers)
     assert payload["type"] == "call.completed"
     assert payload["data"]["call_id"] == identifier
     assert payload["data"]["client"] == "bot" and payload["data"]["tool"] == "createOrder"

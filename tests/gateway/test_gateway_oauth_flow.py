@@ -22,12 +22,11 @@ from mcp.client.auth import OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import (
     AuthorizationCodeResult,
-    OAuthClientInformationFull,
     OAuthClientMetadata,
-    OAuthToken,
 )
 
 from tests.support.chromium import NEEDS_CHROMIUM, browser
+from tests.support.front import Memory
 from tests.support.gateway import running_gateway, write_config
 from tests.support.glewlwyd import PASSWORD, USER, USER_SUB, Glewlwyd
 from tests.support.upstream import Upstream, echo
@@ -37,26 +36,6 @@ __all__ = ["browser"]
 REDIRECT = "http://127.0.0.1:1/oauth/callback"  # never reached: the browser's request to it is caught
 
 pytestmark = NEEDS_CHROMIUM
-
-
-class Memory:
-    """The SDK's token storage, in memory (`mcp.client.auth.TokenStorage`)."""
-
-    def __init__(self) -> None:
-        self.tokens: OAuthToken | None = None
-        self.client: OAuthClientInformationFull | None = None
-
-    async def get_tokens(self) -> OAuthToken | None:
-        return self.tokens
-
-    async def set_tokens(self, tokens: OAuthToken) -> None:
-        self.tokens = tokens
-
-    async def get_client_info(self) -> OAuthClientInformationFull | None:
-        return self.client
-
-    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
-        self.client = client_info
 
 
 class Person:

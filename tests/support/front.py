@@ -24,6 +24,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import httpx2
+from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
 from tests.support.gateway import SPEC
 from tests.support.glewlwyd import EMAIL, PASSWORD, USER, Glewlwyd
@@ -160,3 +161,23 @@ class Driver:
         )
         assert answer.status_code == 201, answer.text
         return dict(answer.json())
+
+
+class Memory:
+    """The SDK's token storage, in memory (`mcp.client.auth.TokenStorage`)."""
+
+    def __init__(self) -> None:
+        self.tokens: OAuthToken | None = None
+        self.client: OAuthClientInformationFull | None = None
+
+    async def get_tokens(self) -> OAuthToken | None:
+        return self.tokens
+
+    async def set_tokens(self, tokens: OAuthToken) -> None:
+        self.tokens = tokens
+
+    async def get_client_info(self) -> OAuthClientInformationFull | None:
+        return self.client
+
+    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
+        self.client = client_info

@@ -209,18 +209,23 @@ async def http_client(
         yield client
 
 
-async def raw_post(url: str, headers: dict[str, str] | None = None) -> httpx2.Response:
-    """An `initialize` POST without the SDK, to see the HTTP status the gateway answers with."""
-    body = {
+def initialize_message(name: str, version: str) -> dict[str, Any]:
+    """An MCP `initialize` request (JSON-RPC, protocol 2025-06-18) from the client `name` `version`."""
+    return {
         "jsonrpc": "2.0",
         "id": 1,
         "method": "initialize",
         "params": {
             "protocolVersion": "2025-06-18",
             "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "0"},
+            "clientInfo": {"name": name, "version": version},
         },
     }
+
+
+async def raw_post(url: str, headers: dict[str, str] | None = None) -> httpx2.Response:
+    """An `initialize` POST without the SDK, to see the HTTP status the gateway answers with."""
+    body = initialize_message("raw", "0")
     async with httpx2.AsyncClient() as client:
         return await client.post(
             url,
