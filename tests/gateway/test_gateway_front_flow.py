@@ -11,7 +11,6 @@ playwright."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import importlib.util
 import os
@@ -26,7 +25,6 @@ from mcp import Client
 from mcp.client.auth import OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import (
-    AuthorizationCodeResult,
     OAuthClientMetadata,
 )
 
@@ -34,7 +32,7 @@ from specbridge.config import load_config
 from specbridge.gateway import Gateway, bind
 from specbridge.gateway._http import base_url
 from tests.support.chromium import browser
-from tests.support.front import STORE_KEY, Memory, front_config, signin_client
+from tests.support.front import SDK_REDIRECT, STORE_KEY, Browsing, Memory, front_config, signin_client
 from tests.support.gateway import http_client, serving_on
 from tests.support.glewlwyd import PASSWORD, USER, Glewlwyd
 from tests.support.https import HttpsDocuments
@@ -45,7 +43,7 @@ __all__ = ["browser"]
 CHROMIUM = os.environ.get("SPECBRIDGE_TEST_CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]  # fmt: skip
-REDIRECT = "http://127.0.0.1:1/oauth/callback"  # never reached: the browser's request to it is caught
+REDIRECT = SDK_REDIRECT
 
 pytestmark = [
     pytest.mark.skipif(
@@ -57,23 +55,13 @@ pytestmark = [
 ]
 
 
-class Person:
+class Person(Browsing):
     """Alice, in a browser of her own: signs in at glewlwyd when the SDK sends her to the gateway,
     allows on the gateway's consent page, and hands the SDK the code."""
 
     def __init__(self, page: Any) -> None:
-        self.page = page
-        self.visited: list[str] = []
+        super().__init__(page)
         self.consent: str = ""
-        self.arrived: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-
-    async def start(self) -> None:
-        async def caught(route: Any) -> None:
-            if not self.arrived.done():
-                self.arrived.set_result(route.request.url)
-            await route.fulfill(status=200, content_type="text/plain", body="signed in; back to the client")
-
-        await self.page.route(REDIRECT + "?*", caught)
 
     async def sign_in(self, authorization_url: str) -> None:
         self.visited.append(authorization_url)
@@ -86,11 +74,6 @@ class Person:
         await page.wait_for_selector("button:has-text('Allow')")  # the gateway's consent page
         self.consent = str(await page.inner_text("main"))
         await page.click("button:has-text('Allow')")
-
-    async def code(self) -> AuthorizationCodeResult:
-        url = await asyncio.wait_for(self.arrived, 60)
-        query = {name: values[0] for name, values in parse_qs(urlsplit(url).query).items()}
-        return AuthorizationCodeResult(code=query["code"], state=query.get("state"), iss=query.get("iss"))
 
 
 @contextlib.asynccontextmanager
