@@ -45,7 +45,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.gateway._harness import write_config  # noqa: E402
+from tests.support.gateway import write_config  # noqa: E402
 from tests.support.upstream import Upstream, json_response  # noqa: E402
 
 from specbridge.access import key_sha256, new_key  # noqa: E402

@@ -20,7 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import httpx
-from tests.call.conftest import api_config, toolset_for
+from tests.call._caller import api_config, toolset_for
 from tests.support.upstream import Upstream, json_response
 
 from specbridge.call import Caller, build_request

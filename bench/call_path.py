@@ -36,7 +36,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.gateway._harness import IN_PROCESS, http_client, in_process_gateway, write_config  # noqa: E402
+from tests.support.gateway import IN_PROCESS, http_client, in_process_gateway, write_config  # noqa: E402
 from tests.support.upstream import Upstream, json_response  # noqa: E402
 
 PACKAGES = {

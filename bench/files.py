@@ -36,12 +36,12 @@ import anyio
 import httpx
 import psycopg
 import redis
-from approvals import gateway
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from tests.support.upstream import Upstream, json_response
 
+from approvals import gateway
 from specbridge.config import config_from_data
 from specbridge.gateway import Gateway, bind, serve_http
 from specbridge.store import StoredFile, open_store

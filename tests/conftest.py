@@ -15,6 +15,7 @@ from tests.support.glewlwyd import Glewlwyd
 from tests.support.glewlwyd import missing as glewlwyd_missing
 from tests.support.light import build, install_light
 from tests.support.required import required_failure
+from tests.support.secret import SECRET
 from tests.support.upstream import Upstream
 
 # CI runs a suite as a background job of a non-interactive shell, which starts it with SIGINT ignored,
@@ -43,9 +44,6 @@ def upstream() -> Iterator[Upstream]:
     """An HTTP upstream on loopback, recording every request; stopped after the test."""
     with Upstream() as server:
         yield server
-
-
-SECRET = "s3cr3t-T0ken/with+chars="
 
 
 @pytest.fixture

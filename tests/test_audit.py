@@ -18,7 +18,7 @@ from specbridge._audit import AuditLog, audit_event, audit_to, auditing
 from specbridge._errors import ErrorCode, SpecbridgeError
 from specbridge.config import load_config
 from specbridge.gateway import Gateway
-from tests.gateway._harness import write_config
+from tests.support.gateway import write_config
 from tests.support.upstream import Upstream
 
 WRITER = """

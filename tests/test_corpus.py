@@ -2,32 +2,18 @@
 
 from __future__ import annotations
 
-import csv
 import re
-from functools import cache
-from pathlib import Path
 
 import jsonschema_rs
 import pytest
 
-from specbridge.document import load_document
-from specbridge.tools import ToolSet, convert
+from tests.support.corpus import ABSENT, MANIFEST, converted
 
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 MCP_NAME = re.compile(r"[A-Za-z0-9_.-]{1,128}")
 PORTABLE = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 
-if not (CORPUS / "MANIFEST.tsv").is_file():
-    pytest.skip("corpus folder ../shared/corpus is absent", allow_module_level=True)
-
-with (CORPUS / "MANIFEST.tsv").open(encoding="utf-8", newline="") as handle:
-    MANIFEST = {row["file"]: row for row in csv.DictReader(handle, delimiter="\t")}
-
-
-@cache
-def converted(name: str) -> ToolSet:
-    return convert(load_document(CORPUS / name))
-
+if not MANIFEST:
+    pytest.skip(ABSENT, allow_module_level=True)
 
 documents = pytest.mark.parametrize("name", sorted(MANIFEST))
 

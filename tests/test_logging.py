@@ -13,7 +13,7 @@ import httpx2
 import pytest
 
 from specbridge._logging import LOGGER_NAME, TextFormatter, configure_logging, log_event
-from tests.gateway._harness import IN_PROCESS, in_process_gateway, write_config
+from tests.support.gateway import IN_PROCESS, in_process_gateway, write_config
 from tests.support.upstream import Upstream
 
 # C0 (ESC, BEL, CR, backspace …), DEL, C1 (CSI 0x9b, OSC 0x9d …), line and paragraph separators, bidi

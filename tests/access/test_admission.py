@@ -11,7 +11,7 @@ import pytest
 from specbridge import ErrorCode
 from specbridge.access import NOBODY, Admission, Identity, Refusal, key_sha256, open_to_anyone
 from specbridge.config import AdminConfig, ApiConfig, ClientConfig, Config, EgressConfig, OAuthConfig
-from tests.access.conftest import RESOURCE
+from tests.access._server import RESOURCE
 from tests.support.tokens import Issuer
 from tests.support.upstream import Upstream
 

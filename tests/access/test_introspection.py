@@ -9,7 +9,7 @@ import pytest
 
 from specbridge import ErrorCode
 from specbridge._errors import TokenError
-from tests.access.conftest import RESOURCE, Clock, MakeServer
+from tests.access._server import RESOURCE, Clock, MakeServer
 from tests.support.glewlwyd import ROBOT, ROBOT_SECRET, Glewlwyd
 from tests.support.upstream import Upstream, json_response
 

@@ -10,7 +10,7 @@ import pytest
 from specbridge import ErrorCode
 from specbridge._errors import TokenError
 from specbridge.access import _fetch
-from tests.access.conftest import RESOURCE, Clock, MakeServer
+from tests.access._server import RESOURCE, Clock, MakeServer
 from tests.support.tokens import Issuer, SigningKey
 from tests.support.upstream import Upstream, json_response, slow_drip
 

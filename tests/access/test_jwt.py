@@ -13,7 +13,7 @@ from packaging.requirements import Requirement
 
 from specbridge import ErrorCode
 from specbridge._errors import TokenError
-from tests.access.conftest import RESOURCE, MakeServer
+from tests.access._server import RESOURCE, MakeServer
 from tests.support.tokens import Issuer, SigningKey
 from tests.support.upstream import Upstream
 

@@ -14,7 +14,7 @@ from mcp.client.auth.utils import extract_field_from_www_auth
 from specbridge import ErrorCode
 from specbridge.access import Identity, Refusal, ResourceServer, key_sha256
 from specbridge.config import ApiConfig, ClientConfig, OAuthConfig
-from tests.access.conftest import RESOURCE, Clock, MakeServer
+from tests.access._server import RESOURCE, Clock, MakeServer
 from tests.support.tokens import Issuer
 from tests.support.upstream import Upstream, json_response
 

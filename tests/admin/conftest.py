@@ -1,5 +1,5 @@
-"""The store fixtures (`_backends`) for every test in this folder: admin features hold on every backend."""
+"""The store fixtures (tests/support/stores.py) for every test in this folder: admin features hold on every backend."""
 
-from tests.store._backends import namespaces, store, store_url
+from tests.support.stores import namespaces, store, store_url
 
 __all__ = ["namespaces", "store", "store_url"]

@@ -15,7 +15,7 @@ import pytest
 from specbridge.admin import admin_app
 from specbridge.service import ApprovalGate
 from specbridge.store import Approval, Status, open_store
-from tests.admin._harness import (
+from tests.support.admin import (
     ADMIN_KEY,
     ARGS,
     BOUND,
@@ -25,8 +25,8 @@ from tests.admin._harness import (
     admin_config,
     auth,
 )
-from tests.store._backends import POSTGRES, REDIS, _refused
 from tests.support.notice import reads_pending
+from tests.support.stores import POSTGRES, REDIS, refused
 
 
 @pytest.fixture
@@ -163,7 +163,7 @@ async def test_two_instances_approving_at_once_make_exactly_one_winner(
     """Two gateway instances (two stores, two apps) on one server; the same approval approved through both
     at the same moment: one 200, one 409 approval-answered, and the call is sent once."""
     server = POSTGRES if backend == "postgresql" else REDIS
-    if reason := _refused(server):
+    if reason := refused(server):
         pytest.skip(reason)
     url = f"{server}?namespace={namespaces(backend)}"
     async with admin_client(url) as one, admin_client(url) as two:

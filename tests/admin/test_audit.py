@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.admin._harness import ADMIN_KEY, ARGS, CLIENT_KEY, admin_client, auth
-from tests.admin.test_page import approval_page, csrf_of, sign_in
+from tests.admin._page import approval_page, csrf_of, sign_in
+from tests.support.admin import ADMIN_KEY, ARGS, CLIENT_KEY, admin_client, auth
 from tests.support.audit import audit_lines as lines
 
 

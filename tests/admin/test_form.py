@@ -16,7 +16,7 @@ from specbridge.admin import admin_app
 from specbridge.admin._form import MAX_FORM
 from specbridge.service import ApprovalGate
 from specbridge.store import open_store
-from tests.admin._harness import admin_client, admin_config, served
+from tests.support.admin import admin_client, admin_config, served
 
 CHUNK = 1024
 

@@ -15,8 +15,8 @@ import httpx2
 import pytest
 
 from specbridge.config import load_config
-from tests.gateway._harness import IN_PROCESS, in_process_gateway
 from tests.support.front import STORE_KEY, front_config, signin_client
+from tests.support.gateway import IN_PROCESS, in_process_gateway
 from tests.support.glewlwyd import EMAIL, PASSWORD, USER, Glewlwyd
 from tests.support.upstream import Upstream
 

@@ -23,7 +23,8 @@ from specbridge.admin._page import AdminPage
 from specbridge.config import AdminConfig
 from specbridge.service import ApprovalGate
 from specbridge.store import Condition, Status, open_store
-from tests.admin._harness import (
+from tests.admin._page import approval_page, csrf_of, sign_in
+from tests.support.admin import (
     ADMIN_KEY,
     CLIENT_KEY,
     OTHER_ADMIN_KEY,
@@ -48,22 +49,6 @@ def lookup(api: str, tool: str) -> ToolFacts | None:
 async def admin(tmp_path: Path) -> AsyncIterator[Admin]:
     async with admin_client(f"sqlite:///{tmp_path / 'state.db'}", tools=lookup) as opened:
         yield opened
-
-
-def csrf_of(page: str) -> str:
-    tokens = set(re.findall(r'name="csrf" value="([^"]+)"', page))
-    assert len(tokens) == 1
-    return tokens.pop()
-
-
-async def sign_in(client: httpx.AsyncClient, key: str = ADMIN_KEY, next_path: str = "") -> httpx.Response:
-    form = await client.get("/admin/sign-in" + (f"?next={next_path}" if next_path else ""))
-    fields = {"key": key, "csrf": csrf_of(form.text)} | ({"next": next_path} if next_path else {})
-    return await client.post("/admin/sign-in", data=fields)
-
-
-async def approval_page(client: httpx.AsyncClient, approval_id: str) -> httpx.Response:
-    return await client.get(f"/admin/approvals/{approval_id}", headers={"Accept": "text/html"})
 
 
 def log_lines(caplog: pytest.LogCaptureFixture, event: str) -> list[dict[str, Any]]:

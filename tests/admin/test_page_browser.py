@@ -16,13 +16,14 @@ from specbridge import ErrorCode
 from specbridge.access import key_sha256, new_key
 from specbridge.admin import admin_app
 from specbridge.config import load_config
-from specbridge.service import ApprovalGate
-from specbridge.service._approval import outcome
+from specbridge.service import ApprovalGate, outcome
 from specbridge.store import Status, open_store
-from tests.admin._harness import ADMIN_KEY, admin_config, served
-from tests.gateway._harness import running_gateway, write_config
-from tests.support.chromium import BOXES, DESKTOP, NEEDS_CHROMIUM, PHONE, chromium
+from tests.support.admin import ADMIN_KEY, admin_config, served
+from tests.support.chromium import BOXES, DESKTOP, NEEDS_CHROMIUM, PHONE, browser
+from tests.support.gateway import running_gateway, write_config
 from tests.support.upstream import Upstream
+
+__all__ = ["browser"]
 
 HOSTILE_NOTE = '<b onmouseover="alert(1)">refund it all</b>'
 LONG = "refund-" + "x" * 300  # one long unbroken value, the kind that pushes a layout off a phone
@@ -43,12 +44,6 @@ async def app(tmp_path: Path) -> AsyncIterator[Served]:
         gate = ApprovalGate(store, config)
         async with served(admin_app(gate.desk, config.admins)) as url:
             yield Served(url, gate)
-
-
-@pytest.fixture
-async def browser() -> AsyncIterator[Any]:
-    async with chromium() as launched:
-        yield launched
 
 
 async def signed_in(browser: Any, url: str, key: str = ADMIN_KEY, **options: Any) -> Any:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.admin._harness import ADMIN_KEY, admin_client, auth
+from tests.support.admin import ADMIN_KEY, admin_client, auth
 
 BROWSER = "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8"
 

@@ -16,8 +16,8 @@ from specbridge.call._tokens import estimate_tokens
 from specbridge.config import AnswersConfig, ToolConfig
 from specbridge.document import from_data
 from specbridge.tools import convert
-from tests.call.conftest import MakeCaller, api_config
-from tests.call.conftest import call as _call
+from tests.call._caller import MakeCaller, api_config
+from tests.call._caller import call as _call
 from tests.support.upstream import RecordedRequest, Reply, Upstream, json_response, text_response
 
 ITEM = {"type": "object", "properties": {"id": {"type": "string"}, "title": {"type": "string"}}}

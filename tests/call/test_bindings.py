@@ -11,9 +11,9 @@ from specbridge._errors import ErrorCode
 from specbridge.call import Caller
 from specbridge.call._check import format_path
 from specbridge.config import ToolConfig
+from tests.call._caller import MakeCaller
+from tests.call._caller import call as _call
 from tests.call._documents import SEARCH
-from tests.call.conftest import MakeCaller
-from tests.call.conftest import call as _call
 from tests.support.upstream import Upstream
 
 # -- bindings ---------------------------------------------------------------------------------------

@@ -8,8 +8,8 @@ import json
 import pytest
 
 from specbridge._errors import ErrorCode
-from tests.call.conftest import MakeCaller
-from tests.call.conftest import call as _call
+from tests.call._caller import MakeCaller
+from tests.call._caller import call as _call
 from tests.support.upstream import Upstream
 
 

@@ -13,9 +13,9 @@ import pytest
 
 from specbridge._errors import ErrorCode
 from specbridge.call import build_request
+from tests.call._caller import SECRET, MakeCaller, toolset_for
+from tests.call._caller import call as _call
 from tests.call._documents import SEARCH
-from tests.call.conftest import SECRET, MakeCaller, toolset_for
-from tests.call.conftest import call as _call
 from tests.support.upstream import Upstream
 
 # -- header, cookie and query injection -----------------------------------------------------------

@@ -12,7 +12,7 @@ import anyio
 
 from specbridge._errors import ErrorCode
 from specbridge.call import Caller
-from tests.call.conftest import SECRET, MakeCaller
+from tests.call._caller import SECRET, MakeCaller
 from tests.support.upstream import Upstream
 
 OK = {"200": {"description": "OK"}}

@@ -15,7 +15,7 @@ from specbridge._errors import ArgumentError, ErrorCode
 from specbridge.call import Caller, build_request
 from specbridge.call._check import shape
 from specbridge.call._credential import Credential
-from tests.call.conftest import api_config, toolset_for
+from tests.call._caller import api_config, toolset_for
 from tests.support.schema_strategy import values as from_schema
 
 BASE = "https://api.example.com/v1"

@@ -11,8 +11,8 @@ import pytest
 from specbridge._errors import CallError, ConfigError, ErrorCode
 from specbridge.call import Caller
 from specbridge.config import ApiConfig, ToolConfig, config_from_data
-from tests.call.conftest import MakeCaller, api_config, toolset_for
-from tests.call.conftest import call as _call
+from tests.call._caller import MakeCaller, api_config, toolset_for
+from tests.call._caller import call as _call
 
 
 async def test_an_unknown_tool_raises_tool_unknown(make_caller: MakeCaller) -> None:
@@ -35,7 +35,7 @@ async def test_an_api_without_a_base_url_is_an_error_result() -> None:
 
 
 def _with_servers(*urls: str) -> dict[str, object]:
-    from tests.call.conftest import DOCUMENT
+    from tests.call._caller import DOCUMENT
 
     return {**DOCUMENT, "servers": [{"url": url} for url in urls]}
 

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from specbridge._errors import ArgumentError, ErrorCode
 from specbridge.call._check import Checker, shape
-from tests.call.conftest import MakeCaller
-from tests.call.conftest import call as _call
+from tests.call._caller import MakeCaller
+from tests.call._caller import call as _call
 from tests.support.upstream import Upstream
 
 

@@ -11,8 +11,8 @@ import pytest
 from specbridge._errors import ErrorCode
 from specbridge.call import Caller
 from specbridge.config import AuthConfig, Secret
-from tests.call.conftest import SECRET, MakeCaller, api_config, toolset_for
-from tests.call.conftest import call as _call
+from tests.call._caller import SECRET, MakeCaller, api_config, toolset_for
+from tests.call._caller import call as _call
 from tests.support.upstream import Upstream
 
 

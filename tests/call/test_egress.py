@@ -10,8 +10,8 @@ import pytest
 
 from specbridge._errors import ErrorCode, RequestRefused
 from specbridge.call import Caller, check_base_url
-from tests.call.conftest import SECRET, MakeCaller, api_config, toolset_for
-from tests.call.conftest import call as _call
+from tests.call._caller import SECRET, MakeCaller, api_config, toolset_for
+from tests.call._caller import call as _call
 from tests.support.upstream import (
     Upstream,
     redirect,

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from specbridge.call._credential import Credential
 from specbridge.call._render import REDACTED, Redactor, render
 from specbridge.call._send import Answer
-from tests.call.conftest import MakeCaller
+from tests.call._caller import MakeCaller
 from tests.support.upstream import RecordedRequest, Reply, Upstream
 
 

@@ -12,7 +12,7 @@ import pytest
 from specbridge._errors import CallError, ErrorCode
 from specbridge.call import Caller
 from specbridge.call._limits import CallLimits, enforce_limits
-from tests.call.conftest import api_config, toolset_for
+from tests.call._caller import api_config, toolset_for
 from tests.support.upstream import Upstream
 
 SMALL = CallLimits(max_bytes=5_000, max_items=50, max_nodes=200, max_string=300, max_depth=6)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from specbridge.call._media import browser_media_type, is_media_type, safe_filename
-from tests.call.conftest import MakeCaller
-from tests.call.conftest import call as _call
+from tests.call._caller import MakeCaller
+from tests.call._caller import call as _call
 from tests.support.upstream import Upstream
 
 

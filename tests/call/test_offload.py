@@ -25,7 +25,7 @@ from specbridge.call._check import Checker
 from specbridge.call._checked import checked
 from specbridge.call._limits import CallLimits
 from specbridge.call._offload import NICE, CheckPool, check_pool
-from tests.call.conftest import api_config, toolset_for
+from tests.call._caller import api_config, toolset_for
 from tests.support.upstream import Upstream
 
 ITEM = {

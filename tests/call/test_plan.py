@@ -8,7 +8,7 @@ import pytest
 from specbridge.call import Caller
 from specbridge.call._plan import Plans
 from specbridge.config import ApiConfig, ToolConfig
-from tests.call.conftest import api_config, toolset_for
+from tests.call._caller import api_config, toolset_for
 
 
 def _caller(**tools: ToolConfig) -> Caller:

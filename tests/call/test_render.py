@@ -14,8 +14,8 @@ import pytest
 
 from specbridge._errors import ErrorCode
 from specbridge.config import AnswersConfig
-from tests.call.conftest import SECRET, MakeCaller
-from tests.call.conftest import call as _call
+from tests.call._caller import SECRET, MakeCaller
+from tests.call._caller import call as _call
 from tests.support.upstream import (
     RecordedRequest,
     Reply,

@@ -12,8 +12,8 @@ from specbridge._errors import ErrorCode, UpstreamError
 from specbridge.call import Caller
 from specbridge.call._build import BuiltRequest
 from specbridge.call._send import _next_request
-from tests.call.conftest import SECRET, MakeCaller, api_config, toolset_for
-from tests.call.conftest import call as _call
+from tests.call._caller import SECRET, MakeCaller, api_config, toolset_for
+from tests.call._caller import call as _call
 from tests.support.upstream import (
     Upstream,
     endless_body,

@@ -16,7 +16,7 @@ import pytest
 from specbridge.call import Caller
 from specbridge.call._egress import EgressPolicy
 from specbridge.call._transport import MAX_CONNECTIONS, pinned_transport, shared_tls_context, tls_context
-from tests.call.conftest import api_config, toolset_for
+from tests.call._caller import api_config, toolset_for
 from tests.support.upstream import Upstream
 
 

@@ -10,10 +10,10 @@ import anyio
 import pytest
 
 from specbridge._errors import ErrorCode
+from tests.call._caller import SECRET, MakeCaller
+from tests.call._caller import call as _call
 from tests.call._documents import OK
 from tests.call._documents import document as _document
-from tests.call.conftest import SECRET, MakeCaller
-from tests.call.conftest import call as _call
 from tests.support.upstream import Upstream
 
 # -- path tricks ----------------------------------------------------------------------------------

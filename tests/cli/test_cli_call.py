@@ -10,7 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from specbridge.cli import app
-from tests.call.conftest import DOCUMENT, SECRET
+from tests.support.documents import DOCUMENT
+from tests.support.secret import SECRET
 from tests.support.upstream import (
     Upstream,
     json_response,

@@ -24,21 +24,12 @@ from mcp.client.stdio import StdioServerParameters
 from specbridge.cli import app
 from specbridge.cli._app import EXIT_INTERRUPTED, EXIT_UNREADABLE
 from specbridge.cli._demo import example_spec_path
-from tests.gateway._harness import write_config
-from tests.gateway._process import gateway_process
+from tests.support.gateway import initialize_message, write_config
+from tests.support.processes import gateway_process
 from tests.support.upstream import Upstream, json_response
 
 SHOP = example_spec_path()
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "pty-test", "version": "1"},
-    },
-}
+INITIALIZE = initialize_message("pty-test", "1")
 
 
 @pytest.fixture(autouse=True)

@@ -16,7 +16,7 @@ from specbridge.cli import app
 from specbridge.config import load_config
 from specbridge.service import config_store
 from specbridge.store import ANY, Marker, MarkerKind, StoreLost
-from tests.store._backends import namespaces, store_url
+from tests.support.stores import namespaces, store_url
 
 __all__ = ["namespaces", "store_url"]  # fixtures: one empty store per backend, its namespace dropped after
 

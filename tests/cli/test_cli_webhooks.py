@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from standardwebhooks.webhooks import Webhook
 
 from specbridge.cli import app
-from specbridge.webhooks._sender import secret_key, signed_headers
+from specbridge.webhooks import secret_key, signed_headers
 
 SECRET = "whsec_" + base64.b64encode(b"a test secret of thirty-two byte").decode()
 OTHER = "whsec_" + base64.b64encode(b"another secret, thirty-two bytes").decode()

@@ -16,7 +16,7 @@ import anyio
 import pytest
 from anyio.abc import Process
 
-from tests.gateway._harness import http_client, write_config
+from tests.support.gateway import http_client, write_config
 from tests.support.upstream import Upstream, json_response
 
 SERVING = re.compile(r"serving \S+ at (http://[\d.]+:\d+)/")

@@ -21,6 +21,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 
 from specbridge.access import key_sha256, new_key
 from tests.cluster._servers import Gateway, HAProxy, free_port, until
+from tests.support.gateway import text
 from tests.support.upstream import Upstream
 
 ADMIN_KEY = new_key(admin=True)
@@ -61,10 +62,6 @@ paths:
       responses:
         '200': {description: The product, content: {application/json: {schema: {type: object}}}}
 """
-
-
-def text(result: types.CallToolResult) -> str:
-    return " ".join(block.text for block in result.content if isinstance(block, types.TextContent))
 
 
 def code(result: types.CallToolResult) -> str | None:

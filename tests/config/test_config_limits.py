@@ -3,23 +3,14 @@ call layer's."""
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from pathlib import Path
 
 import pytest
 
 from specbridge import ConfigError, load_config
 from specbridge.call import DEFAULT_LIMITS
-from specbridge.config import Config, LimitsConfig
+from specbridge.config import Config
 from specbridge.gateway import Gateway
-
-
-def test_the_config_defaults_are_the_call_layers_defaults() -> None:
-    from specbridge.gateway._sessions import DEFAULT_MAX_SESSIONS_PER_CLIENT
-
-    defaults = asdict(LimitsConfig())
-    assert defaults.pop("sessions_per_client") == DEFAULT_MAX_SESSIONS_PER_CLIENT
-    assert defaults == asdict(DEFAULT_LIMITS)
 
 
 def test_limits_in_the_config_reach_the_gateways_callers(tmp_path: Path) -> None:

@@ -23,9 +23,9 @@ import uvicorn
 
 from specbridge.access import key_sha256
 from specbridge.approvals import Approvals
-from specbridge.cli._demo import DEMO_ORDER, example_spec_path
 from specbridge.examples.shop_api import shop_app
 from specbridge.store import open_store
+from tests.support.examples import DEMO_ORDER, example_spec_path
 
 TOKEN_ENV = "SPECBRIDGE_DOCS_SHOP_TOKEN"
 TOKEN = "docs-shop-t0ken"

@@ -10,7 +10,7 @@ import pytest
 
 from tests.docs import _reading
 from tests.docs._workspace import TOKEN, TOKEN_ENV, running_shop
-from tests.gateway._harness import IN_PROCESS, http_client, in_process_gateway
+from tests.support.gateway import IN_PROCESS, http_client, in_process_gateway
 
 PAGE = _reading.ROOT / "docs" / "code-mode.md"
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from specbridge.cli._demo import example_spec_path
+from tests.support.examples import example_spec_path
 
 from . import _reading
 

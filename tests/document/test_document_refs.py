@@ -9,8 +9,7 @@ import pytest
 from specbridge._errors import ErrorCode
 from specbridge.document import Resolver, UnresolvedRef, load_document, parse_document
 from specbridge.tools import convert
-
-from ..tools._tools_helpers import document, is_valid_2020_12, toolset
+from tests.support.openapi import document, is_valid_2020_12, toolset
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

@@ -6,8 +6,7 @@ import textwrap
 
 from specbridge.document import ApiDocument, parse_document
 from specbridge.tools import convert
-
-from ..tools._tools_helpers import is_valid_2020_12
+from tests.support.openapi import is_valid_2020_12
 
 SWAGGER = """
 swagger: '2.0'

@@ -5,60 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from specbridge.document import load_document
 from specbridge.files._files import FILE_REF, file_fields, with_file_fields
-from specbridge.tools import ToolSet, convert
-
-DOCUMENT = """\
-openapi: 3.1.0
-info: {title: Fields, version: '1'}
-paths:
-  /forms:
-    post:
-      operationId: sendForm
-      requestBody:
-        content:
-          multipart/form-data:
-            schema:
-              type: object
-              properties:
-                file: {type: string, format: binary}
-                picture: {type: string, contentMediaType: image/png}
-                encoded: {type: string, contentEncoding: base64}
-                note: {type: string}
-                meta: {type: object}
-      responses: {'204': {description: Done}}
-  /raw:
-    put:
-      operationId: putRaw
-      requestBody:
-        content:
-          application/octet-stream:
-            schema: {type: string, format: binary}
-      responses: {'204': {description: Done}}
-  /text:
-    put:
-      operationId: putText
-      requestBody:
-        content:
-          text/plain:
-            schema: {type: string}
-      responses: {'204': {description: Done}}
-  /json:
-    post:
-      operationId: postJson
-      requestBody:
-        content:
-          application/json:
-            schema: {type: object, properties: {file: {type: string, format: binary}}}
-      responses: {'204': {description: Done}}
-"""
-
-
-def tools(tmp_path: Path) -> ToolSet:
-    path = tmp_path / "fields.yaml"
-    path.write_text(DOCUMENT, encoding="utf-8")
-    return convert(load_document(path))
+from tests.files._fields import tools
 
 
 def test_binary_parts_and_a_binary_raw_body_take_files_and_nothing_else_does(tmp_path: Path) -> None:

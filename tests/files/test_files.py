@@ -14,7 +14,7 @@ from specbridge.call import BinaryContent, CallResult
 from specbridge.config import FilesConfig
 from specbridge.files import Files
 from specbridge.store import Store, open_store
-from tests.files.test_fields import tools
+from tests.files._fields import tools
 
 
 @pytest.fixture

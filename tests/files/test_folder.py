@@ -14,7 +14,7 @@ from specbridge.config import FilesConfig
 from specbridge.files._files import Files
 from specbridge.files._folder import GRACE, TEMP, FileFolder, new_file_id
 from specbridge.store import Store, open_store
-from tests.store._backends import namespaces, store_url
+from tests.support.stores import namespaces, store_url
 
 __all__ = ["namespaces", "store_url"]
 

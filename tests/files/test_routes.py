@@ -16,8 +16,8 @@ import httpx2
 import pytest
 
 from specbridge.gateway import Gateway
-from tests.gateway._harness import IN_PROCESS, http_client, in_process_gateway, write_config
-from tests.gateway.test_gateway_files import FILES_SPEC, text
+from tests.support.files import FILES_SPEC
+from tests.support.gateway import IN_PROCESS, http_client, in_process_gateway, text, write_config
 from tests.support.upstream import Reply, Upstream
 
 PAGE = b"<!doctype html><script>document.title = 'ran'</script><p>hello</p>"

@@ -5,17 +5,19 @@ and the check can fail). Skipped, saying why, without /usr/bin/chromium or playw
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from tests.gateway._harness import running_gateway, write_config
-from tests.gateway.test_gateway_files import FILES_SPEC
-from tests.support.chromium import NEEDS_CHROMIUM, chromium
+from tests.support.chromium import NEEDS_CHROMIUM, browser
+from tests.support.files import FILES_SPEC
+from tests.support.gateway import running_gateway, write_config
 from tests.support.upstream import Reply, Upstream
+
+__all__ = ["browser"]
 
 pytestmark = NEEDS_CHROMIUM
 
@@ -33,12 +35,6 @@ def page_for(recorder: Upstream) -> bytes:
 def recorder() -> Iterator[Upstream]:
     with Upstream() as server:
         yield server
-
-
-@pytest.fixture
-async def browser() -> AsyncIterator[Any]:
-    async with chromium() as launched:
-        yield launched
 
 
 async def test_an_uploaded_page_never_runs_on_the_gateway_origin(

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from tests.front.conftest import Serving
-from tests.gateway._harness import IN_PROCESS
+from tests.front._serving import Serving
 from tests.support.front import REDIRECT, pkce, query_of
+from tests.support.gateway import IN_PROCESS
 from tests.support.https import HttpsDocuments
 
 

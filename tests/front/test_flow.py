@@ -12,9 +12,9 @@ from typing import Any
 import httpx2
 import jwt
 
-from tests.front.conftest import Serving
-from tests.gateway._harness import IN_PROCESS, http_client
+from tests.front._serving import Serving
 from tests.support.front import MAPPED, REDIRECT, pkce, query_of
+from tests.support.gateway import IN_PROCESS, http_client
 from tests.support.glewlwyd import EMAIL
 
 RESOURCE = f"{IN_PROCESS}/shop/mcp"

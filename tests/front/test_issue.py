@@ -9,9 +9,9 @@ from typing import Any
 import httpx2
 
 from specbridge.config import load_config
-from tests.front.conftest import Served, Serving
-from tests.gateway._harness import IN_PROCESS, http_client, in_process_gateway
+from tests.front._serving import Served, Serving
 from tests.support.front import REDIRECT, pkce
+from tests.support.gateway import IN_PROCESS, http_client, in_process_gateway
 
 RESOURCE = f"{IN_PROCESS}/shop/mcp"
 

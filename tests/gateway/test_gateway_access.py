@@ -8,14 +8,13 @@ import logging
 from pathlib import Path
 
 import httpx2
-import mcp_types as types
 import pytest
 from mcp.shared.exceptions import MCPError
 
 from specbridge.access import key_sha256
 from specbridge.config import load_config
 from specbridge.gateway import Gateway
-from tests.gateway._harness import IN_PROCESS, http_client, in_process_gateway, write_config
+from tests.support.gateway import IN_PROCESS, http_client, in_process_gateway, text, write_config
 from tests.support.tokens import Issuer
 from tests.support.upstream import Upstream, json_response
 
@@ -42,10 +41,6 @@ def upstream_routes(upstream: Upstream) -> None:
     upstream.route("/products/p1", json_response({"id": "p1", "name": "Mug"}))
     upstream.route("/shops/s1/orders", json_response({"id": "o1"}, status=201))
     upstream.route("/notes", json_response({"notes": []}))
-
-
-def text(result: types.CallToolResult) -> str:
-    return " ".join(block.text for block in result.content if isinstance(block, types.TextContent))
 
 
 async def refusal(client: object, name: str, arguments: dict[str, object]) -> MCPError:

@@ -21,10 +21,10 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from specbridge.access import key_sha256
-from tests.gateway._harness import http_client
 from tests.support.accounts import serving as accounts_serving
 from tests.support.accounts import sign_in_and_grant
-from tests.support.chromium import NEEDS_CHROMIUM, chromium
+from tests.support.chromium import NEEDS_CHROMIUM, browser
+from tests.support.gateway import http_client, text
 from tests.support.glewlwyd import Glewlwyd
 from tests.support.oauth_api import (
     PEOPLE,
@@ -32,6 +32,8 @@ from tests.support.oauth_api import (
     protect,
 )
 from tests.support.upstream import Upstream
+
+__all__ = ["browser"]
 
 KEY_BOB, KEY_CAROL = "sbk_accounts-flow-bob-client", "sbk_accounts-flow-carol-client"
 CLIENTS = {
@@ -41,12 +43,6 @@ CLIENTS = {
 LINK = re.compile(r"https?://\S+/oauth/connect/shop\?id=[A-Za-z0-9_-]+")
 
 pytestmark = NEEDS_CHROMIUM
-
-
-@pytest.fixture
-async def browser() -> AsyncIterator[Any]:
-    async with chromium() as launched:
-        yield launched
 
 
 async def connect_in_browser(browser: Any, url: str, person: str) -> str:
@@ -73,10 +69,6 @@ async def serving(tmp_path: Path, upstream: Upstream, glewlwyd: Glewlwyd) -> Asy
 
 async def _accept(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
     return types.ElicitResult(action="accept")
-
-
-def text(result: types.CallToolResult) -> str:
-    return " ".join(block.text for block in result.content if isinstance(block, types.TextContent))
 
 
 async def test_each_client_connects_its_own_account_and_never_uses_anothers(

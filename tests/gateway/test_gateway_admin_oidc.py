@@ -13,16 +13,19 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 
 from specbridge.config import load_config
-from specbridge.gateway import Gateway, bind, serve_http
+from specbridge.gateway import Gateway, bind
 from specbridge.gateway._http import base_url
 from specbridge.store import Status
+from tests.support.chromium import browser
 from tests.support.front import STORE_KEY, front_config, signin_client
+from tests.support.gateway import serving_on
 from tests.support.glewlwyd import EMAIL, PASSWORD, USER, Glewlwyd
 from tests.support.upstream import Upstream, echo
+
+__all__ = ["browser"]
 
 CHROMIUM = os.environ.get("SPECBRIDGE_TEST_CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -38,18 +41,6 @@ pytestmark = [
 ]
 
 
-@pytest.fixture
-async def browser() -> AsyncIterator[Any]:
-    from playwright.async_api import async_playwright
-
-    async with async_playwright() as playwright:
-        launched = await playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS, timeout=60_000)
-        try:
-            yield launched
-        finally:
-            await launched.close()
-
-
 @contextlib.asynccontextmanager
 async def serving(
     tmp_path: Path, upstream: Upstream, glewlwyd: Glewlwyd
@@ -62,18 +53,8 @@ async def serving(
         tools={"createOrder": {"requires_approval": True}},
     )  # fmt: skip
     gateway = Gateway(load_config(config), config_path=str(config))
-    stop, ready = anyio.Event(), anyio.Event()
-    try:
-        async with anyio.create_task_group() as tasks:
-            tasks.start_soon(lambda: serve_http(gateway, sock, on_ready=lambda _: ready.set(), stop=stop))
-            with anyio.fail_after(15):
-                await ready.wait()
-            try:
-                yield base, gateway
-            finally:
-                stop.set()
-    finally:
-        sock.close()
+    async with serving_on(gateway, sock):
+        yield base, gateway
 
 
 async def test_an_admin_signs_in_with_the_provider_and_answers_an_approval(

@@ -13,9 +13,9 @@ import pytest
 
 from specbridge.access import key_sha256, new_key
 from specbridge.config import load_config
-from tests.gateway._harness import IN_PROCESS, write_config
-from tests.gateway.test_gateway_shared_sessions import RoundRobin, gateways
-from tests.store._backends import POSTGRES, REDIS, _refused, namespaces
+from tests.gateway._shared import RoundRobin, gateways
+from tests.support.gateway import IN_PROCESS, write_config
+from tests.support.stores import namespaces, server_store
 from tests.support.upstream import Upstream
 
 __all__ = ["namespaces"]
@@ -27,11 +27,7 @@ KEY, NEW_KEY = new_key(admin=True), new_key(admin=True)
 def shared_store(request: pytest.FixtureRequest, tmp_path: Path, namespaces: Callable[[str], str]) -> str:
     if request.param == "sqlite":
         return f"'sqlite:///{tmp_path / 'state.db'}'"
-    url = POSTGRES if request.param == "postgresql" else REDIS
-    reason = _refused(url)
-    if reason:
-        pytest.skip(reason)
-    return f"{url}?namespace={namespaces(request.param)}"
+    return server_store(request.param, namespaces)
 
 
 def admin_config(tmp_path: Path, upstream: Upstream, store: str, admins: str) -> Path:

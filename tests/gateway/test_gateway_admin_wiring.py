@@ -10,7 +10,7 @@ import httpx2
 
 from specbridge.access import key_sha256, new_key
 from specbridge.config import load_config
-from tests.gateway._harness import IN_PROCESS, in_process_gateway, write_config
+from tests.support.gateway import IN_PROCESS, in_process_gateway, write_config
 from tests.support.upstream import Upstream
 
 KEY = new_key(admin=True)

@@ -12,7 +12,7 @@ import mcp_types as types
 import orjson
 import pytest
 
-from tests.gateway._harness import IN_PROCESS, http_client, in_process_gateway, write_config
+from tests.support.gateway import IN_PROCESS, http_client, in_process_gateway, write_config
 from tests.support.upstream import Upstream, binary_response, json_response
 
 SPEC = """\

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.gateway._harness import http_client, running_gateway
-from tests.gateway.test_gateway_files import DATA, KEY_A, config_with, parts, text, upload, upstream_routes
-from tests.store._backends import namespaces, store_url
+from tests.support.files import DATA, KEY_A, config_with, parts, upload, upstream_routes
+from tests.support.gateway import http_client, running_gateway, text
+from tests.support.stores import namespaces, store_url
 from tests.support.upstream import Upstream
 
 __all__ = ["namespaces", "store_url", "upstream_routes"]

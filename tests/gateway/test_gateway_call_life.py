@@ -8,14 +8,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import httpx2
-import mcp_types as types
 import pytest
 
 from specbridge.access import key_sha256, new_key
-from tests.gateway._harness import IN_PROCESS, http_client, in_process_gateway, write_config
-from tests.gateway.test_gateway_elicit import User
-from tests.gateway.test_gateway_files import FILES_SPEC
-from tests.store._backends import namespaces, store_url
+from tests.gateway._elicit import User
+from tests.support.files import FILES_SPEC
+from tests.support.gateway import IN_PROCESS, http_client, in_process_gateway, text, write_config
+from tests.support.stores import namespaces, store_url
 from tests.support.upstream import Upstream, json_response
 
 __all__ = ["namespaces", "store_url"]
@@ -29,10 +28,6 @@ KEY_A, KEY_B = new_key(), new_key()
 def upstream_routes(upstream: Upstream) -> None:
     upstream.route("/shops/s1/orders", json_response({"id": "o1"}, status=201))
     upstream.route("/blobs/b1", json_response({"stored": True}))
-
-
-def text(result: types.CallToolResult) -> str:
-    return " ".join(block.text for block in result.content if isinstance(block, types.TextContent))
 
 
 def config(tmp_path: Path, upstream: Upstream, store: str, top: str, *, spec: str | None = None) -> Path:

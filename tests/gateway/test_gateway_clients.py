@@ -10,7 +10,8 @@ from click.testing import CliRunner
 
 from specbridge.access import key_sha256
 from specbridge.cli import app
-from tests.gateway._harness import (
+from tests.gateway._clients import AUTH, CLIENTS, KEY_A, KEY_B, KEY_OTHER
+from tests.support.gateway import (
     IN_PROCESS,
     http_client,
     in_process_gateway,
@@ -21,29 +22,6 @@ from tests.gateway._harness import (
 from tests.support.upstream import Upstream, echo, json_response
 
 ERAS = ["legacy", "2026-07-28"]
-KEY_A = "sbk_test-key-for-client-a"
-KEY_B = "sbk_test-key-for-client-b"
-KEY_OTHER = "sbk_test-key-for-another-api-only"
-
-CLIENTS = f"""\
-  other:
-    spec: ./shop.yaml
-clients:
-  shop-a:
-    key_sha256: "{key_sha256(KEY_A)}"
-    apis: [shop]
-    bindings: {{shop: {{path.shopId: shop-1}}}}
-    secrets: {{shop: a}}
-  shop-b:
-    key_sha256: "{key_sha256(KEY_B)}"
-    apis: [shop]
-    bindings: {{shop: {{path.shopId: shop-2}}}}
-    secrets: {{shop: b}}
-  other-only:
-    key_sha256: "{key_sha256(KEY_OTHER)}"
-    apis: [other]
-"""
-AUTH = "auth: {type: header, name: X-Shop-Token, secrets: {a: env:SHOP_TOKEN_A, b: env:SHOP_TOKEN_B}}\n"
 
 
 @pytest.fixture(autouse=True)

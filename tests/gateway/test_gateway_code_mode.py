@@ -6,12 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import mcp_types as types
 import pytest
 
-from tests.gateway._harness import IN_PROCESS, http_client, in_process_gateway
 from tests.support.audit import audit_lines
 from tests.support.codemode import code_config, shop_routes
+from tests.support.gateway import IN_PROCESS, http_client, in_process_gateway, text
 from tests.support.upstream import Upstream
 
 ERAS = ["legacy", "2026-07-28"]
@@ -29,10 +28,6 @@ print("checked", len(orders), "orders")
 @pytest.fixture(autouse=True)
 def upstream_routes(upstream: Upstream) -> None:
     shop_routes(upstream)
-
-
-def text(result: types.CallToolResult) -> str:
-    return " ".join(block.text for block in result.content if isinstance(block, types.TextContent))
 
 
 @pytest.mark.parametrize("era", ERAS)

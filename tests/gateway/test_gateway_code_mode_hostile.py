@@ -14,8 +14,8 @@ import mcp_types as types
 import pytest
 
 from specbridge.access import key_sha256
-from tests.gateway._harness import IN_PROCESS, http_client, in_process_gateway
 from tests.support.codemode import code_config, shop_routes
+from tests.support.gateway import IN_PROCESS, http_client, in_process_gateway, text
 from tests.support.upstream import RecordedRequest, Reply, Upstream, json_response
 
 READER, BUYER = "sbk_code-key-of-the-reader", "sbk_code-key-of-the-buyer"
@@ -51,10 +51,6 @@ HOSTILE = {
 @pytest.fixture(autouse=True)
 def upstream_routes(upstream: Upstream) -> None:
     shop_routes(upstream)
-
-
-def text(result: types.CallToolResult) -> str:
-    return " ".join(block.text for block in result.content if isinstance(block, types.TextContent))
 
 
 @pytest.mark.parametrize("case", HOSTILE, ids=list(HOSTILE))

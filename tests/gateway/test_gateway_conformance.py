@@ -16,7 +16,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from tests.gateway._harness import running_gateway, write_config
+from tests.support.gateway import running_gateway, write_config
 from tests.support.required import lacking
 from tests.support.upstream import Upstream, binary_response, json_response, text_response
 

@@ -10,17 +10,12 @@ from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
 import httpx
-import mcp_types as types
 
 from specbridge.access import key_sha256, new_key
-from tests.gateway._harness import http_client, running_gateway
+from tests.support.gateway import http_client, running_gateway, text
 from tests.support.upstream import Upstream, json_response
 
 ADMIN_KEY = new_key(admin=True)
-
-
-def text(result: types.CallToolResult) -> str:
-    return " ".join(block.text for block in result.content if isinstance(block, types.TextContent))
 
 
 def connectors_config(directory: Path, upstream: Upstream) -> Path:

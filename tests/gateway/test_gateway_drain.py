@@ -24,9 +24,9 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from specbridge.store import Status, open_store
-from tests.gateway._harness import http_client, write_config
-from tests.gateway._process import gateway_process
-from tests.gateway.test_gateway_idempotency import KEY_SPEC
+from tests.gateway._keys import KEY_SPEC
+from tests.support.gateway import http_client, text, write_config
+from tests.support.processes import gateway_process
 from tests.support.upstream import Gate, Upstream, json_response
 
 ORDER = {"shopId": "s1", "product": "p1", "quantity": 2, "idempotency_key": "order-1"}
@@ -60,10 +60,6 @@ def drain_config(tmp_path: Path, upstream: Upstream) -> tuple[Path, str]:
         path.read_text(encoding="utf-8") + f"approvals: {{wait: 50}}\nstore: '{store}'\n", encoding="utf-8"
     )
     return path, store
-
-
-def text(result: types.CallToolResult) -> str:
-    return " ".join(block.text for block in result.content if isinstance(block, types.TextContent))
 
 
 async def until(check: Callable[[], Awaitable[bool]], seconds: float = 30) -> None:

@@ -13,7 +13,7 @@ import pytest
 from specbridge._errors import ErrorCode
 from specbridge.config import load_config
 from specbridge.gateway import exposure_refusal
-from tests.gateway._harness import IN_PROCESS, http_client, in_process_gateway, write_config
+from tests.support.gateway import IN_PROCESS, http_client, in_process_gateway, write_config
 from tests.support.tokens import Issuer
 from tests.support.upstream import Upstream, json_response
 

@@ -11,7 +11,6 @@ playwright."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import importlib.util
 import os
@@ -20,32 +19,31 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-import anyio
 import httpx2
 import pytest
 from mcp import Client
 from mcp.client.auth import OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import (
-    AuthorizationCodeResult,
-    OAuthClientInformationFull,
     OAuthClientMetadata,
-    OAuthToken,
 )
 
 from specbridge.config import load_config
-from specbridge.gateway import Gateway, bind, serve_http
+from specbridge.gateway import Gateway, bind
 from specbridge.gateway._http import base_url
-from tests.gateway._harness import http_client
-from tests.support.front import STORE_KEY, front_config, signin_client
+from tests.support.chromium import browser
+from tests.support.front import SDK_REDIRECT, STORE_KEY, Browsing, Memory, front_config, signin_client
+from tests.support.gateway import http_client, serving_on
 from tests.support.glewlwyd import PASSWORD, USER, Glewlwyd
 from tests.support.https import HttpsDocuments
 from tests.support.upstream import Upstream, echo
 
+__all__ = ["browser"]
+
 CHROMIUM = os.environ.get("SPECBRIDGE_TEST_CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]  # fmt: skip
-REDIRECT = "http://127.0.0.1:1/oauth/callback"  # never reached: the browser's request to it is caught
+REDIRECT = SDK_REDIRECT
 
 pytestmark = [
     pytest.mark.skipif(
@@ -57,55 +55,13 @@ pytestmark = [
 ]
 
 
-class Memory:
-    """The SDK's token storage, in memory."""
-
-    def __init__(self) -> None:
-        self.tokens: OAuthToken | None = None
-        self.client: OAuthClientInformationFull | None = None
-
-    async def get_tokens(self) -> OAuthToken | None:
-        return self.tokens
-
-    async def set_tokens(self, tokens: OAuthToken) -> None:
-        self.tokens = tokens
-
-    async def get_client_info(self) -> OAuthClientInformationFull | None:
-        return self.client
-
-    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
-        self.client = client_info
-
-
-@pytest.fixture
-async def browser() -> AsyncIterator[Any]:
-    from playwright.async_api import async_playwright
-
-    async with async_playwright() as playwright:
-        launched = await playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS, timeout=60_000)
-        try:
-            yield launched
-        finally:
-            await launched.close()
-
-
-class Person:
+class Person(Browsing):
     """Alice, in a browser of her own: signs in at glewlwyd when the SDK sends her to the gateway,
     allows on the gateway's consent page, and hands the SDK the code."""
 
     def __init__(self, page: Any) -> None:
-        self.page = page
-        self.visited: list[str] = []
+        super().__init__(page)
         self.consent: str = ""
-        self.arrived: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-
-    async def start(self) -> None:
-        async def caught(route: Any) -> None:
-            if not self.arrived.done():
-                self.arrived.set_result(route.request.url)
-            await route.fulfill(status=200, content_type="text/plain", body="signed in; back to the client")
-
-        await self.page.route(REDIRECT + "?*", caught)
 
     async def sign_in(self, authorization_url: str) -> None:
         self.visited.append(authorization_url)
@@ -118,11 +74,6 @@ class Person:
         await page.wait_for_selector("button:has-text('Allow')")  # the gateway's consent page
         self.consent = str(await page.inner_text("main"))
         await page.click("button:has-text('Allow')")
-
-    async def code(self) -> AuthorizationCodeResult:
-        url = await asyncio.wait_for(self.arrived, 60)
-        query = {name: values[0] for name, values in parse_qs(urlsplit(url).query).items()}
-        return AuthorizationCodeResult(code=query["code"], state=query.get("state"), iss=query.get("iss"))
 
 
 @contextlib.asynccontextmanager
@@ -137,18 +88,8 @@ async def serving(
     config = front_config(tmp_path, upstream, glewlwyd, base, signin_client(glewlwyd, base), allow=allow,
                           audience=f"{base}/shop/mcp")  # fmt: skip
     gateway = Gateway(load_config(config), config_path=str(config))
-    stop, ready = anyio.Event(), anyio.Event()
-    try:
-        async with anyio.create_task_group() as tasks:
-            tasks.start_soon(lambda: serve_http(gateway, sock, on_ready=lambda _: ready.set(), stop=stop))
-            with anyio.fail_after(15):
-                await ready.wait()
-            try:
-                yield base, config
-            finally:
-                stop.set()
-    finally:
-        sock.close()
+    async with serving_on(gateway, sock):
+        yield base, config
 
 
 async def sign_in_and_call(
@@ -202,24 +143,12 @@ async def test_the_sdk_client_signs_in_through_the_front_by_metadata_document_an
             by_document = await sign_in_and_call(browser, url, client_metadata_url=metadata_url)
             by_registration = await sign_in_and_call(browser, url)
             token = by_document[0].tokens.access_token if by_document[0].tokens else ""
+            other = Gateway(load_config(config), config_path=str(config))
             async with (
-                contextlib.AsyncExitStack() as stack,
+                serving_on(other, bind("127.0.0.1", 0)) as other_base,
+                http_client(f"{other_base}/shop/mcp", key=token) as second,
             ):
-                other_sock = bind("127.0.0.1", 0)
-                stack.callback(other_sock.close)
-                other = Gateway(load_config(config), config_path=str(config))
-                stop, ready = anyio.Event(), anyio.Event()
-                async with anyio.create_task_group() as tasks:
-                    tasks.start_soon(
-                        lambda: serve_http(other, other_sock, on_ready=lambda _: ready.set(), stop=stop)
-                    )
-                    with anyio.fail_after(15):
-                        await ready.wait()
-                    try:
-                        async with http_client(f"{base_url(other_sock)}/shop/mcp", key=token) as second:
-                            elsewhere = await second.list_tools()
-                    finally:
-                        stop.set()
+                elsewhere = await second.list_tools()
 
     for storage, person, listed, result in (by_document, by_registration):
         assert "createOrder" in {tool.name for tool in listed.tools}

@@ -13,8 +13,8 @@ import anyio
 import pytest
 
 from specbridge import examples
-from tests.gateway._harness import running_gateway
 from tests.gateway._rawrpc import RawSession
+from tests.support.gateway import running_gateway
 from tests.support.mutate import mutate
 from tests.support.upstream import Upstream
 

@@ -16,7 +16,7 @@ from specbridge.access import key_sha256
 from specbridge.config import load_config
 from specbridge.gateway import Gateway
 from specbridge.gateway import _http as http_module
-from tests.gateway._harness import http_client, running_gateway, write_config
+from tests.support.gateway import http_client, running_gateway, write_config
 from tests.support.upstream import Upstream, json_response
 
 

@@ -12,7 +12,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from specbridge.call import CallResult
-from tests.gateway._harness import (
+from tests.support.gateway import (
     IN_PROCESS,
     PNG,
     http_client,

@@ -4,10 +4,7 @@ and Redis."""
 
 from __future__ import annotations
 
-import base64
 import json
-import secrets
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -22,59 +19,14 @@ from specbridge.document import parse_document
 from specbridge.service import call_key, derived_key, fingerprint, store_key
 from specbridge.store import open_store
 from specbridge.tools import convert
-from tests.gateway._harness import IN_PROCESS, SPEC, http_client, in_process_gateway, write_config
-from tests.gateway._process import gateway_processes
-from tests.store._backends import namespaces, store_url
-from tests.support.upstream import Gate, RecordedRequest, Reply, Upstream, json_response, text_response
+from tests.gateway._keys import KEY_SPEC, MCP, ORDER, config_with, orders
+from tests.support.gateway import http_client, in_process_gateway, text
+from tests.support.processes import gateway_processes
+from tests.support.stores import namespaces, store_url
+from tests.support.upstream import Gate, Upstream, json_response
+from tests.support.webhooks import webhook_receiver
 
 __all__ = ["namespaces", "store_url"]
-
-ORDER = {"shopId": "s1", "product": "p1", "quantity": 2}
-MCP = f"{IN_PROCESS}/mcp"  # the in-process gateway's endpoint (the socket is not the point here)
-KEY_SPEC = (
-    SPEC
-    + """\
-  /payments:
-    post:
-      operationId: createPayment
-      summary: Take a payment
-      parameters:
-        - {name: Idempotency-Key, in: header, required: false, schema: {type: string}}
-      requestBody:
-        required: true
-        content:
-          application/json:
-            schema: {type: object, required: [amount], properties: {amount: {type: integer}}}
-      responses: {'200': {description: The payment, content: {application/json: {schema: {type: object}}}}}
-  /checkouts:
-    post:
-      operationId: createCheckout
-      summary: Start a checkout
-      requestBody:
-        required: true
-        content:
-          application/json:
-            schema:
-              type: object
-              required: [idempotency_key, amount]
-              properties: {idempotency_key: {type: string}, amount: {type: integer}}
-      responses: {'200': {description: The checkout, content: {application/json: {schema: {type: object}}}}}
-  /refunds:
-    post:
-      operationId: createRefund
-      summary: Refund a payment (a body the tool takes whole)
-      requestBody:
-        required: true
-        content:
-          application/json:
-            schema:
-              type: object
-              required: [idempotency_key]
-              properties: {idempotency_key: {type: string}, amount: {type: integer}}
-              oneOf: [{required: [amount]}, {required: [all]}]
-      responses: {'200': {description: The refund, content: {application/json: {schema: {type: object}}}}}
-"""
-)
 
 
 @pytest.fixture(autouse=True)
@@ -84,20 +36,6 @@ def upstream_routes(upstream: Upstream) -> None:
     upstream.route("/payments", json_response({"id": "pay1"}))
     upstream.route("/checkouts", json_response({"id": "c1"}))
     upstream.route("/refunds", json_response({"id": "r1"}))
-
-
-def text(result: types.CallToolResult) -> str:
-    return " ".join(block.text for block in result.content if isinstance(block, types.TextContent))
-
-
-def config_with(tmp_path: Path, upstream: Upstream, store: str, top: str = "", clients: str = "") -> Path:
-    path = write_config(tmp_path, upstream, spec=KEY_SPEC, clients=clients)
-    path.write_text(path.read_text(encoding="utf-8") + f"store: '{store}'\n{top}", encoding="utf-8")
-    return path
-
-
-def orders(upstream: Upstream) -> list[RecordedRequest]:
-    return [request for request in upstream.requests if request.path == "/shops/s1/orders"]
 
 
 async def test_a_repeated_key_with_the_same_arguments_gets_the_stored_result_and_sends_nothing_again(
@@ -389,37 +327,22 @@ async def test_a_long_call_whose_gateway_died_is_outcome_unknown_through_get_cal
 async def test_a_long_call_that_answered_pending_is_announced_to_its_clients_webhook_signed(
     tmp_path: Path, upstream: Upstream, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    whsec = "whsec_" + base64.b64encode(secrets.token_bytes(32)).decode()
-    monkeypatch.setenv("SB_TEST_CLIENT_HOOK", whsec)
     gate = Gate()
     upstream.route("/shops/s1/orders", gate.reply({"id": "o-hook"}))
-    key = new_key()
-    delivered = threading.Event()
-
-    def received(request: RecordedRequest) -> Reply:
-        delivered.set()
-        return text_response("ok")
-
-    with Upstream() as receiver:
-        receiver.route("/hook", received)
-        hook = (
-            f"{{url: '{receiver.url}/hook', secret: 'env:SB_TEST_CLIENT_HOOK', "
-            f"egress: {{allow: ['{receiver.address}']}}, events: [call.completed]}}"
-        )
-        clients = f"clients:\n  bot: {{key_sha256: {key_sha256(key)}, apis: [shop], webhook: {hook}}}\n"
+    with webhook_receiver(monkeypatch) as hooks:
         config = config_with(
-            tmp_path, upstream, f"sqlite:///{tmp_path / 'state.db'}", top=LONG, clients=clients
+            tmp_path, upstream, f"sqlite:///{tmp_path / 'state.db'}", top=LONG, clients=hooks.clients
         )
         async with (
             in_process_gateway(config) as (asgi, _),
-            http_client(MCP, key=key, transport=asgi) as client,
+            http_client(MCP, key=hooks.key, transport=asgi) as client,
         ):
             identifier = call_id(await client.call_tool("createOrder", ORDER))
             gate.open.set()
             # the sender looks at the outbox every second; bounded
-            assert await anyio.to_thread.run_sync(delivered.wait, 20)
-        (delivery,) = receiver.requests
-    payload = Webhook(whsec).verify(delivery.body, delivery.headers)
+            assert await anyio.to_thread.run_sync(hooks.delivered.wait, 20)
+        (delivery,) = hooks.upstream.requests
+    payload = Webhook(hooks.secret).verify(delivery.body, delivery.headers)
     assert payload["type"] == "call.completed"
     assert payload["data"]["call_id"] == identifier
     assert payload["data"]["client"] == "bot" and payload["data"]["tool"] == "createOrder"

@@ -15,9 +15,9 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from specbridge.access import key_sha256
-from tests.gateway._harness import IN_PROCESS, http_client, in_process_gateway, write_config
-from tests.gateway._process import gateway_processes
-from tests.store._backends import REDIS, _refused, namespaces
+from tests.support.gateway import IN_PROCESS, http_client, in_process_gateway, write_config
+from tests.support.processes import gateway_processes
+from tests.support.stores import namespaces, server_store
 from tests.support.tokens import Issuer
 from tests.support.upstream import Upstream, json_response
 
@@ -91,10 +91,7 @@ async def test_eight_concurrent_clients_each_get_exactly_their_limit_and_their_t
 
 @pytest.fixture
 def redis_store(namespaces: Callable[[str], str]) -> str:
-    reason = _refused(REDIS)
-    if reason:
-        pytest.skip(reason)
-    return f"{REDIS}?namespace={namespaces('redis')}"
+    return server_store("redis", namespaces)
 
 
 async def test_two_gateway_processes_on_one_redis_share_a_clients_limit_and_its_rules(

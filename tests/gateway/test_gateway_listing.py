@@ -9,15 +9,15 @@ from pathlib import Path
 import pytest
 
 from specbridge.access import key_sha256, new_key
-from tests.gateway._harness import (
+from tests.support.gateway import (
     EXTRA_OPERATION,
     SPEC,
     http_client,
     in_process_gateway,
     write_config,
 )
-from tests.gateway._process import gateway_process
 from tests.support.methods import CountingTransport
+from tests.support.processes import gateway_process
 from tests.support.upstream import Upstream
 
 MODERN = "2026-07-28"

@@ -8,8 +8,8 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.gateway._harness import running_gateway, write_config
 from tests.gateway._rawrpc import RawSession
+from tests.support.gateway import running_gateway, write_config
 from tests.support.upstream import Upstream, json_response
 
 MALFORMED: list[tuple[str, str, Any, str]] = [

@@ -10,10 +10,10 @@ from pathlib import Path
 import anyio
 import pytest
 
-from specbridge.call._offload import CheckPool
+from specbridge.call import CHECKERS, CheckPool
 from specbridge.config import load_config
 from specbridge.gateway import Gateway
-from tests.gateway._harness import write_config
+from tests.support.gateway import write_config
 from tests.support.upstream import Upstream
 
 
@@ -36,8 +36,6 @@ async def test_after_start_the_loaded_tools_are_frozen_out_of_the_collectors_way
 async def test_compiled_checks_are_kept_for_a_bounded_number_of_tools(
     tmp_path: Path, upstream: Upstream
 ) -> None:
-    from specbridge.call import _plan
-
     config = write_config(tmp_path, upstream)
     gateway = Gateway(load_config(config), config_path=str(config))
     await gateway.start()
@@ -46,7 +44,7 @@ async def test_compiled_checks_are_kept_for_a_bounded_number_of_tools(
         caller._plans.checkers.size = 2
         for tool in gateway.state("shop").toolset.tools:
             await caller.call(tool.name, {"unexpected": 1})
-        assert len(caller._plans.checkers) == 2 <= _plan.CHECKERS
+        assert len(caller._plans.checkers) == 2 <= CHECKERS
     finally:
         await gateway.aclose()
 

@@ -19,7 +19,14 @@ from specbridge._logging import LOGGER_NAME, configure_logging
 from specbridge.access import key_sha256
 from specbridge.config import load_config
 from specbridge.gateway import Gateway
-from tests.gateway._harness import IN_PROCESS, http_client, in_process_gateway, running_gateway, write_config
+from tests.support.gateway import (
+    IN_PROCESS,
+    http_client,
+    in_process_gateway,
+    initialize_message,
+    running_gateway,
+    write_config,
+)
 from tests.support.glewlwyd import Glewlwyd
 from tests.support.tokens import Issuer
 from tests.support.upstream import Upstream, echo, json_response
@@ -66,16 +73,7 @@ async def get(transport: httpx2.AsyncBaseTransport, path: str) -> httpx2.Respons
         return await plain.get(IN_PROCESS + path)
 
 
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "t", "version": "0"},
-    },
-}
+INITIALIZE = initialize_message("t", "0")
 ACCEPT = {"Accept": "application/json, text/event-stream"}
 
 

@@ -10,8 +10,6 @@ the upstream. Skipped, saying why, without glewlwyd, Chromium or playwright."""
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -22,63 +20,24 @@ from mcp import Client
 from mcp.client.auth import OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import (
-    AuthorizationCodeResult,
-    OAuthClientInformationFull,
     OAuthClientMetadata,
-    OAuthToken,
 )
 
-from tests.gateway._harness import running_gateway, write_config
-from tests.support.chromium import NEEDS_CHROMIUM, chromium
+from tests.support.chromium import NEEDS_CHROMIUM, browser
+from tests.support.front import SDK_REDIRECT, Browsing, Memory
+from tests.support.gateway import running_gateway, write_config
 from tests.support.glewlwyd import PASSWORD, USER, USER_SUB, Glewlwyd
 from tests.support.upstream import Upstream, echo
 
-REDIRECT = "http://127.0.0.1:1/oauth/callback"  # never reached: the browser's request to it is caught
+__all__ = ["browser"]
+
+REDIRECT = SDK_REDIRECT
 
 pytestmark = NEEDS_CHROMIUM
 
 
-class Memory:
-    """The SDK's token storage, in memory (`mcp.client.auth.TokenStorage`)."""
-
-    def __init__(self) -> None:
-        self.tokens: OAuthToken | None = None
-        self.client: OAuthClientInformationFull | None = None
-
-    async def get_tokens(self) -> OAuthToken | None:
-        return self.tokens
-
-    async def set_tokens(self, tokens: OAuthToken) -> None:
-        self.tokens = tokens
-
-    async def get_client_info(self) -> OAuthClientInformationFull | None:
-        return self.client
-
-    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
-        self.client = client_info
-
-
-@pytest.fixture
-async def browser() -> AsyncIterator[Any]:
-    async with chromium() as launched:
-        yield launched
-
-
-class Person:
+class Person(Browsing):
     """Signs in at glewlwyd's pages when the SDK sends her there, and hands the SDK the code."""
-
-    def __init__(self, page: Any) -> None:
-        self.page = page
-        self.visited: list[str] = []
-        self.arrived: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-
-    async def start(self) -> None:
-        async def caught(route: Any) -> None:
-            if not self.arrived.done():
-                self.arrived.set_result(route.request.url)
-            await route.fulfill(status=200, content_type="text/plain", body="signed in; back to the client")
-
-        await self.page.route(REDIRECT + "?*", caught)
 
     async def sign_in(self, authorization_url: str) -> None:
         self.visited.append(authorization_url)
@@ -90,11 +49,6 @@ class Person:
         await page.check("input[type=checkbox]")  # "Please check the box and click on 'Grant access'"
         await page.click("button:has-text('Grant access')")
         await page.click("button:has-text('Continue')")
-
-    async def code(self) -> AuthorizationCodeResult:
-        url = await asyncio.wait_for(self.arrived, 60)
-        query = {name: values[0] for name, values in parse_qs(urlsplit(url).query).items()}
-        return AuthorizationCodeResult(code=query["code"], state=query.get("state"), iss=query.get("iss"))
 
 
 async def test_the_sdk_client_signs_in_through_the_authorization_server_and_calls_a_tool(

@@ -13,10 +13,10 @@ import mcp_types as types
 import pytest
 
 from specbridge.store import StoreError
-from tests.gateway._harness import IN_PROCESS, http_client, in_process_gateway, write_config
-from tests.gateway.test_gateway_approvals import ORDER, admin, approval_config, approval_id, text
-from tests.store._backends import namespaces, store_url
+from tests.support.approvals import ORDER, admin, approval_config, approval_id
+from tests.support.gateway import IN_PROCESS, http_client, in_process_gateway, text, write_config
 from tests.support.oauth_api import STORE_KEY
+from tests.support.stores import namespaces, store_url
 from tests.support.upstream import Gate, RecordedRequest, Reply, Upstream, json_response
 
 __all__ = ["namespaces", "store_url"]

@@ -13,7 +13,7 @@ import pytest
 
 from specbridge.config import load_config
 from specbridge.gateway import Gateway
-from tests.gateway._harness import IN_PROCESS, http_client, in_process_gateway, write_config
+from tests.support.gateway import IN_PROCESS, http_client, in_process_gateway, write_config
 from tests.support.upstream import Upstream, json_response
 
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from specbridge.access import key_sha256
-from tests.gateway._harness import IN_PROCESS, http_client, in_process_gateway, write_config
 from tests.support.exchange import CLIENT, SECRET, ExchangeEndpoint
+from tests.support.gateway import IN_PROCESS, http_client, in_process_gateway, write_config
 from tests.support.tokens import Issuer
 from tests.support.upstream import Upstream, json_response
 

@@ -15,7 +15,7 @@ import pytest
 from specbridge.access import key_sha256
 from specbridge.config import load_config
 from specbridge.gateway import Gateway
-from tests.gateway._harness import EXTRA_OPERATION, SPEC, http_client, raw_post, running_gateway, write_config
+from tests.support.gateway import EXTRA_OPERATION, SPEC, http_client, raw_post, running_gateway, write_config
 from tests.support.upstream import Upstream, slow_drip, text_response
 
 NO_POLL = 3600.0  # the watcher never looks during a test; each test reloads itself

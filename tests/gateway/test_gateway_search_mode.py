@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import mcp_types as types
 import pytest
 
-from tests.gateway._harness import (
+from tests.support.gateway import (
     IN_PROCESS,
     http_client,
     in_process_gateway,
     many_operations_spec,
+    text,
     write_config,
 )
 from tests.support.upstream import Upstream, json_response
@@ -25,10 +25,6 @@ def upstream_routes(upstream: Upstream) -> None:
     """What this module's upstream answers (the upstream itself: tests/conftest.py)."""
     upstream.route("/products/p1", json_response({"id": "p1", "name": "Mug"}))
     upstream.route("/shops/s1/orders", json_response({"id": "o1"}, status=201))
-
-
-def text(result: types.CallToolResult) -> str:
-    return " ".join(block.text for block in result.content if isinstance(block, types.TextContent))
 
 
 @pytest.mark.parametrize("era", ERAS)

@@ -15,8 +15,8 @@ import pytest
 from specbridge.config import load_config
 from specbridge.gateway import Gateway, bind, serve_http
 from specbridge.gateway._sessions import SessionTable
-from tests.gateway._harness import write_config
 from tests.gateway._rawrpc import RawSession
+from tests.support.gateway import write_config
 from tests.support.upstream import Upstream
 
 KEYS = {"alice": "alice-key-0123456789", "bob": "bob-key-0123456789"}

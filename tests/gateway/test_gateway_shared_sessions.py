@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import hashlib
 import itertools
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -19,16 +19,15 @@ import httpx2
 import mcp_types as types
 import pytest
 
-from specbridge.config import load_config
-from specbridge.gateway import Gateway, http_app
 from specbridge.store import open_store
-from tests.gateway._harness import IN_PROCESS, http_client, write_config
-from tests.gateway._process import gateway_processes
 from tests.gateway._rawrpc import PROTOCOL
-from tests.store._backends import POSTGRES, REDIS, _refused, namespaces
+from tests.gateway._shared import RoundRobin, gateways
+from tests.support.gateway import IN_PROCESS, http_client, write_config
+from tests.support.processes import gateway_processes
+from tests.support.stores import namespaces, shared_store
 from tests.support.upstream import Upstream, json_response
 
-__all__ = ["namespaces"]
+__all__ = ["namespaces", "shared_store"]
 
 KEYS = {"alice": "alice-key-0123456789", "bob": "bob-key-0123456789"}
 URL = f"{IN_PROCESS}/mcp"
@@ -40,48 +39,12 @@ def upstream_routes(upstream: Upstream) -> None:
     upstream.route("/products/p1", json_response({"id": "p1", "name": "Mug"}))
 
 
-@pytest.fixture(params=["postgresql", "redis"])
-def shared_store(request: pytest.FixtureRequest, namespaces: Callable[[str], str]) -> str:
-    url = POSTGRES if request.param == "postgresql" else REDIS
-    reason = _refused(url)
-    if reason:
-        pytest.skip(reason)
-    return f"{url}?namespace={namespaces(request.param)}"
-
-
 def shared_config(tmp_path: Path, upstream: Upstream, store: str, extra: str = "") -> Path:
     clients = "clients:\n" + "".join(
         f"  {name}:\n    key_sha256: {hashlib.sha256(key.encode()).hexdigest()}\n    apis: [shop]\n"
         for name, key in KEYS.items()
     )
     return write_config(tmp_path, upstream, clients=f"store: {store}\n{extra}{clients}")
-
-
-class RoundRobin(httpx2.AsyncBaseTransport):
-    """A balancer without stickiness: each request goes to the next instance in turn."""
-
-    def __init__(self, instances: list[httpx2.ASGITransport]) -> None:
-        self.instances = instances
-        self._turn = itertools.count()
-        self.served = [0] * len(instances)
-
-    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
-        turn = next(self._turn) % len(self.instances)
-        self.served[turn] += 1
-        return await self.instances[turn].handle_async_request(request)
-
-
-@contextlib.asynccontextmanager
-async def gateways(config: Path, count: int = 2) -> AsyncIterator[list[tuple[httpx2.ASGITransport, Gateway]]]:
-    """`count` gateways on one config (one store), each with its own app and session managers."""
-    async with contextlib.AsyncExitStack() as stack:
-        made = []
-        for _ in range(count):
-            gateway = Gateway(load_config(config), config_path=str(config), poll_interval=3600.0)
-            app = http_app(gateway)
-            await stack.enter_async_context(app.router.lifespan_context(app))
-            made.append((httpx2.ASGITransport(app), gateway))
-        yield made
 
 
 @contextlib.asynccontextmanager

@@ -13,7 +13,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
-from tests.gateway._harness import EXTRA_OPERATION, SPEC, write_config
+from tests.support.gateway import EXTRA_OPERATION, SPEC, write_config
 from tests.support.upstream import Upstream, json_response
 
 ERAS = ["legacy", "2026-07-28"]
@@ -68,7 +68,7 @@ async def test_a_stdio_client_hears_that_the_tools_changed(tmp_path: Path, upstr
 async def test_stdio_can_act_as_one_client_with_its_bindings_and_secret(
     tmp_path: Path, upstream: Upstream, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tests.gateway.test_gateway_clients import AUTH, CLIENTS
+    from tests.gateway._clients import AUTH, CLIENTS
 
     monkeypatch.setenv("SHOP_TOKEN_A", "upstream-token-a")
     monkeypatch.setenv("SHOP_TOKEN_B", "upstream-token-b")

@@ -15,19 +15,10 @@ import anyio
 import pytest
 from anyio.abc import Process
 
-from tests.gateway._harness import EXTRA_OPERATION, SPEC, write_config
+from tests.support.gateway import EXTRA_OPERATION, SPEC, initialize_message, write_config
 from tests.support.upstream import Upstream, json_response
 
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "t", "version": "1"},
-    },
-}
+INITIALIZE = initialize_message("t", "1")
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 LIST = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
 FRONT_SAID = b'"stdio front answered"'

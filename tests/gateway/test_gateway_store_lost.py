@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from specbridge.store import ANY, Marker, MarkerKind, open_store
-from tests.gateway._harness import http_client, in_process_gateway
-from tests.gateway.test_gateway_approvals import admin, approval_config, approval_id
-from tests.gateway.test_gateway_idempotency import MCP, ORDER, config_with, orders, text
-from tests.store._backends import namespaces, store_url
+from tests.gateway._keys import MCP, ORDER, config_with, orders
+from tests.support.approvals import admin, approval_config, approval_id
+from tests.support.gateway import http_client, in_process_gateway, text
+from tests.support.stores import namespaces, store_url
 from tests.support.upstream import Upstream, json_response
 
 __all__ = ["namespaces", "store_url"]

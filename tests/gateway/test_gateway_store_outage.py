@@ -23,12 +23,18 @@ import anyio
 import mcp_types as types
 import pytest
 
-from tests.gateway._harness import IN_PROCESS, http_client, in_process_gateway, running_gateway, write_config
-from tests.gateway.test_gateway_idempotency import KEY_SPEC
-from tests.store._backends import POSTGRES, _refused, namespaces
-from tests.store.test_bounded import through
+from tests.gateway._keys import KEY_SPEC
+from tests.support.gateway import (
+    IN_PROCESS,
+    http_client,
+    in_process_gateway,
+    running_gateway,
+    text,
+    write_config,
+)
 from tests.support.proxy import Proxy
 from tests.support.required import lacking
+from tests.support.stores import POSTGRES, namespaces, refused, through
 from tests.support.upstream import Gate, Upstream, json_response
 
 __all__ = ["namespaces"]
@@ -107,7 +113,7 @@ async def _until_accepting(port: int) -> None:
 
 @contextlib.contextmanager
 def proxied_postgres(namespace: str) -> Iterator[Outage]:
-    reason = _refused(POSTGRES)
+    reason = refused(POSTGRES)
     if reason:
         pytest.skip(reason)
     parts = urlsplit(POSTGRES)
@@ -166,10 +172,6 @@ def code_of(result: types.CallToolResult) -> str | None:
     texts = [block.text for block in result.content if isinstance(block, types.TextContent)]
     found = texts[0].split("]", 1)[0].lstrip("[") if texts and texts[0].startswith("[") else None
     return found if result.is_error else None
-
-
-def text(result: types.CallToolResult) -> str:
-    return " ".join(block.text for block in result.content if isinstance(block, types.TextContent))
 
 
 @pytest.mark.parametrize("how", ["hang", "down"])
@@ -284,7 +286,7 @@ async def test_a_burst_of_calls_while_the_store_fails_gets_store_unavailable_for
 async def test_a_store_failing_while_the_clients_user_is_asked_ends_in_store_unavailable(
     tmp_path: Path, upstream: Upstream, gate: Gate, outage: Outage
 ) -> None:
-    from tests.gateway.test_gateway_elicit import CLIENT_KEY, ORDER, elicit_config
+    from tests.gateway._elicit import CLIENT_KEY, ORDER, elicit_config
 
     gate.open.set()
     config = elicit_config(tmp_path, upstream, wait=3)

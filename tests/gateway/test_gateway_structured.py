@@ -9,7 +9,7 @@ from pathlib import Path
 import mcp_types as types
 import pytest
 
-from tests.gateway._harness import IN_PROCESS, http_client, in_process_gateway, write_config
+from tests.support.gateway import IN_PROCESS, http_client, in_process_gateway, write_config
 from tests.support.upstream import Upstream, json_response
 
 SPEC = """\

@@ -13,9 +13,9 @@ import mcp_types as types
 import pytest
 
 from specbridge.access import key_sha256, new_key
-from tests.gateway._harness import IN_PROCESS, http_client, in_process_gateway, write_config
-from tests.gateway._process import gateway_processes
-from tests.store._backends import namespaces, store_url
+from tests.support.gateway import IN_PROCESS, http_client, in_process_gateway, write_config
+from tests.support.processes import gateway_processes
+from tests.support.stores import namespaces, store_url
 from tests.support.tasks import Tasks, cancel_task, get_task
 from tests.support.upstream import Gate, Upstream, json_response
 

@@ -22,9 +22,9 @@ from specbridge import ErrorCode, SpecbridgeError
 from specbridge.access import key_sha256, new_key
 from specbridge.config import load_config
 from specbridge.gateway import Gateway
-from tests.gateway._harness import http_client, write_config
-from tests.gateway._process import gateway_process
+from tests.support.gateway import http_client, write_config
 from tests.support.otlp import Receiver, otlp_receiver
+from tests.support.processes import gateway_process
 from tests.support.upstream import Upstream, json_response
 
 KEY = new_key()

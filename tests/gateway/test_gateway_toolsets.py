@@ -12,7 +12,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from specbridge.access import key_sha256
-from tests.gateway._harness import IN_PROCESS, SPEC, http_client, in_process_gateway
+from tests.support.gateway import IN_PROCESS, SPEC, http_client, in_process_gateway
 from tests.support.movies import MOVIES
 from tests.support.upstream import Upstream, json_response
 

@@ -7,7 +7,6 @@ once."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from pathlib import Path
 
 import anyio
@@ -15,27 +14,18 @@ import httpx
 import mcp_types as types
 import pytest
 
-from tests.gateway._harness import http_client, write_config
-from tests.gateway._process import admin_post, gateway_processes
-from tests.gateway.test_gateway_approvals import ADMIN_KEY, ORDER, approval_config, approval_id, text
-from tests.store._backends import POSTGRES, REDIS, _refused, namespaces
+from tests.support.approvals import ADMIN_KEY, ORDER, approval_config, approval_id
+from tests.support.gateway import http_client, text, write_config
+from tests.support.processes import admin_post, gateway_processes
+from tests.support.stores import namespaces, shared_store
 from tests.support.upstream import Gate, Upstream, json_response
 
-__all__ = ["namespaces"]
+__all__ = ["namespaces", "shared_store"]
 
 
 @pytest.fixture(autouse=True)
 def upstream_routes(upstream: Upstream) -> None:
     upstream.route("/shops/s1/orders", json_response({"id": "o1"}, status=201))
-
-
-@pytest.fixture(params=["postgresql", "redis"])
-def shared_store(request: pytest.FixtureRequest, namespaces: Callable[[str], str]) -> str:
-    url = POSTGRES if request.param == "postgresql" else REDIS
-    reason = _refused(url)
-    if reason:
-        pytest.skip(reason)
-    return f"{url}?namespace={namespaces(request.param)}"
 
 
 async def test_one_approval_approved_on_two_instances_at_once_is_answered_once_and_sent_once(

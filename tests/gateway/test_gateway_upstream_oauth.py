@@ -8,7 +8,6 @@ without glewlwyd."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,20 +16,16 @@ import mcp_types as types
 import pytest
 
 from specbridge.access import key_sha256
-from tests.gateway._harness import IN_PROCESS, http_client, in_process_gateway
-from tests.gateway._process import gateway_processes
-from tests.store._backends import POSTGRES, REDIS, _refused, namespaces
+from tests.support.gateway import IN_PROCESS, http_client, in_process_gateway, text
 from tests.support.glewlwyd import Glewlwyd
 from tests.support.oauth_api import API_SCOPE, STORE_KEY, new_client, oauth_config, protect, token_url
+from tests.support.processes import gateway_processes
+from tests.support.stores import namespaces, shared_store
 from tests.support.upstream import Upstream, json_response
 
-__all__ = ["namespaces"]
+__all__ = ["namespaces", "shared_store"]
 KEYS = [f"sbk_upstream-oauth-client-{number}" for number in range(8)]
 CLIENTS = {f"agent-{n}": {"key_sha256": key_sha256(key), "apis": ["shop"]} for n, key in enumerate(KEYS)}
-
-
-def text(result: types.CallToolResult) -> str:
-    return " ".join(block.text for block in result.content if isinstance(block, types.TextContent))
 
 
 @pytest.fixture
@@ -184,15 +179,6 @@ async def test_a_restarted_gateway_uses_the_stored_token(
             assert not (await client.call_tool("listNotes", {})).is_error
     assert glewlwyd.tokens_issued(grant["client_id"]) == 1
     assert len(set(bearers(upstream))) == 1
-
-
-@pytest.fixture(params=["postgresql", "redis"])
-def shared_store(request: pytest.FixtureRequest, namespaces: Callable[[str], str]) -> str:
-    url = POSTGRES if request.param == "postgresql" else REDIS
-    reason = _refused(url)
-    if reason:
-        pytest.skip(reason)
-    return f"{url}?namespace={namespaces(request.param)}"
 
 
 async def test_two_gateway_processes_on_one_store_share_one_token(

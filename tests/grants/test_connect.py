@@ -15,7 +15,7 @@ import pytest
 
 from specbridge.grants import AccountNotConnected, ConnectError, Fetched, GrantError, Grants
 from specbridge.store import Store
-from tests.grants.conftest import api_config
+from tests.grants._config import api_config
 from tests.support.glewlwyd import Glewlwyd
 from tests.support.oauth_api import API_SCOPE, PEOPLE, authorize_url, new_client, token_url
 

@@ -20,7 +20,7 @@ from specbridge.grants._seal import Sealer
 from specbridge.grants._slots import account_slot
 from specbridge.grants._tokens import Tokens
 from specbridge.store import Store
-from tests.grants.conftest import api_config
+from tests.grants._config import api_config
 from tests.support.glewlwyd import Glewlwyd
 from tests.support.oauth_api import API_SCOPE, PEOPLE, STORE_KEY, new_client, token_url
 from tests.support.upstream import RecordedRequest, Reply, Upstream, json_response

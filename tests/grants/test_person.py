@@ -19,7 +19,7 @@ from specbridge.access import Identity, Presented, TokenClaims
 from specbridge.call import CallResult
 from specbridge.grants import Fetched, GrantError, Grants
 from specbridge.store import Store
-from tests.grants.conftest import api_config
+from tests.grants._config import api_config
 from tests.support.exchange import CLIENT, EXCHANGE, JWT_BEARER, SECRET, ExchangeEndpoint
 from tests.support.tokens import Issuer
 from tests.support.upstream import Upstream

@@ -12,7 +12,7 @@ from typing import Any
 import httpx2
 
 from specbridge.access import key_sha256
-from tests.gateway._harness import IN_PROCESS, http_client, in_process_gateway
+from tests.support.gateway import IN_PROCESS, http_client, in_process_gateway
 from tests.support.glewlwyd import Glewlwyd
 from tests.support.oauth_api import (
     API_SCOPE,

@@ -8,7 +8,6 @@ boxes, never pixels. Skipped, saying why, without glewlwyd, Chromium or playwrig
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -16,12 +15,14 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from specbridge.access import key_sha256
-from tests.gateway._harness import http_client
 from tests.support.accounts import serving, sign_in_and_grant
-from tests.support.chromium import BOXES, DESKTOP, NEEDS_CHROMIUM, PHONE, chromium
+from tests.support.chromium import BOXES, DESKTOP, NEEDS_CHROMIUM, PHONE, browser
+from tests.support.gateway import http_client
 from tests.support.glewlwyd import Glewlwyd
 from tests.support.oauth_api import API_SCOPE, PEOPLE, STORE_KEY, protect
 from tests.support.upstream import Upstream
+
+__all__ = ["browser"]
 
 KEY = "sbk_connect-pages-in-a-browser"
 CLIENTS = {"robot-1": {"key_sha256": key_sha256(KEY), "apis": ["shop"], "display_name": "Robot One"}}
@@ -29,12 +30,6 @@ LINK = re.compile(r"https?://\S+/oauth/connect/shop\?id=[A-Za-z0-9_-]+")
 NOTE_BLUE = "rgb(232, 244, 253)"  # the admin page's `.note` box: its style sheet applies
 
 pytestmark = NEEDS_CHROMIUM
-
-
-@pytest.fixture
-async def browser() -> AsyncIterator[Any]:
-    async with chromium() as launched:
-        yield launched
 
 
 async def new_link(base: str) -> str:

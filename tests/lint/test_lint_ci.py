@@ -11,8 +11,7 @@ import pytest
 import yaml
 from click.testing import CliRunner, Result
 
-from specbridge.cli import app
-from specbridge.cli._app import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE
+from specbridge.cli import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE, app
 
 from ._lint_helpers import document, json_body, only, operation, run
 

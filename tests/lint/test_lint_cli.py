@@ -8,8 +8,7 @@ from pathlib import Path
 import yaml
 from click.testing import CliRunner
 
-from specbridge.cli import app
-from specbridge.cli._app import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE
+from specbridge.cli import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE, app
 
 from ._lint_helpers import document, operation
 

@@ -14,7 +14,7 @@ from specbridge.access import Identity, TokenClaims
 from specbridge.call import CallResult
 from specbridge.service import Asking, Question
 from specbridge.service._access import allowed, audit
-from tests.service.conftest import ORDER, counted, harness
+from tests.service._harness import ORDER, counted, harness
 from tests.support.audit import audit_lines as lines
 from tests.support.upstream import Gate, Upstream, json_response
 

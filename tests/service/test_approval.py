@@ -18,7 +18,7 @@ from specbridge.service._planning import plan
 from specbridge.service._request import Ready
 from specbridge.service._resolving import check, resolve
 from specbridge.store import Condition, Status
-from tests.service.conftest import ORDER, Harness, harness
+from tests.service._harness import ORDER, Harness, harness
 from tests.support.notice import reads_pending
 from tests.support.upstream import Upstream, json_response
 

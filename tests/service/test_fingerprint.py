@@ -9,7 +9,7 @@ from pathlib import Path
 from specbridge._json import dumps_bytes
 from specbridge.service._fingerprint import fingerprint, operation_digest
 from specbridge.tools import Tool
-from tests.service.conftest import harness
+from tests.service._harness import harness
 from tests.support.upstream import Upstream
 
 SCOPE = ("shop", "bot", "refundOrder")

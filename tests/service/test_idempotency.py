@@ -23,7 +23,7 @@ from specbridge.service._idempotency import (
 )
 from specbridge.service._once import result_json
 from specbridge.store import Store
-from tests.service.conftest import harness
+from tests.service._harness import harness
 from tests.support.upstream import Upstream
 
 SCOPE = ("shop", "bot", "createOrder")

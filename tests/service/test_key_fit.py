@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from specbridge.service import derived_key, fit_key
-from tests.gateway._harness import IN_PROCESS, http_client, in_process_gateway, write_config
+from tests.support.gateway import IN_PROCESS, http_client, in_process_gateway, write_config
 from tests.support.upstream import Upstream, json_response
 
 DERIVED = hashlib.sha256(b"a derived key").hexdigest()

@@ -43,8 +43,8 @@ from specbridge.files import Files
 from specbridge.service import CallRequest, CallService, Deadline, Ledger, key_plan, store_key
 from specbridge.store import Status, Store, StoreError
 from specbridge.tools import convert
-from tests.store._backends import POSTGRES, REDIS, _refused
 from tests.support.oauth_api import STORE_KEY
+from tests.support.stores import POSTGRES, REDIS, refused
 from tests.support.upstream import RecordedRequest, Reply, Upstream, json_response
 
 EXAMPLES, STEPS = 12, 30
@@ -442,7 +442,7 @@ MACHINES = {backend: machine(backend) for backend in ("sqlite", "postgresql", "r
 @pytest.mark.parametrize("backend", sorted(MACHINES))
 def test_every_way_into_the_api_keeps_the_promise(backend: str) -> None:
     url = {"postgresql": POSTGRES, "redis": REDIS}.get(backend)
-    reason = _refused(url) if url is not None else None
+    reason = refused(url) if url is not None else None
     if reason:
         pytest.skip(reason)
     MACHINES[backend].TestCase.settings = SETTINGS

@@ -15,7 +15,7 @@ from specbridge.config import config_from_data
 from specbridge.service._long_calls import LongCalls, Running, call_key, running_key
 from specbridge.service._once import result_json
 from specbridge.store import ClaimState, Store
-from tests.service.conftest import ORDER, harness
+from tests.service._harness import ORDER, harness
 from tests.support.upstream import Gate, Upstream
 
 SCOPE = ("shop", "bot", "createOrder")

@@ -12,7 +12,7 @@ import pytest
 
 from specbridge import ErrorCode
 from specbridge.store import Condition, Status
-from tests.service.conftest import ORDER, Harness, harness
+from tests.service._harness import ORDER, Harness, harness
 from tests.support.upstream import Upstream, json_response
 
 TOOLS = {"createOrder": {"requires_approval": True}}

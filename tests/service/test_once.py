@@ -14,7 +14,7 @@ import pytest
 from specbridge import ErrorCode
 from specbridge.call import CallResult
 from specbridge.store import Status
-from tests.service.conftest import ORDER, harness
+from tests.service._harness import ORDER, harness
 from tests.support.upstream import Gate, Upstream, json_response
 
 KEYED = {**ORDER, "idempotency_key": "order-1"}

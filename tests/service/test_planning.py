@@ -9,7 +9,7 @@ from specbridge import ErrorCode
 from specbridge.call import CallResult
 from specbridge.service._planning import plan
 from specbridge.service._request import Planned
-from tests.service.conftest import ORDER, harness
+from tests.service._harness import ORDER, harness
 from tests.support.upstream import Upstream
 
 

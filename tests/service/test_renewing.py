@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.service.conftest import harness
+from tests.service._harness import harness
 from tests.support.oauth_api import STORE_KEY
 from tests.support.upstream import RecordedRequest, Reply, Upstream, json_response
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from specbridge import ErrorCode
 from specbridge.access import Identity, TokenClaims, key_sha256
 from specbridge.store import Status
-from tests.service.conftest import ORDER, harness
+from tests.service._harness import ORDER, harness
 from tests.support.upstream import Upstream, json_response
 
 

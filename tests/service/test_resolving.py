@@ -10,12 +10,11 @@ from pathlib import Path
 import pytest
 
 from specbridge import ErrorCode
-from specbridge.call import CallResult
-from specbridge.call._checked import checked
+from specbridge.call import CallResult, checked
 from specbridge.service._planning import plan
 from specbridge.service._request import Planned, Ready
 from specbridge.service._resolving import check, resolve
-from tests.service.conftest import counted, harness
+from tests.service._harness import counted, harness
 from tests.support.upstream import Upstream, json_response
 
 

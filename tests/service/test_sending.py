@@ -22,11 +22,10 @@ from specbridge.call import CallResult
 from specbridge.config import ToolAccess
 from specbridge.service import Deadline
 from specbridge.store import Approval, Condition, Status
-from tests.service.conftest import ORDER, Harness, harness
+from tests.service._harness import ORDER, TOOLS, approved_while_nobody_waits, harness, served
 from tests.support.audit import audit_lines, auditing_to
 from tests.support.upstream import Upstream, json_response
 
-TOOLS = {"createOrder": {"requires_approval": True}}
 HOOK = {
     "url": "https://hooks.example.com/in",
     "secret": "env:SB_TEST_UNUSED_HOOK_SECRET",  # read only when a delivery is signed
@@ -38,21 +37,6 @@ CLIENTS = {"bot": {"key_sha256": "0" * 64, "apis": ["shop"], "webhook": HOOK}}
 @pytest.fixture(autouse=True)
 def upstream_routes(upstream: Upstream) -> None:
     upstream.route("/shops/s1/orders", json_response({"id": "o1"}, status=201))
-
-
-def served(service: Harness) -> Any:
-    """What the gateway hands its sender: its APIs as it serves them now."""
-    return lambda: {"shop": service}
-
-
-async def approved_while_nobody_waits(service: Harness, client: str | None = None) -> Approval:
-    """The agent's call answered `approval-pending` and ended; then a person approves at the desk."""
-    pending = await service.result("createOrder", ORDER, client=client)
-    assert pending.code is ErrorCode.APPROVAL_PENDING, pending.text
-    assert "sends it as soon as it is approved" in pending.text or "on_retry" in str(service.api.approvals)
-    desk = service.ledger.current().desk
-    (waiting,) = await desk.list(Status.PENDING)
-    return await desk.approve(waiting.id, "alice")
 
 
 async def test_an_approval_given_after_the_agent_stopped_waiting_is_sent_once_and_its_result_kept(

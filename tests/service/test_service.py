@@ -9,16 +9,14 @@ from typing import Any
 import pytest
 
 from specbridge import ErrorCode
-from specbridge.call import CallResult
-from specbridge.call._checked import checked
-from specbridge.call._plan import Plans
+from specbridge.call import CallResult, Plans, checked
 from specbridge.document import load_document
 from specbridge.service import Asking, Question
 from specbridge.service._fingerprint import fingerprint
 from specbridge.service._once import result_json
 from specbridge.store import Status, StoreError
 from specbridge.tools import convert
-from tests.service.conftest import ORDER, SERVICE_SPEC, Harness, counted, harness
+from tests.service._harness import ORDER, SERVICE_SPEC, Harness, counted, harness
 from tests.support.upstream import Upstream, json_response
 
 

@@ -16,7 +16,7 @@ from specbridge.call import CallResult
 from specbridge.service import call_key, store_key
 from specbridge.service._stopping import Stopping
 from specbridge.store import ClaimState, Status
-from tests.service.conftest import ORDER, harness
+from tests.service._harness import ORDER, TOOLS, approved_while_nobody_waits, harness, served
 from tests.support.notice import reads_pending
 from tests.support.upstream import Gate, Upstream, json_response
 
@@ -150,8 +150,6 @@ async def test_a_cut_ends_at_the_stop_and_one_made_after_it_ends_at_once() -> No
 async def test_the_approved_calls_sender_starts_nothing_after_a_stop_and_finishes_what_it_sends(
     tmp_path: Path, upstream: Upstream, gate: Gate
 ) -> None:
-    from tests.service.test_sending import TOOLS, approved_while_nobody_waits, served
-
     async with harness(tmp_path, upstream, tools=TOOLS, approvals={"wait": 0}) as service:
         sender = service.service.sender
         first = await approved_while_nobody_waits(service)

@@ -8,16 +8,16 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import anyio
 import pytest
 
 from specbridge import ErrorCode
 from specbridge.store import Condition, Status, Store, StoredFile, StoreError, open_store
-from tests.admin._harness import admin_client, auth
-from tests.store._backends import POSTGRES, REDIS, _refused
+from tests.support.admin import admin_client, auth
 from tests.support.proxy import Proxy
+from tests.support.stores import POSTGRES, REDIS, refused, through
 
 IMPOSSIBLE = ["a\x00b", "\x00", "\ud800", "ok\udcff"]
 
@@ -36,19 +36,12 @@ async def test_an_id_that_cannot_exist_is_not_found_on_every_backend(store: Stor
     await store.retry_at(bad, 0.0, "x")
 
 
-def through(proxy: Proxy, url: str) -> str:
-    """`url` with its host and port replaced by the proxy's (user and path kept)."""
-    parts = urlsplit(url)
-    user = parts.netloc.rpartition("@")[0]
-    return urlunsplit(parts._replace(netloc=f"{user}@{proxy.address}" if user else proxy.address))
-
-
 @pytest.fixture(params=["postgresql", "redis"])
 def proxied(request: pytest.FixtureRequest, namespaces: Callable[[str], str]) -> Iterator[tuple[Proxy, str]]:
     """A proxy in front of the machine's PostgreSQL or Redis, and a store URL through it (namespace
     fresh, timeout 1 s)."""
     url = POSTGRES if request.param == "postgresql" else REDIS
-    reason = _refused(url)
+    reason = refused(url)
     if reason:
         pytest.skip(reason)
     parts = urlsplit(url)

@@ -14,9 +14,8 @@ import pytest
 
 from specbridge import ErrorCode
 from specbridge.store import StoreError, open_store
-from tests.store._backends import POSTGRES, _refused
-from tests.store.test_bounded import through
 from tests.support.proxy import Proxy
+from tests.support.stores import POSTGRES, refused, through
 
 TIMEOUT = 3
 # Failed operations while the database is away: about 18 s, by which psycopg_pool alone would wait
@@ -26,7 +25,7 @@ FAILED_WHILE_AWAY = 6
 
 @pytest.fixture
 def proxy() -> Iterator[Proxy]:
-    reason = _refused(POSTGRES)
+    reason = refused(POSTGRES)
     if reason:
         pytest.skip(reason)
     parts = urlsplit(POSTGRES)

@@ -13,16 +13,15 @@ import pytest
 
 from specbridge.store import open_store
 from specbridge.store._redis import RedisStore
-from tests.store._backends import REDIS, _refused
-from tests.store.test_bounded import through
 from tests.support.proxy import Proxy
+from tests.support.stores import REDIS, refused, through
 
 BURST = 60
 
 
 @pytest.fixture
 def proxy() -> Iterator[Proxy]:
-    reason = _refused(REDIS)
+    reason = refused(REDIS)
     if reason:
         pytest.skip(reason)
     parts = urlsplit(REDIS)

@@ -18,7 +18,7 @@ import anyio
 from specbridge import ErrorCode
 from specbridge.approvals import Approvals
 from specbridge.config import ApprovalsConfig
-from specbridge.service._approval import outcome
+from specbridge.service import outcome
 from specbridge.store import ClaimState, Status, open_store
 
 LEASE = 60.0

@@ -8,7 +8,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from specbridge.store import ANY, Marker, MarkerKind, Store, StoreLost, open_store, persistence_warning
-from tests.store._backends import REDIS
+from tests.support.stores import REDIS
 
 NOW = 1_764_500_000.25
 

@@ -9,10 +9,9 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-import anyio
-
 from specbridge.config import load_config
-from specbridge.gateway import Gateway, base_url, bind, serve_http
+from specbridge.gateway import Gateway, base_url, bind
+from tests.support.gateway import serving_on
 from tests.support.glewlwyd import Glewlwyd
 from tests.support.oauth_api import API_SCOPE, authorize_url, new_client, oauth_config, token_url
 from tests.support.upstream import Upstream
@@ -40,18 +39,8 @@ async def serving(
     }
     config = oauth_config(tmp_path, upstream, glewlwyd, auth=auth, clients=clients)
     gateway = Gateway(load_config(config), config_path=str(config))
-    stop, ready = anyio.Event(), anyio.Event()
-    try:
-        async with anyio.create_task_group() as tasks:
-            tasks.start_soon(lambda: serve_http(gateway, sock, on_ready=lambda _: ready.set(), stop=stop))
-            with anyio.fail_after(15):
-                await ready.wait()
-            try:
-                yield base, client_id
-            finally:
-                stop.set()
-    finally:
-        sock.close()
+    async with serving_on(gateway, sock):
+        yield base, client_id
 
 
 async def sign_in_and_grant(page: Any, person: str, password: str) -> None:

@@ -49,3 +49,10 @@ async def chromium() -> AsyncIterator[Any]:
             yield launched
         finally:
             await launched.close()
+
+
+@pytest.fixture
+async def browser() -> AsyncIterator[Any]:
+    """A headless Chromium for one test (`chromium()`); import it into a test module to use it."""
+    async with chromium() as launched:
+        yield launched

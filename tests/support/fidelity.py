@@ -28,7 +28,7 @@ from typing import Any
 import anyio
 import yaml
 
-from specbridge.files._fields import FILE_REF
+from specbridge.files import FILE_REF
 from tests.support.fidelity_validator import (
     ValidatorRequest,
     detail_of,
@@ -203,7 +203,7 @@ def write_config(directory: Path, apis: list[Path], upstream: Upstream) -> tuple
 @contextlib.asynccontextmanager
 async def _serving(config: Path, command: list[str] | None = None) -> AsyncIterator[str]:
     """`specbridge serve` over Streamable HTTP in its own process; yields its base URL once it listens."""
-    from tests.gateway._process import gateway_process
+    from tests.support.processes import gateway_process
 
     env = {"FIDELITY_SECRET": SECRET, "FIDELITY_BASIC": f"user:{SECRET}"}
     async with gateway_process(config, command=command, env=env) as running:

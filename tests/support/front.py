@@ -14,6 +14,7 @@ same pages in a browser (tests/gateway/test_gateway_front_flow.py).
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import json
@@ -24,8 +25,9 @@ from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import httpx2
+from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthToken
 
-from tests.gateway._harness import SPEC
+from tests.support.gateway import SPEC
 from tests.support.glewlwyd import EMAIL, PASSWORD, USER, Glewlwyd
 from tests.support.upstream import Upstream
 
@@ -160,3 +162,50 @@ class Driver:
         )
         assert answer.status_code == 201, answer.text
         return dict(answer.json())
+
+
+class Memory:
+    """The SDK's token storage, in memory (`mcp.client.auth.TokenStorage`)."""
+
+    def __init__(self) -> None:
+        self.tokens: OAuthToken | None = None
+        self.client: OAuthClientInformationFull | None = None
+
+    async def get_tokens(self) -> OAuthToken | None:
+        return self.tokens
+
+    async def set_tokens(self, tokens: OAuthToken) -> None:
+        self.tokens = tokens
+
+    async def get_client_info(self) -> OAuthClientInformationFull | None:
+        return self.client
+
+    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
+        self.client = client_info
+
+
+SDK_REDIRECT = "http://127.0.0.1:1/oauth/callback"  # never reached: the browser's request to it is caught
+
+
+class Browsing:
+    """A person in a browser page of their own, walking the SDK client's OAuth flow: `start` catches
+    the browser's way back to `SDK_REDIRECT`, `code` is what the SDK's callback gets from it; a
+    subclass's `sign_in(authorization_url)` walks the pages in between (adding the URL to `visited`)."""
+
+    def __init__(self, page: Any) -> None:
+        self.page = page
+        self.visited: list[str] = []
+        self.arrived: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+
+    async def start(self) -> None:
+        async def caught(route: Any) -> None:
+            if not self.arrived.done():
+                self.arrived.set_result(route.request.url)
+            await route.fulfill(status=200, content_type="text/plain", body="signed in; back to the client")
+
+        await self.page.route(SDK_REDIRECT + "?*", caught)
+
+    async def code(self) -> AuthorizationCodeResult:
+        url = await asyncio.wait_for(self.arrived, 60)
+        query = {name: values[0] for name, values in parse_qs(urlsplit(url).query).items()}
+        return AuthorizationCodeResult(code=query["code"], state=query.get("state"), iss=query.get("iss"))

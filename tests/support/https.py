@@ -1,6 +1,6 @@
 """A real HTTPS server on loopback that serves JSON documents (a client's metadata document, for the
 gateway's own authorization server to fetch), with a certificate for 127.0.0.1 made here and trusted
-by this process's one TLS client context (`call._transport.tls_context`) for the test's length.
+by this process's one TLS client context (`specbridge.call.tls_context`) for the test's length.
 
     with HttpsDocuments() as documents:
         url = documents.serve("/client.json", {...})     # https://127.0.0.1:<port>/client.json
@@ -100,7 +100,7 @@ class HttpsDocuments:
         return self.url(path)
 
     def __enter__(self) -> HttpsDocuments:
-        from specbridge.call._transport import tls_context
+        from specbridge.call import tls_context
 
         if not _trusted:
             tls_context().load_verify_locations(cadata=self.certificate.decode())

@@ -21,7 +21,7 @@ from typing import Any
 
 import jwt
 
-from tests.gateway._harness import SPEC
+from tests.support.gateway import SPEC
 from tests.support.glewlwyd import SCOPE, Glewlwyd
 from tests.support.upstream import RecordedRequest, Reply, Upstream, json_response
 

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from specbridge.tools import Tool, is_forbidden_header
-
-from ._tools_helpers import only_tool
+from tests.support.openapi import only_tool
 
 CLASH = """
 paths:

@@ -7,8 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from specbridge.tools import ConvertOptions, ToolOverride
-
-from ._tools_helpers import only_tool, toolset
+from tests.support.openapi import only_tool, toolset
 
 DEPRECATED = """
 paths:

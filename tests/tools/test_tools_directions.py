@@ -10,8 +10,7 @@ import jsonschema
 import pytest
 
 from specbridge.tools import Tool
-
-from ._tools_helpers import is_valid_2020_12, toolset
+from tests.support.openapi import is_valid_2020_12, toolset
 
 # One `Account` schema serves the request body and the answer; it reaches `Owner` through a `$ref`,
 # `Owner` refers back to `Account` (a cycle, so both go to `$defs`), and `Stamp` marks its whole
@@ -342,7 +341,7 @@ def test_a_byte_string_says_base64_as_its_content_encoding() -> None:
 
 def test_the_gateway_holds_a_branch_in_defs_to_the_discriminator_value_beside_its_reference() -> None:
     from specbridge._errors import ArgumentError
-    from specbridge.call._check import Checker
+    from specbridge.call import Checker
 
     tool = tool_of(
         """

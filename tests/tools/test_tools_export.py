@@ -20,8 +20,7 @@ from specbridge.tools import (
     strict_schema,
 )
 from specbridge.tools._export import export_openai as documented_export_openai
-
-from ._tools_helpers import is_valid_2020_12, strict_violations, toolset
+from tests.support.openapi import is_valid_2020_12, strict_violations, toolset
 
 SHOP = files("specbridge") / "examples" / "shop.openapi.yaml"
 

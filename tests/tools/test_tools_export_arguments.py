@@ -9,7 +9,7 @@ import pytest
 
 import specbridge
 from specbridge import ErrorCode, ExportError, export
-from specbridge.cli._demo import example_spec_path
+from tests.support.examples import example_spec_path
 
 
 @pytest.fixture(scope="module")

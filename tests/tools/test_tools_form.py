@@ -6,8 +6,7 @@ from __future__ import annotations
 import jsonschema
 
 from specbridge.tools._form import nonempty
-
-from ._tools_helpers import only_tool
+from tests.support.openapi import only_tool
 
 SESSIONS = """
 paths:

@@ -6,8 +6,7 @@ from __future__ import annotations
 import pytest
 
 from specbridge.tools import export_mcp
-
-from ._tools_helpers import toolset
+from tests.support.openapi import toolset
 
 BODY = """
 paths:

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from specbridge.tools._links import answer_field
-
-from ._tools_helpers import toolset
+from tests.support.openapi import toolset
 
 
 @pytest.mark.parametrize(

@@ -17,8 +17,7 @@ from specbridge.tools import (
     method_path_name,
     portable_name,
 )
-
-from ._tools_helpers import toolset
+from tests.support.openapi import toolset
 
 MCP_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 OK = "{'200': {description: ok}}"

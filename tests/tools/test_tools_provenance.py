@@ -8,8 +8,7 @@ import pytest
 from specbridge.document import parse_document
 from specbridge.tools import ConvertOptions, Tool, ToolOverride, ToolSet, convert
 from tests.support.movies import MOVIES
-
-from ._tools_helpers import toolset
+from tests.support.openapi import toolset
 
 
 def movies(options: ConvertOptions | None = None) -> ToolSet:

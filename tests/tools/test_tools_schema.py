@@ -8,13 +8,13 @@ from typing import Any
 import jsonschema
 import pytest
 
-from ._tools_helpers import is_valid_2020_12, only_tool
+from tests.support.openapi import is_valid_2020_12, only_tool
 
 HEADER_30 = "openapi: 3.0.3\ninfo: {title: T, version: '1'}\n"
 
 
 def shaped(schema: str, *, header: str = HEADER_30) -> Any:
-    from ._tools_helpers import toolset
+    from tests.support.openapi import toolset
 
     tool = toolset(
         "paths:\n  /a:\n    get:\n      parameters: [{name: p, in: query, schema: " + schema + "}]\n"

@@ -8,11 +8,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from specbridge.call._check import Checker
+from specbridge.call import Checker
 from specbridge.tools import StrictIncompatible, export_openai, strict_schema
 from tests.support.openai_strict import strict_problems
-
-from ._tools_helpers import is_valid_2020_12, toolset
+from tests.support.openapi import is_valid_2020_12, toolset
 
 
 def root(**properties: Any) -> dict[str, Any]:

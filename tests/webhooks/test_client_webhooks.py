@@ -20,9 +20,9 @@ from standardwebhooks import Webhook
 
 from specbridge.access import key_sha256, new_key
 from specbridge.store import open_store
-from tests.gateway._harness import http_client, running_gateway, write_config
-from tests.gateway.test_gateway_approvals import ADMIN_KEY, admin, approval_id
-from tests.store._backends import namespaces, store_url
+from tests.support.approvals import ADMIN_KEY, admin, approval_id
+from tests.support.gateway import http_client, running_gateway, write_config
+from tests.support.stores import namespaces, store_url
 from tests.support.upstream import RecordedRequest, Reply, Upstream, json_response
 
 __all__ = ["namespaces", "store_url"]

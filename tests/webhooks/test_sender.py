@@ -370,7 +370,7 @@ async def test_one_calls_events_wait_for_each_other_and_other_calls_do_not_wait(
 async def test_a_clients_event_goes_to_its_own_webhook_only_while_it_subscribes(
     store: Store, clock: Clock, receiver: Upstream, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from specbridge.service._approving import announcer
+    from specbridge.service import announcer
 
     monkeypatch.setenv("SB_TEST_WEBHOOK", WHSEC)
     monkeypatch.setenv("SB_TEST_CLIENT", OLD_WHSEC)

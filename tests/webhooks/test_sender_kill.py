@@ -20,10 +20,10 @@ import pytest
 from standardwebhooks import Webhook
 
 from specbridge.access import key_sha256, new_key
-from tests.gateway._harness import http_client, write_config
-from tests.gateway._process import gateway_process
-from tests.gateway.test_gateway_approvals import ADMIN_KEY, approval_id
-from tests.store._backends import namespaces, store_url
+from tests.support.approvals import ADMIN_KEY, approval_id
+from tests.support.gateway import http_client, write_config
+from tests.support.processes import gateway_process
+from tests.support.stores import namespaces, store_url
 from tests.support.upstream import RecordedRequest, Reply, Upstream, json_response
 
 __all__ = ["namespaces", "store_url"]

@@ -65,6 +65,7 @@ if TYPE_CHECKING:
     from ._caller import Caller as Caller
     from ._caller import Outgoing as Outgoing
     from ._check import Checker as Checker
+    from ._checked import checked as checked
     from ._credential import Credential as Credential
     from ._egress import EgressPolicy as EgressPolicy
     from ._egress import check_base_url as check_base_url
@@ -75,8 +76,11 @@ if TYPE_CHECKING:
     from ._media import browser_media_type as browser_media_type
     from ._media import is_media_type as is_media_type
     from ._media import safe_filename as safe_filename
+    from ._offload import CheckPool as CheckPool
     from ._offload import check_pool as check_pool
+    from ._plan import CHECKERS as CHECKERS
     from ._plan import CallPlan as CallPlan
+    from ._plan import Plans as Plans
     from ._readiness import Unready as Unready
     from ._readiness import readiness as readiness
     from ._result import BinaryContent as BinaryContent
@@ -86,6 +90,7 @@ if TYPE_CHECKING:
     from ._select import Selection as Selection
     from ._tokens import estimate_tokens as estimate_tokens
     from ._transport import EgressTransport as EgressTransport
+    from ._transport import tls_context as tls_context
 
 
 __getattr__, __dir__ = lazy_exports(__name__)

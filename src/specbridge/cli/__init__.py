@@ -16,6 +16,9 @@ Modules:
 - `_output`: output files written safely, and whether a terminal gets colour.
 """
 
+from ._app import EXIT_FINDINGS as EXIT_FINDINGS
+from ._app import EXIT_OK as EXIT_OK
+from ._app import EXIT_UNREADABLE as EXIT_UNREADABLE
 from ._app import PROCESS, app
 
 

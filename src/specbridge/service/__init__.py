@@ -33,6 +33,7 @@ Modules:
 from __future__ import annotations
 
 from ._approval import Approved as Approved
+from ._approval import outcome as outcome
 from ._approving import ApprovalGate as ApprovalGate
 from ._approving import Desk as Desk
 from ._approving import announcer as announcer

@@ -32,7 +32,7 @@ def test_the_tools_command_does_not_import_the_mcp_sdk_or_httpx() -> None:
 
 
 def test_lint_and_tools_on_a_document_load_neither_the_config_reader_nor_the_call_layer() -> None:
-    example = Path(__file__).resolve().parents[1] / "src/specbridge/examples/shop.openapi.yaml"
+    example = Path(__file__).resolve().parents[2] / "src/specbridge/examples/shop.openapi.yaml"
     for command in (["lint", str(example)], ["tools", str(example)]):
         code = (
             "import sys, contextlib, io; from specbridge.cli import app\n"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import socket
 import textwrap
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -10,6 +11,7 @@ from typing import Any
 
 import anyio
 import httpx2
+import mcp_types as types
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
@@ -137,7 +139,14 @@ async def running_gateway(
     gateway = Gateway(
         load_config(config_path), config_path=str(config_path), deadline=deadline, poll_interval=poll_interval
     )
-    sock = bind("127.0.0.1", 0)
+    async with serving_on(gateway, bind("127.0.0.1", 0)) as base:
+        yield base, gateway
+
+
+@contextlib.asynccontextmanager
+async def serving_on(gateway: Gateway, sock: socket.socket) -> AsyncIterator[str]:
+    """`gateway` over Streamable HTTP on `sock` (bound first where the config must name its address)
+    until the block ends; yields the base URL it serves at, and closes the socket after."""
     stop = anyio.Event()
     ready = anyio.Event()
     base: list[str] = []
@@ -152,7 +161,7 @@ async def running_gateway(
             with anyio.fail_after(15):
                 await ready.wait()
             try:
-                yield base[0], gateway
+                yield base[0]
             finally:
                 stop.set()
     finally:
@@ -200,21 +209,31 @@ async def http_client(
         yield client
 
 
-async def raw_post(url: str, headers: dict[str, str] | None = None) -> httpx2.Response:
-    """An `initialize` POST without the SDK, to see the HTTP status the gateway answers with."""
-    body = {
+def initialize_message(name: str, version: str) -> dict[str, Any]:
+    """An MCP `initialize` request (JSON-RPC, protocol 2025-06-18) from the client `name` `version`."""
+    return {
         "jsonrpc": "2.0",
         "id": 1,
         "method": "initialize",
         "params": {
             "protocolVersion": "2025-06-18",
             "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "0"},
+            "clientInfo": {"name": name, "version": version},
         },
     }
+
+
+async def raw_post(url: str, headers: dict[str, str] | None = None) -> httpx2.Response:
+    """An `initialize` POST without the SDK, to see the HTTP status the gateway answers with."""
+    body = initialize_message("raw", "0")
     async with httpx2.AsyncClient() as client:
         return await client.post(
             url,
             json=body,
             headers={"Accept": "application/json, text/event-stream", **(headers or {})},
         )
+
+
+def text(result: types.CallToolResult) -> str:
+    """The text blocks of a tool's result, joined."""
+    return " ".join(block.text for block in result.content if isinstance(block, types.TextContent))

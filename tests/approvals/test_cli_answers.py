@@ -18,10 +18,9 @@ import httpx
 import mcp_types as types
 import pytest
 
-from tests.gateway._harness import http_client, write_config
-from tests.gateway._process import gateway_process
-from tests.gateway.test_gateway_approvals import text
-from tests.store._backends import namespaces, store_url
+from tests.support.gateway import http_client, text, write_config
+from tests.support.processes import gateway_process
+from tests.support.stores import namespaces, store_url
 from tests.support.upstream import Upstream, json_response
 
 __all__ = ["namespaces", "store_url"]

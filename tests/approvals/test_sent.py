@@ -6,10 +6,8 @@ the command line while no gateway runs is sent by the next gateway to start."""
 
 from __future__ import annotations
 
-import base64
 import json
 import os
-import secrets
 import sys
 import threading
 from pathlib import Path
@@ -18,12 +16,12 @@ import anyio
 import pytest
 from standardwebhooks import Webhook
 
-from specbridge.access import key_sha256, new_key
 from specbridge.tools import APPROVAL_NOTE
-from tests.gateway._harness import IN_PROCESS, http_client, in_process_gateway
-from tests.gateway.test_gateway_approvals import ORDER, admin, approval_config, approval_id, text
-from tests.store._backends import namespaces, store_url
-from tests.support.upstream import RecordedRequest, Reply, Upstream, json_response, text_response
+from tests.support.approvals import ORDER, admin, approval_config, approval_id
+from tests.support.gateway import IN_PROCESS, http_client, in_process_gateway, text
+from tests.support.stores import namespaces, store_url
+from tests.support.upstream import RecordedRequest, Reply, Upstream, json_response
+from tests.support.webhooks import webhook_receiver
 
 __all__ = ["namespaces", "store_url"]
 
@@ -55,30 +53,12 @@ async def test_an_approval_given_after_the_agent_stopped_waiting_is_sent_by_the_
     orders: Orders,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    whsec = "whsec_" + base64.b64encode(secrets.token_bytes(32)).decode()
-    monkeypatch.setenv("SB_TEST_CLIENT_HOOK", whsec)
-    key = new_key()
-    delivered = threading.Event()
-
-    def received(request: RecordedRequest) -> Reply:
-        delivered.set()
-        return text_response("ok")
-
-    with Upstream() as receiver:
-        receiver.route("/hook", received)
-        hook = (
-            f"{{url: '{receiver.url}/hook', secret: 'env:SB_TEST_CLIENT_HOOK', "
-            f"egress: {{allow: ['{receiver.address}']}}, events: [call.completed]}}"
-        )
+    with webhook_receiver(monkeypatch) as hooks:
         config = approval_config(tmp_path, upstream, store_url)
-        config.write_text(
-            config.read_text(encoding="utf-8")
-            + f"clients:\n  bot: {{key_sha256: {key_sha256(key)}, apis: [shop], webhook: {hook}}}\n",
-            encoding="utf-8",
-        )
+        config.write_text(config.read_text(encoding="utf-8") + hooks.clients, encoding="utf-8")
         async with (
             in_process_gateway(config) as (asgi, _),
-            http_client(MCP, key=key, transport=asgi) as agent,
+            http_client(MCP, key=hooks.key, transport=asgi) as agent,
         ):
             listed = {tool.name: tool for tool in (await agent.list_tools()).tools}
             pending = await agent.call_tool("createOrder", ORDER)  # answers pending; the agent moves on
@@ -87,18 +67,18 @@ async def test_an_approval_given_after_the_agent_stopped_waiting_is_sent_by_the_
             assert answered.status_code == 200, answered.text
             # the gateway sends it now (the sweep this answer started; bounded), and tells the client
             assert await anyio.to_thread.run_sync(orders.arrived.wait, 20)
-            assert await anyio.to_thread.run_sync(delivered.wait, 20)
+            assert await anyio.to_thread.run_sync(hooks.delivered.wait, 20)
             again = await agent.call_tool("createOrder", ORDER)  # the same call, later
             by_id = await agent.call_tool("get_call_result", {"call_id": identifier})  # as often as asked
             shown = (await admin(asgi, "GET", f"/admin/approvals/{identifier}")).json()
-        (delivery,) = receiver.requests
+        (delivery,) = hooks.upstream.requests
     assert text(pending).startswith("[approval-pending]") and "as soon as it is approved" in text(pending)
     assert (listed["createOrder"].description or "").split("\n\n")[-2] == APPROVAL_NOTE
     assert "get_call_result" in listed
     assert len(upstream.requests) == 1
     assert by_id.structured_content == again.structured_content == {"id": "o1"}
     assert (shown["status"], shown["upstream_status"]) == ("done", 201)
-    payload = Webhook(whsec).verify(delivery.body, delivery.headers)
+    payload = Webhook(hooks.secret).verify(delivery.body, delivery.headers)
     assert (payload["type"], payload["data"]["call_id"]) == ("call.completed", identifier)
     assert json.loads(payload["data"]["result"]["text"]) == {"id": "o1"}
 

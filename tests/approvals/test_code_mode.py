@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable
 from pathlib import Path
 
 import anyio
@@ -16,13 +15,13 @@ import mcp_types as types
 import pytest
 
 from specbridge.access import key_sha256
-from tests.gateway._harness import IN_PROCESS, http_client, in_process_gateway
-from tests.gateway._process import admin_post, gateway_processes
-from tests.store._backends import POSTGRES, REDIS, _refused, namespaces, store_url
 from tests.support.codemode import code_config, shop_routes
+from tests.support.gateway import IN_PROCESS, http_client, in_process_gateway, text
+from tests.support.processes import admin_post, gateway_processes
+from tests.support.stores import namespaces, shared_store, store_url
 from tests.support.upstream import RecordedRequest, Reply, Upstream, json_response
 
-__all__ = ["namespaces", "store_url"]
+__all__ = ["namespaces", "shared_store", "store_url"]
 ADMIN_KEY = "sba_code-mode-admin-key-of-the-approval-tests"
 REFUND = """\
 customer = api.findCustomers(email="ada@example.com")[0]
@@ -38,10 +37,6 @@ BEFORE = ["/customers", "/customers/c7/orders"]
 @pytest.fixture(autouse=True)
 def upstream_routes(upstream: Upstream) -> None:
     shop_routes(upstream)
-
-
-def text(result: types.CallToolResult) -> str:
-    return " ".join(block.text for block in result.content if isinstance(block, types.TextContent))
 
 
 def paused_at(result: types.CallToolResult) -> tuple[str, str]:
@@ -160,15 +155,6 @@ async def test_only_its_client_goes_on_with_a_script_and_an_unknown_id_is_not_fo
             odd = await bob.call_tool("execute", {"resume": "../../etc"})
     for result in (stolen, made_up, odd):
         assert result.is_error is True and text(result).startswith("[script-not-found]"), text(result)
-
-
-@pytest.fixture(params=["postgresql", "redis"])
-def shared_store(request: pytest.FixtureRequest, namespaces: Callable[[str], str]) -> str:
-    url = POSTGRES if request.param == "postgresql" else REDIS
-    reason = _refused(url)
-    if reason:
-        pytest.skip(reason)
-    return f"{url}?namespace={namespaces(request.param)}"
 
 
 async def test_a_script_paused_on_one_instance_goes_on_on_another_sharing_the_store(

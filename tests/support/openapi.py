@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Sequence
 from typing import Any
 
 import jsonschema_rs
@@ -35,3 +36,34 @@ def is_valid_2020_12(schema: Any) -> bool:
 def strict_violations(schema: Any) -> list[str]:
     """Every way a schema falls outside the subset OpenAI documents for strict mode (empty: none)."""
     return strict_problems(schema)
+
+
+def operation(
+    path: str,
+    method: str,
+    operation_id: str,
+    summary: str,
+    *,
+    parameters: Sequence[str] = (),
+    body: str | None = None,
+    media: str = "application/json",
+    status: int = 200,
+    answer: str = "OK",
+) -> str:
+    """One operation as lines of a document's `paths:` (YAML): `parameters` each a flow mapping, `body`
+    the schema (flow YAML) of a required request body of `media`; the answer `status` is a JSON object
+    described as `answer`. Append it to a document that ends in its `paths:` (`SPEC + operation(...)`)."""
+    lines = [
+        f"  {path}:",
+        f"    {method}:",
+        f"      operationId: {operation_id}",
+        f"      summary: {summary}",
+    ]
+    if parameters:
+        lines += ["      parameters:", *(f"        - {parameter}" for parameter in parameters)]
+    if body is not None:
+        lines += ["      requestBody:", "        required: true", "        content:", f"          {media}:"]
+        lines.append(f"            schema: {body}")
+    content = "{application/json: {schema: {type: object}}}"
+    lines.append(f"      responses: {{'{status}': {{description: {answer}, content: {content}}}}}")
+    return "\n".join(lines) + "\n"

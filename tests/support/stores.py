@@ -14,13 +14,14 @@ import secrets
 import socket
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 import pytest
 import redis
 
 from specbridge.store import Store, open_store
+from tests.support.proxy import Proxy
 from tests.support.required import lacking
 
 POSTGRES = os.environ.get("SPECBRIDGE_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
@@ -31,7 +32,7 @@ SESSION = secrets.token_hex(4)
 _NUMBERS = itertools.count()
 
 
-def _refused(url: str) -> str | None:
+def refused(url: str) -> str | None:
     parts = urlsplit(url)
     try:
         socket.create_connection((parts.hostname or "127.0.0.1", parts.port or 0), timeout=5).close()
@@ -64,20 +65,39 @@ def namespaces() -> Iterator[Callable[[str], str]]:
         client.close()
 
 
+def server_store(backend: str, namespaces: Callable[[str], str]) -> str:
+    """The URL of an empty store on the machine's PostgreSQL or Redis (`backend`, a fresh namespace);
+    the test is skipped, saying why, where the server refuses the connection."""
+    url = POSTGRES if backend == "postgresql" else REDIS
+    reason = refused(url)
+    if reason:
+        pytest.skip(reason)
+    return f"{url}?namespace={namespaces(backend)}"
+
+
+@pytest.fixture(params=["postgresql", "redis"])
+def shared_store(request: pytest.FixtureRequest, namespaces: Callable[[str], str]) -> str:
+    """An empty store several gateway processes can share: PostgreSQL, then Redis."""
+    return server_store(request.param, namespaces)
+
+
 @pytest.fixture(params=BACKENDS)
 def store_url(request: pytest.FixtureRequest, tmp_path: Path, namespaces: Callable[[str], str]) -> str:
     """The URL of an empty store of the backend this test runs on (namespace in the query)."""
     backend = request.param
     if backend == "sqlite":
         return f"sqlite:///{tmp_path / 'state.db'}"
-    url = POSTGRES if backend == "postgresql" else REDIS
-    reason = _refused(url)
-    if reason:
-        pytest.skip(reason)
-    return f"{url}?namespace={namespaces(backend)}"
+    return server_store(backend, namespaces)
 
 
 @pytest.fixture
 async def store(store_url: str) -> AsyncIterator[Store]:
     async with open_store(store_url) as opened:
         yield opened
+
+
+def through(proxy: Proxy, url: str) -> str:
+    """`url` with its host and port replaced by the proxy's (user and path kept)."""
+    parts = urlsplit(url)
+    user = parts.netloc.rpartition("@")[0]
+    return urlunsplit(parts._replace(netloc=f"{user}@{proxy.address}" if user else proxy.address))

@@ -20,10 +20,10 @@ import pytest
 
 from specbridge.approvals import Approvals
 from specbridge.store import Status, open_store
-from tests.gateway._harness import http_client
-from tests.gateway._process import admin_post, gateway_process
-from tests.gateway.test_gateway_approvals import ADMIN_KEY, approval_config, approval_id, text
-from tests.store._backends import namespaces, store_url
+from tests.support.approvals import ADMIN_KEY, approval_config, approval_id
+from tests.support.gateway import http_client, text
+from tests.support.processes import admin_post, gateway_process
+from tests.support.stores import namespaces, store_url
 from tests.support.upstream import Gate, Upstream
 
 __all__ = ["namespaces", "store_url"]

@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
 from click.testing import CliRunner
 
 from specbridge.cli import app
@@ -20,15 +19,6 @@ from specbridge.service import ApprovalGate, config_store
 from specbridge.store import Approval, Status
 
 ARGS = {"orderId": "o-1", "amount": 25}
-
-
-@pytest.fixture
-def config_path(tmp_path: Path) -> Path:
-    path = tmp_path / "specbridge.yaml"
-    path.write_text(
-        "apis: {shop: {spec: shop.yaml}}\nstore: sqlite:///state/approvals.db\n", encoding="utf-8"
-    )
-    return path
 
 
 def on_store(config_path: Path, work: Any) -> Any:

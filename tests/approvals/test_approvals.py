@@ -13,7 +13,7 @@ from specbridge._errors import ConfigError
 from specbridge.approvals import ApprovalError, Approvals, approval_json
 from specbridge.config import ApprovalsConfig, config_from_data
 from specbridge.store import Approval, Status, Store
-from tests.store._backends import namespaces, store, store_url
+from tests.support.stores import namespaces, store, store_url
 
 __all__ = ["namespaces", "store", "store_url"]
 

@@ -4,25 +4,18 @@ Redis stores."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import anyio
-import httpx
-import httpx2
 import mcp_types as types
 import pytest
 
-from specbridge.access import key_sha256, new_key
-from tests.gateway._harness import IN_PROCESS, http_client, in_process_gateway, write_config
-from tests.store._backends import namespaces, store_url
+from tests.support.approvals import MCP, ORDER, admin, approval_config, approval_id
+from tests.support.gateway import http_client, in_process_gateway, text, write_config
+from tests.support.stores import namespaces, store_url
 from tests.support.upstream import Upstream, json_response
 
 __all__ = ["namespaces", "store_url"]
-
-ADMIN_KEY = new_key(admin=True)
-ORDER = {"shopId": "s1", "product": "p1", "quantity": 2}
-MCP = f"{IN_PROCESS}/mcp"  # the in-process gateway's endpoint (the socket is not the point here)
 
 
 @pytest.fixture(autouse=True)
@@ -30,39 +23,6 @@ def upstream_routes(upstream: Upstream) -> None:
     """What this module's upstream answers (the upstream itself: tests/conftest.py)."""
     upstream.route("/shops/s1/orders", json_response({"id": "o1"}, status=201))
     upstream.route("/products/p1", json_response({"id": "p1", "name": "Mug"}))
-
-
-def text(result: types.CallToolResult) -> str:
-    return " ".join(block.text for block in result.content if isinstance(block, types.TextContent))
-
-
-def approval_config(tmp_path: Path, upstream: Upstream, store: str, *, wait: float = 0) -> Path:
-    path = write_config(tmp_path, upstream, tools="tools:\n  createOrder: {requires_approval: true}\n")
-    path.write_text(
-        path.read_text(encoding="utf-8")
-        + f"admins:\n  ops: {{key_sha256: {key_sha256(ADMIN_KEY)}}}\n"
-        + f"approvals: {{wait: {wait}}}\nstore: '{store}'\n",
-        encoding="utf-8",
-    )
-    return path
-
-
-def approval_id(result: types.CallToolResult) -> str:
-    found = re.search(r"approval ([A-Za-z0-9_-]{20,})", text(result))
-    assert found is not None, text(result)
-    return found.group(1)
-
-
-async def admin(
-    base: str | httpx2.ASGITransport, method: str, path: str, body: object = None
-) -> httpx.Response | httpx2.Response:
-    """An admin API request to a gateway: at its base URL, or through an in-process gateway's app."""
-    headers = {"Authorization": f"Bearer {ADMIN_KEY}"}
-    if isinstance(base, str):
-        async with httpx.AsyncClient(base_url=base) as client:
-            return await client.request(method, path, json=body, headers=headers)
-    async with httpx2.AsyncClient(transport=base, base_url=IN_PROCESS) as local:
-        return await local.request(method, path, json=body, headers=headers)
 
 
 async def test_a_call_waits_for_a_person_sends_nothing_and_after_approval_is_sent_once(

@@ -20,15 +20,6 @@ RLO, PDF, ZWSP, CSI = "\u202e", "\u202c", "\u200b", "\x9b"
 ARGUMENTS = {"amount": f"{RLO}0001{PDF}", "orderId": f"o{ZWSP}-1", "note": f"{CSI}2J"}
 
 
-@pytest.fixture
-def config_path(tmp_path: Path) -> Path:
-    path = tmp_path / "specbridge.yaml"
-    path.write_text(
-        "apis: {shop: {spec: shop.yaml}}\nstore: sqlite:///state/approvals.db\n", encoding="utf-8"
-    )
-    return path
-
-
 def pending(config_path: Path, arguments: dict[str, Any]) -> Approval:
     config = load_config(config_path)
 
