@@ -8,7 +8,6 @@ characters escaped."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import getpass
 import json
@@ -54,7 +53,9 @@ def _on_desk(config_path: str, work: Callable[[Any], Awaitable[T]]) -> T:
         async with config_store(config) as store:
             return await work(ApprovalGate(store, config).desk)
 
-    return asyncio.run(run())
+    import anyio  # here: the command line loads it only for a command that runs
+
+    return anyio.run(run)
 
 
 def _answer(config_path: str, answer: str, by: str, work: Callable[[Any], Awaitable[Any]]) -> Any:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from typing import Any
@@ -152,7 +151,9 @@ def call_command(
         raise click.UsageError("--base-url and --allow go with SPEC, not with --config")
     arguments = parse_arguments(args_json)
     api, store = _api(spec, config_path, api_name, base_url, allow)
-    result, used_url = asyncio.run(_run(api, store, tool, arguments, secret_id, approve))
+    import anyio  # here: the command line loads it only for a command that runs
+
+    result, used_url = anyio.run(_run, api, store, tool, arguments, secret_id, approve)
     if fmt == "json":
         from ..gateway import to_mcp_result
 

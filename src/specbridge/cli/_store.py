@@ -7,7 +7,6 @@ marker, which every gateway adopts at its next such call (docs/store.md, "A stor
 
 from __future__ import annotations
 
-import asyncio
 import time
 from datetime import UTC, datetime
 from typing import Any
@@ -103,7 +102,9 @@ def _marker_line(marker: Any) -> str:
 def check_command(config_path: str, acknowledge: bool) -> None:
     """Report the store's backend, schema version, persistence settings and marker. Exit 0, or 1 when a
     gateway found the store had lost its data (and it was not acknowledged)."""
-    lines, lost = asyncio.run(_check(config_path, acknowledge))
+    import anyio  # here: the command line loads it only for a command that runs
+
+    lines, lost = anyio.run(_check, config_path, acknowledge)
     for line in lines:
         click.echo(line)
     raise SystemExit(EXIT_FINDINGS if lost else EXIT_OK)

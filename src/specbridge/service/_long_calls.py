@@ -21,7 +21,7 @@ keeps the result in memory for the callers waiting there.
 
 from __future__ import annotations
 
-import asyncio
+import asyncio  # asyncio: a long call runs on after the call that started it returns
 import contextlib
 import hashlib
 import logging

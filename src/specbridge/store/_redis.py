@@ -12,7 +12,7 @@ idle ones closed after a minute, no driver retries; file bytes are read undecode
 
 from __future__ import annotations
 
-import asyncio
+import asyncio  # asyncio: the idle closer is a task for the store's life, outside any task group
 import contextlib
 import json
 from collections.abc import Collection, Iterator, Mapping

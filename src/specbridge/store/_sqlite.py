@@ -18,7 +18,7 @@ logged as a warning (`store open to others`), as the files folder is.
 
 from __future__ import annotations
 
-import asyncio
+import asyncio  # asyncio: every step runs on the store's one thread (its executor); anyio has no such
 import contextlib
 import logging
 import os
