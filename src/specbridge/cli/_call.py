@@ -11,10 +11,9 @@ import click
 from .._errors import ArgumentError, CallError, ErrorCode
 from .._json import dumps
 from ..call import Caller, CallResult, Credential
-from ..config import DEFAULT_STORE, ApiConfig, EgressConfig, api_document, check_tool_names, load_config
+from ..config import DEFAULT_STORE, ApiConfig, EgressConfig, api_toolset, load_config
 from ..grants import Grants
 from ..store import Store, StoreError, open_store
-from ..tools import convert
 from ._app import EXIT_FINDINGS, app, friendly_errors
 from ._serve import allow_hint, check_command_line_base_url
 
@@ -66,7 +65,7 @@ async def _run(
     api: ApiConfig, store: str, tool: str, arguments: dict[str, Any], secret_id: str | None, approved: bool
 ) -> tuple[CallResult, str | None]:
     """The result, and the base URL the call went to (the configured one or the document's server)."""
-    toolset = check_tool_names(api, convert(api_document(api), api.convert_options()))
+    toolset = api_toolset(api)
     caller = Caller(api, toolset, check_workers=False)  # one call: no process to start for it
     try:
         credential = await _token(api, store) if api.auth.grant is not None else None

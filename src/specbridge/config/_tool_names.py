@@ -1,9 +1,12 @@
-"""`apis.<api>.tools.<name>` must name a tool: a typo would silently leave a tool unguarded."""
+"""`apis.<api>.tools.<name>` must name a tool: a typo would silently leave a tool unguarded. And
+`api_toolset`, the one way from an API's document to its tools (`lint`, `tools`, `call`, `serve`)."""
 
 from __future__ import annotations
 
 from .._errors import ConfigError
-from ..tools import ToolSet, base_name
+from ..document import ApiDocument
+from ..tools import ToolSet, base_name, convert
+from ._document import api_document
 from ._model import ApiConfig
 from ._schema import closest, key_path
 
@@ -37,3 +40,11 @@ def check_tool_names(api: ApiConfig | None, toolset: ToolSet) -> ToolSet:
             key=key_path(["apis", api.name, "tools", name]),
         )
     return toolset
+
+
+def api_toolset(api: ApiConfig, document: ApiDocument | None = None) -> ToolSet:
+    """The tools of `api`'s document (`api_document`, or `document` read apart) converted under its
+    settings, once every `tools.<name>` of it names one of them."""
+    return check_tool_names(
+        api, convert(api_document(api) if document is None else document, api.convert_options())
+    )
