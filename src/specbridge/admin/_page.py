@@ -32,7 +32,7 @@ from starlette.routing import BaseRoute, Route
 from .._errors import ErrorCode, SpecbridgeError
 from ..config import AdminConfig
 from ..service import Desk
-from ..store import Approval, Cursor, Status
+from ..store import Approval, Cursor, Page, Status
 from ._facts import ToolLookup, no_lookup
 from ._form import read_form
 from ._guard import Refused, check_host, check_id, find_admin, log_admin, log_answer, refusal_of
@@ -136,7 +136,7 @@ class AdminPage:
         try:
             groups = await self.desk.groups(Status.PENDING, PER_CLIENT)
             items = (
-                await self.desk.list(Status.PENDING, PAGE_SIZE, client=client, after=after, oldest_first=True)
+                await self.desk.list(Status.PENDING, PAGE_SIZE, Page(client, after, oldest_first=True))
                 if client is not None
                 else []
             )

@@ -32,7 +32,7 @@ import anyio
 
 from .._errors import CallError, ErrorCode
 from ..config import ApprovalsConfig
-from ..store import Announcement, Approval, ClientApprovals, Condition, Cursor, Status, Store, poll
+from ..store import FIRST, Announcement, Approval, ClientApprovals, Condition, Page, Status, Store, poll
 from ._view import approval_json
 from ._view import iso as _iso
 
@@ -119,20 +119,12 @@ class Approvals:
         return await self.store.approval_groups(status, per_client)
 
     async def list(
-        self,
-        status: Status | None = None,
-        limit: int = 100,
-        *,
-        client: str | None = None,
-        after: Cursor | None = None,
-        oldest_first: bool = False,
+        self, status: Status | None = None, limit: int = 100, page: Page = FIRST
     ) -> list[Approval]:
         """A page of approvals, newest first (see `Store.list_approvals`): every one is reachable by
         its pages, whatever another client does."""
         await self.store.expire_due(self.clock())
-        return await self.store.list_approvals(
-            status, limit, client=client, after=after, oldest_first=oldest_first
-        )
+        return await self.store.list_approvals(status, limit, page)
 
     async def approve(self, approval_id: str, by: str) -> Approval:
         return await self._answer(approval_id, Status.APPROVED, by, None)

@@ -181,7 +181,7 @@ def list_command(
     """Approvals, newest first (pending ones by default), a page at a time: every client's count first,
     and the cursor of the next page when there may be more."""
     from ..approvals import approval_json
-    from ..store import Cursor, Status
+    from ..store import Cursor, Page, Status
 
     wanted = None if status == "all" else Status(status)
     from ..admin import hidden_in, json_text, reveal
@@ -193,7 +193,7 @@ def list_command(
         )
 
     async def read(desk: Any) -> tuple[list[Any], list[Any]]:
-        found = await desk.list(wanted, limit, client=client, after=cursor, oldest_first=oldest_first)
+        found = await desk.list(wanted, limit, Page(client, cursor, oldest_first))
         return found, ([] if wanted is None else await desk.groups(wanted, 0))
 
     found, groups = _on_desk(config_path, read)

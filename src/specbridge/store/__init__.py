@@ -44,8 +44,10 @@ from ._base import Store as Store
 from ._base import StoreError as StoreError
 from ._base import StoreLost as StoreLost
 from ._bounded import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
+from ._listing import FIRST as FIRST
 from ._listing import ClientApprovals as ClientApprovals
 from ._listing import Cursor as Cursor
+from ._listing import Page as Page
 from ._marker import Guarantees as Guarantees
 from ._marker import Marker as Marker
 from ._marker import MarkerKind as MarkerKind

@@ -22,7 +22,7 @@ from typing import Self
 
 from .._errors import ErrorCode, SpecbridgeError
 from ._bounded import DEFAULT_TIMEOUT, bounded
-from ._listing import ClientApprovals, Cursor
+from ._listing import FIRST, ClientApprovals, Page
 from ._marker import Guarantees, Marker, MarkerKind, Watch, judge, lost_message
 from ._model import Approval, Claim, Condition, Delivery, Json, Status, StoredFile, StoredSession
 from ._rates import RateLimit
@@ -107,16 +107,11 @@ class Store(ABC):
 
     @abstractmethod
     async def list_approvals(
-        self,
-        status: Status | None = None,
-        limit: int = 100,
-        *,
-        client: str | None = None,
-        after: Cursor | None = None,
-        oldest_first: bool = False,
+        self, status: Status | None = None, limit: int = 100, page: Page = FIRST
     ) -> list[Approval]:
-        """Newest first (oldest first with `oldest_first`), at most `limit`, past `after` (the `Cursor` of
-        the previous page's last record) in that order; with `client`, that client's only (`_listing`)."""
+        """Newest first (oldest first with `page.oldest_first`), at most `limit`, past `page.after` (the
+        `Cursor` of the previous page's last record) in that order; with `page.client`, that client's
+        only (`_listing`)."""
 
     @abstractmethod
     async def approval_groups(self, status: Status, per_client: int) -> list[ClientApprovals]:
