@@ -24,7 +24,17 @@ from .._errors import ErrorCode, SpecbridgeError
 from ._bounded import DEFAULT_TIMEOUT, bounded
 from ._listing import FIRST, ClientApprovals, Page
 from ._marker import Guarantees, Marker, MarkerKind, Watch, judge, lost_message
-from ._model import Approval, Claim, Condition, Delivery, Json, Status, StoredFile, StoredSession
+from ._model import (
+    Announcement,
+    Approval,
+    Claim,
+    Condition,
+    Delivery,
+    Json,
+    Status,
+    StoredFile,
+    StoredSession,
+)
 from ._rates import RateLimit
 from ._records import Announced
 
@@ -166,7 +176,6 @@ class Store(ABC):
 
     # Outbox
 
-    @abstractmethod
     async def enqueue(
         self,
         topic: str,
@@ -178,6 +187,11 @@ class Store(ABC):
         stream: str = "",
     ) -> str:
         """Add a delivery due at `due` (default now), for `receiver`, ordered in `stream`; its id."""
+        return await self._enqueue(Announcement(topic, payload, now, receiver, stream), due)
+
+    @abstractmethod
+    async def _enqueue(self, one: Announcement, due: float | None) -> str:
+        """`enqueue` in a backend: the delivery `one` announces, due at `due` (None: at once)."""
 
     @abstractmethod
     async def lease_due(

@@ -70,9 +70,9 @@ def _pairs(flat: list[Any]) -> dict[str, Any]:
 
 
 def _record(announce: Announcement, due: float | None = None) -> dict[str, str]:
-    delivery_id, topic, payload, at, _, receiver, stream = delivery_values(announce)
+    delivery_id, topic, payload, at, due_at, receiver, stream = delivery_values(announce, due)
     record = {"id": delivery_id, "topic": topic, "payload": payload, "created_at": _text(float(at))}
-    record |= {"attempts": "0", "due_at": _text(float(at if due is None else due))}
+    record |= {"attempts": "0", "due_at": _text(float(due_at))}
     return record | {"receiver": receiver or "", "stream": stream or ""}
 
 
@@ -256,17 +256,8 @@ class RedisStore(RedisListing, RedisMarker, RedisRates, RedisSealed, RedisSessio
 
     # Outbox
 
-    async def enqueue(
-        self,
-        topic: str,
-        payload: Json,
-        now: float,
-        due: float | None = None,
-        *,
-        receiver: str = "",
-        stream: str = "",
-    ) -> str:
-        record = _record(Announcement(topic, payload, now, receiver, stream), due)
+    async def _enqueue(self, one: Announcement, due: float | None) -> str:
+        record = _record(one, due)
         await self._script("ENQUEUE_ALL", json.dumps([record]))
         return record["id"]
 
