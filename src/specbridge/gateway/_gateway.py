@@ -37,7 +37,7 @@ from ._loading import load_api
 from ._local import exposure_refusal
 from ._metrics import Metrics
 from ._modes import modes
-from ._reads import DocumentReads, swapped_in
+from ._reads import DocumentReads, reload_failed, swapped_in
 from ._reloaded import said_reloaded
 from ._rules import apply_rules
 from ._snapshot import LISTINGS
@@ -332,14 +332,7 @@ class Gateway:
                     api, state if api != state.api else None, config.search, read=not over_network
                 )
             except SpecbridgeError as error:
-                log_event(
-                    "document reload failed; still serving the previous tools",
-                    level=logging.ERROR,
-                    api=name,
-                    code=str(error.code),
-                    reason=error.message,
-                )
-                self.metrics.reload(name, "failed")
+                reload_failed(self.metrics, name, error)
                 if api != state.api and not over_network:  # no document serves the new settings: all old
                     return []
                 continue  # (read apart: the API as it was until its new document is read)

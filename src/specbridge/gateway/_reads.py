@@ -82,18 +82,23 @@ class DocumentReads:
             try:
                 state = await self._build(api)
             except SpecbridgeError as error:
-                log_event(
-                    "document reload failed; still serving the previous tools",
-                    level=logging.ERROR,
-                    api=name,
-                    code=str(error.code),
-                    reason=error.message,
-                )
-                self._metrics.reload(name, "failed")
+                reload_failed(self._metrics, name, error)
         if self._pending.get(name, (None, None))[1] is scope:
             del self._pending[name]
         if state is not None:  # swapped in, or dropped when the config has moved on since
             await self._arrived(name, api, state)
+
+
+def reload_failed(metrics: Metrics, name: str, error: SpecbridgeError) -> None:
+    """A document of `name` could not be read or converted again: said, counted, the old tools kept."""
+    log_event(
+        "document reload failed; still serving the previous tools",
+        level=logging.ERROR,
+        api=name,
+        code=str(error.code),
+        reason=error.message,
+    )
+    metrics.reload(name, "failed")
 
 
 def swapped_in(
