@@ -26,7 +26,7 @@ from .._logging import log_event
 from ..call import Caller, CallResult, Checker, Lru
 from ..config import ApiConfig
 from ..search import SearchIndex
-from ..service import ToolRules
+from ..service import Allowed, ToolRules
 from ..store import ClaimState, StoreError
 from ..tools import Tool, ToolSet
 from . import _answer
@@ -70,20 +70,14 @@ class CodeMode:
         self.caller = caller
         self.index = index
         self.names = Names(tool.name for tool in toolset.tools)
-        self._positions: Lru[ToolRules, frozenset[int]] = Lru(RULES_KEPT)
+        self._allowed = Allowed(index.tools, RULES_KEPT)
         self._modules: Lru[ToolRules, Any] = Lru(RULES_KEPT)
 
     # -- listing -----------------------------------------------------------------------------------
 
     def positions(self, rules: ToolRules) -> frozenset[int] | None:
         """The index positions of the tools a caller with `rules` may use (None: every tool)."""
-        if rules.everything:
-            return None
-        found = self._positions.get(rules)
-        if found is None:
-            found = frozenset(i for i, tool in enumerate(self.index.tools) if rules.allows(tool))
-            self._positions.put(rules, found)
-        return found
+        return self._allowed.positions(rules)
 
     def tools(self, rules: ToolRules) -> list[dict[str, Any]]:
         only = self.positions(rules)

@@ -89,10 +89,11 @@ class DocumentReads:
             await self._arrived(name, api, state)
 
 
-def reload_failed(metrics: Metrics, name: str, error: SpecbridgeError) -> None:
-    """A document of `name` could not be read or converted again: said, counted, the old tools kept."""
+def reload_failed(metrics: Metrics, name: str, error: SpecbridgeError, *, what: str = "failed") -> None:
+    """A document of `name` could not be read or converted again (`failed`), or its tools do not meet
+    the config's rules (`refused`): said, counted, the old tools kept."""
     log_event(
-        "document reload failed; still serving the previous tools",
+        f"document reload {what}; still serving the previous tools",
         level=logging.ERROR,
         api=name,
         code=str(error.code),
@@ -111,13 +112,6 @@ def swapped_in(
     states = {**served.states, name: new}
     refused = apply_rules(served.config, {key: state.toolset for key, state in states.items()})
     if refused is not None:
-        log_event(
-            "document reload refused; still serving the previous tools",
-            level=logging.ERROR,
-            api=name,
-            code=str(refused.code),
-            reason=refused.message,
-        )
-        metrics.reload(name, "failed")
+        reload_failed(metrics, name, refused, what="refused")
         return None
     return Snapshot(served.config, MappingProxyType(states))
