@@ -68,6 +68,7 @@ if TYPE_CHECKING:
     from ._caller import Caller as Caller
     from ._caller import Outgoing as Outgoing
     from ._check import Checker as Checker
+    from ._check import argument_problem as argument_problem
     from ._credential import Credential as Credential
     from ._egress import EgressPolicy as EgressPolicy
     from ._egress import check_base_url as check_base_url

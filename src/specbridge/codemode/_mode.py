@@ -21,9 +21,9 @@ from typing import Any
 
 import anyio
 
-from .._errors import ArgumentError, ErrorCode
+from .._errors import ErrorCode
 from .._logging import log_event
-from ..call import Caller, CallResult, Checker, Lru
+from ..call import Caller, CallResult, Checker, Lru, argument_problem
 from ..config import ApiConfig
 from ..search import SearchIndex
 from ..service import Allowed, ToolRules
@@ -42,14 +42,6 @@ RULES_KEPT = 256  # callers' tool rules whose positions and `api` module are kep
 SchemaOf = Callable[[Tool], Mapping[str, Any]]  # a tool's input schema as the caller sees it
 _SEARCH_CHECK = Checker(SEARCH_SCHEMA)
 _EXECUTE_CHECK = Checker(EXECUTE_SCHEMA)
-
-
-def _problem(checker: Checker, arguments: Mapping[str, Any]) -> CallResult | None:
-    try:
-        checker.check(arguments)
-    except ArgumentError as error:
-        return CallResult(error.message, is_error=True, code=error.code)
-    return None
 
 
 def _store_failed(error: StoreError) -> CallResult:
@@ -105,7 +97,7 @@ class CodeMode:
 
     async def search(self, arguments: Mapping[str, Any], rules: ToolRules, schema_of: SchemaOf) -> CallResult:
         """The operations that best match `query` (or a tag's), as Python signatures."""
-        problem = _problem(_SEARCH_CHECK, arguments)
+        problem = argument_problem(_SEARCH_CHECK, arguments)
         if problem is not None:
             return problem
         query, tag = str(arguments.get("query", "")), arguments.get("tag")
@@ -141,7 +133,7 @@ class CodeMode:
 
     async def execute(self, arguments: Mapping[str, Any], context: Context) -> CallResult:
         """Run the script in `code`, or go on with the paused script `resume`."""
-        problem = _problem(_EXECUTE_CHECK, arguments)
+        problem = argument_problem(_EXECUTE_CHECK, arguments)
         if problem is not None:
             return problem
         code, resume = arguments.get("code"), arguments.get("resume")

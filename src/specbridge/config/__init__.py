@@ -1,18 +1,6 @@
 """`specbridge.yaml`: the model (frozen dataclasses), secret references, and the reader that checks a file
 against the shipped JSON Schema (`specbridge.schema.json`) with errors naming the file, the key path and
-the closest valid key.
-
-```yaml
-apis:
-  orders:
-    spec: ./orders.openapi.yaml        # relative to this file
-    base_url: https://api.example.com/v1
-    auth: {type: bearer, secret: env:ORDERS_TOKEN}
-    tools:
-      refundOrder: {requires_approval: true, bindings: {body.currency: EUR}}
-clients:
-  support-bot: {key_sha256: "…", apis: [orders]}
-```
+the closest valid key. An example file opens `_model`.
 
 Modules:
 

@@ -24,9 +24,9 @@ from typing import Any, Literal
 import anyio
 import mcp_types as types
 
-from .._errors import ArgumentError, ErrorCode
+from .._errors import ErrorCode
 from .._json import dumps
-from ..call import Caller, CallResult, Checker
+from ..call import Caller, CallResult, Checker, argument_problem
 from ..config import SearchIndexConfig
 from ..search import SearchAnswer, SearchIndex, SearchSettings, ToolTags, tag_list
 from ..service import Allowed, ToolRules
@@ -159,17 +159,9 @@ def search_mode_tools(
     ]
 
 
-def _problem(checker: Checker, arguments: Mapping[str, Any]) -> CallResult | None:
-    try:
-        checker.check(arguments)
-    except ArgumentError as error:
-        return CallResult(error.message, is_error=True, code=error.code)
-    return None
-
-
 def search_arguments(arguments: Mapping[str, Any]) -> tuple[str, int, str | None] | CallResult:
     """`query`, `limit` and `tag` of a search_tools call, or the error result that names what is wrong."""
-    problem = _problem(_SEARCH_CHECK, arguments)
+    problem = argument_problem(_SEARCH_CHECK, arguments)
     if problem is not None:
         return problem
     query = str(arguments.get("query", ""))
@@ -223,7 +215,7 @@ def with_producers(
 
 def unwrap_call(arguments: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | CallResult:
     """The inner tool name and arguments of a call_tool call, or the error result saying what is wrong."""
-    problem = _problem(_CALL_CHECK, arguments)
+    problem = argument_problem(_CALL_CHECK, arguments)
     if problem is not None:
         return problem
     return str(arguments["name"]), dict(arguments.get("arguments") or {})

@@ -130,11 +130,7 @@ class Store(ABC):
 
     @abstractmethod
     async def update_approval(
-        self,
-        approval_id: str,
-        when: Condition,
-        changes: Mapping[str, Json],
-        announce: Announced = None,
+        self, approval_id: str, when: Condition, changes: Mapping[str, Json], announce: Announced = None
     ) -> Approval | None:
         """Apply `changes` (fields of `CHANGEABLE`) if the record meets `when`, with `announce` put in the
         outbox in the same step; the new record, or None (nothing changed, nothing announced)."""

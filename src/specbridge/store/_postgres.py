@@ -202,11 +202,7 @@ class PostgresStore(PostgresListing, PostgresMarker, PostgresRates, PostgresSeal
         return None if row is None else approval_from(row)
 
     async def update_approval(
-        self,
-        approval_id: str,
-        when: Condition,
-        changes: Mapping[str, Json],
-        announce: Announced = None,
+        self, approval_id: str, when: Condition, changes: Mapping[str, Json], announce: Announced = None
     ) -> Approval | None:
         statement, params = sql.update_approval(P, approval_id, when, checked_changes(changes))
         if not announcements(announce):

@@ -190,11 +190,7 @@ class RedisStore(RedisListing, RedisMarker, RedisRates, RedisSealed, RedisSessio
         return approval_from(row) if row else None
 
     async def update_approval(
-        self,
-        approval_id: str,
-        when: Condition,
-        changes: Mapping[str, Json],
-        announce: Announced = None,
+        self, approval_id: str, when: Condition, changes: Mapping[str, Json], announce: Announced = None
     ) -> Approval | None:
         condition: dict[str, Any] = {"statuses": sorted(str(status) for status in when.statuses)}
         if when.owner is not None:

@@ -172,11 +172,7 @@ class SqliteStore(SqliteListing, SqliteMarker, SqliteRates, SqliteSealed, Sqlite
         return await self._run(work)
 
     async def update_approval(
-        self,
-        approval_id: str,
-        when: Condition,
-        changes: Mapping[str, Json],
-        announce: Announced = None,
+        self, approval_id: str, when: Condition, changes: Mapping[str, Json], announce: Announced = None
     ) -> Approval | None:
         statement, params = sql.update_approval(P, approval_id, when, checked_changes(changes))
 
