@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 import click
 
-from ._app import app, friendly_errors
+from ._app import app, friendly_errors, store_config_option
 
 T = TypeVar("T")
 STATUSES = (
@@ -32,14 +32,7 @@ STATUSES = (
     "outcome_unknown",
 )
 
-config_option = click.option(
-    "--config",
-    "config_path",
-    type=click.Path(dir_okay=False),
-    default="specbridge.yaml",
-    show_default=True,
-    help="The config whose `store:` holds the approvals.",
-)
+config_option = store_config_option("The config whose `store:` holds the approvals.")
 
 
 def _on_desk(config_path: str, work: Callable[[Any], Awaitable[T]]) -> T:

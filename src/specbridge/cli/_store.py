@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from ._app import EXIT_FINDINGS, EXIT_OK, app, friendly_errors
+from ._app import EXIT_FINDINGS, EXIT_OK, app, friendly_errors, store_config_option
 
 
 @app.group("store")
@@ -85,14 +85,7 @@ def _marker_line(marker: Any) -> str:
 
 
 @store_group.command("check")
-@click.option(
-    "--config",
-    "config_path",
-    type=click.Path(dir_okay=False),
-    default="specbridge.yaml",
-    show_default=True,
-    help="The config whose `store:` is checked.",
-)
+@store_config_option("The config whose `store:` is checked.")
 @click.option(
     "--acknowledge",
     is_flag=True,
