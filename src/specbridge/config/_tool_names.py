@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
+
 from .._errors import ConfigError
 from ..document import ApiDocument
 from ..tools import ToolSet, base_name, convert
@@ -30,16 +32,24 @@ def check_tool_names(api: ApiConfig | None, toolset: ToolSet) -> ToolSet:
         return toolset
     known = tool_keys(toolset)
     for name in api.tools:
-        if name in known:
-            continue
-        guess = closest(name, known)
-        hint = f"did you mean `{guess}`?" if guess else "see `specbridge tools` for the names"
-        raise ConfigError(
-            f"names no tool of this API ({hint}); a setting for a tool that does not exist would be ignored",
-            source=api.source,
-            key=key_path(["apis", api.name, "tools", name]),
-        )
+        if name not in known:
+            at = ["apis", api.name, "tools", name]
+            raise no_such_tool(name, known, api.source, at, "of this API", "a setting")
     return toolset
+
+
+def no_such_tool(
+    name: str, known: Collection[str], source: str, at: Sequence[str | int], where: str, what: str
+) -> ConfigError:
+    """The error of a key `at` whose tool `name` is none of `known` (`where`: of which API), naming the
+    closest: `what` (a setting, a rule) for a tool that does not exist would be ignored."""
+    guess = closest(name, known)
+    hint = f"did you mean `{guess}`?" if guess else "see `specbridge tools` for the names"
+    return ConfigError(
+        f"names no tool {where} ({hint}); {what} for a tool that does not exist would be ignored",
+        source=source,
+        key=key_path(at),
+    )
 
 
 def api_toolset(api: ApiConfig, document: ApiDocument | None = None) -> ToolSet:
