@@ -14,11 +14,14 @@ import json
 import logging
 import sys
 from collections.abc import Awaitable, Callable, Iterator
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from ._app import app, friendly_errors, store_config_option
+
+if TYPE_CHECKING:
+    from ..config import Config
 
 T = TypeVar("T")
 STATUSES = (
@@ -35,16 +38,16 @@ STATUSES = (
 config_option = store_config_option("The config whose `store:` holds the approvals.")
 
 
-def _on_desk(config_path: str, work: Callable[[Any], Awaitable[T]]) -> T:
-    """Open the config's store, run `work(desk)`, close the store."""
+def _on_desk(config: str | Config, work: Callable[[Any], Awaitable[T]]) -> T:
+    """Open the config's store (`config`, or the file it names, read once), run `work(desk)`, close it."""
     from ..config import load_config
     from ..service import ApprovalGate, config_store
 
-    config = load_config(config_path)
+    settings = load_config(config) if isinstance(config, str) else config
 
     async def run() -> T:
-        async with config_store(config) as store:
-            return await work(ApprovalGate(store, config).desk)
+        async with config_store(settings) as store:
+            return await work(ApprovalGate(store, settings).desk)
 
     import anyio  # here: the command line loads it only for a command that runs
 
@@ -62,7 +65,7 @@ def _answer(config_path: str, answer: str, by: str, work: Callable[[Any], Awaita
     config = load_config(config_path)
     audit_to(config.audit.path)
     try:
-        answered = _on_desk(config_path, work)
+        answered = _on_desk(config, work)
         with _json_log():
             log_answer(answered, by, answer, "cli")
     finally:
