@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import secrets
 
-from specbridge.store import Approval, Cursor, Status, Store
+from specbridge.store import Approval, Cursor, Page, Status, Store
 
 NOW = 1_764_500_000.25
 
@@ -42,7 +42,7 @@ async def pages(store: Store, size: int, **options: object) -> list[list[str]]:
     found: list[list[str]] = []
     after = None
     while True:
-        page = await store.list_approvals(Status.PENDING, size, after=after, **options)  # type: ignore[arg-type]
+        page = await store.list_approvals(Status.PENDING, size, Page(after=after, **options))  # type: ignore[arg-type]
         if not page:
             return found
         found.append([record.id for record in page])
@@ -64,7 +64,8 @@ async def test_a_clients_own_pages_hold_that_clients_approvals_only(store: Store
     found = await pages(store, 2, client="b")
     assert [approval_id for page in found for approval_id in page] == newest_first(theirs)
     no_key = await made(store, "", 2, start=NOW + 100)  # an approval of a call that came with no client key
-    assert [r.id for r in await store.list_approvals(Status.PENDING, client="")] == newest_first(no_key)
+    theirs_only = await store.list_approvals(Status.PENDING, 100, Page(client=""))
+    assert [r.id for r in theirs_only] == newest_first(no_key)
 
 
 async def test_one_clients_flood_never_hides_anothers_older_pending_approval(store: Store) -> None:

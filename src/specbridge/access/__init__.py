@@ -21,6 +21,7 @@ Modules:
   minutes.
 - `_fetch`: every request to the authorization server (metadata, JWKS, introspection), through the
   API's egress policy, bounded in time and size.
+- `_refused`: `refused`, the one JSON body of every HTTP route's refusal.
 - `_metadata`: the Protected Resource Metadata (RFC 9728) and the `WWW-Authenticate` challenges.
 - `_claims`: `TokenClaims`, what is kept of a checked token: never the token.
 - `_front_key`: the Ed25519 key the gateway's own authorization server signs with, derived from
@@ -64,6 +65,7 @@ if TYPE_CHECKING:  # loaded on first use: they import httpx, PyJWT or cryptograp
     from ._oidc import SignInError as SignInError
     from ._oidc import Start as Start
     from ._oidc import challenge_of as challenge_of
+    from ._refused import refused as refused
     from ._resource import ResourceServer as ResourceServer
     from ._resource import ResourceServers as ResourceServers
 

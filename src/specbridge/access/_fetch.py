@@ -15,13 +15,12 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-import anyio
 import httpx
 import orjson
 
-from .._errors import ErrorCode, RequestRefused, SpecbridgeError, TokenError
+from .._errors import ErrorCode, RequestRefused, TokenError
 from .._network import base_url_host, check_base_url, is_allowed, parse_allow
-from ..call import EgressPolicy, EgressTransport
+from ..call import EgressPolicy, EgressTransport, ask_small
 
 TIMEOUT = 5.0  # one request in all: connecting, sending, every byte of the answer
 MAX_ANSWER_BYTES = 256 * 1024  # a JWKS of a few dozen keys, a metadata document, an introspection answer
@@ -79,23 +78,18 @@ class Fetcher:
         """(status, JSON body or None); raises `token-check-unavailable` when nothing usable came back.
         `what` names the document in messages ("the JWKS at https://…"); never a token or secret."""
         self.requests += 1
+        status, body = await ask_small(
+            self._client,
+            method,
+            url,
+            what=what,
+            limit=MAX_ANSWER_BYTES,
+            timeout=TIMEOUT,
+            failed=unavailable,
+            **options,
+        )
         try:
-            with anyio.fail_after(TIMEOUT):
-                async with self._client.stream(method, url, **options) as response:
-                    body = bytearray()
-                    async for chunk in response.aiter_raw():
-                        body += chunk
-                        if len(body) > MAX_ANSWER_BYTES:
-                            raise unavailable(f"{what} answered more than {MAX_ANSWER_BYTES // 1024} KB")
-                    status = response.status_code
-        except TimeoutError:
-            raise unavailable(f"{what} gave no whole answer within {TIMEOUT:g} s") from None
-        except SpecbridgeError as error:  # the egress policy refused the address, or DNS failed
-            raise unavailable(f"{what} cannot be reached: {error.message}") from None
-        except httpx.HTTPError as error:
-            raise unavailable(f"{what} cannot be reached ({type(error).__name__})") from None
-        try:
-            return status, orjson.loads(bytes(body))
+            return status, orjson.loads(body)
         except orjson.JSONDecodeError:
             if 200 <= status < 300:
                 raise unavailable(f"{what} did not answer JSON") from None

@@ -39,7 +39,7 @@ from ..access import Admission
 from ..approvals import approval_json, iso
 from ..config import AdminConfig
 from ..service import Desk
-from ..store import Approval, Cursor, Status
+from ..store import Approval, Cursor, Page, Status
 from ._form import read_body
 from ._guard import Refused, admitted, check_host, check_id, error_json, log_admin, log_answer, refusal_of
 
@@ -167,13 +167,8 @@ class AdminApi:
         order = query.get("order", "newest")
         if order not in ("newest", "oldest"):
             raise Refused(400, ErrorCode.REQUEST_INVALID, "order must be newest or oldest")
-        found = await self.desk.list(
-            status,
-            limit,
-            client=parse_client(query.get("client")),
-            after=parse_after(query.get("after")),
-            oldest_first=order == "oldest",
-        )
+        page = Page(parse_client(query.get("client")), parse_after(query.get("after")), order == "oldest")
+        found = await self.desk.list(status, limit, page)
         following = Cursor.after(found[-1]).text() if len(found) == limit else None
         return {"approvals": [await self._shown(approval) for approval in found], "next": following}
 

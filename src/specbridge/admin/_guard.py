@@ -8,10 +8,10 @@ import re
 from collections.abc import Mapping, Sequence
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
 from .._errors import ErrorCode, SpecbridgeError
-from ..access import Admission, Identity, Refusal
+from ..access import Admission, Identity, Refusal, refused
 from ..approvals import log_admin as log_admin
 from ..approvals import log_answer as log_answer
 from ..config import AdminConfig
@@ -44,10 +44,7 @@ class Refused(Exception):
 
 
 def error_json(status: int, code: ErrorCode, message: str) -> Response:
-    headers = {"WWW-Authenticate": 'Bearer realm="specbridge-admin"'} if status == 401 else None
-    return JSONResponse(
-        {"error": {"code": str(code), "message": message}}, status_code=status, headers=headers
-    )
+    return refused(status, code, message, realm="specbridge-admin")
 
 
 def host_allowed(host: str, allowed: Sequence[str]) -> bool:

@@ -32,7 +32,7 @@ from starlette.routing import BaseRoute, Route
 from .._errors import ErrorCode, SpecbridgeError
 from ..config import AdminConfig
 from ..service import Desk
-from ..store import Approval, Cursor, Status
+from ..store import Approval, Cursor, Page, Status
 from ._facts import ToolLookup, no_lookup
 from ._form import read_form
 from ._guard import Refused, check_host, check_id, find_admin, log_admin, log_answer, refusal_of
@@ -121,13 +121,9 @@ class AdminPage:
     # Pages (GET)
 
     async def home(self, request: Request) -> Response:
-        try:
-            check_host(request, self.allowed_hosts)
-            session = await self._session(request)
-        except Refused as refused:
-            return self._error_page(refused, None)
-        if session is None:
-            return self._signed_out(request)
+        session = await self._signed_in(request)
+        if not isinstance(session, Session):
+            return session
         query = request.query_params
         client = query.get("client")
         after = Cursor.parse(query.get("after", "")) if client is not None else None
@@ -136,7 +132,7 @@ class AdminPage:
         try:
             groups = await self.desk.groups(Status.PENDING, PER_CLIENT)
             items = (
-                await self.desk.list(Status.PENDING, PAGE_SIZE, client=client, after=after, oldest_first=True)
+                await self.desk.list(Status.PENDING, PAGE_SIZE, Page(client, after, oldest_first=True))
                 if client is not None
                 else []
             )
@@ -166,6 +162,16 @@ class AdminPage:
         refresh = "/admin/" + (f"?{urlencode(keep)}" if keep else "")
         return document("".join(parts), signed_in=(session.admin, session.csrf), refresh=refresh)
 
+    async def _signed_in(self, request: Request) -> Session | Response:
+        """The admin's session of a page request, else the page to answer instead: the error of a Host
+        not served, or the sign-in page."""
+        try:
+            check_host(request, self.allowed_hosts)
+            session = await self._session(request)
+        except Refused as refused:
+            return self._error_page(refused, None)
+        return self._signed_out(request) if session is None else session
+
     async def _answered(self, approval_id: str | None) -> Approval | None:
         if approval_id is None or not NEXT_PATH.fullmatch(f"/admin/approvals/{approval_id}"):
             return None
@@ -179,13 +185,9 @@ class AdminPage:
 
     async def approval(self, request: Request) -> Response:
         """`GET /admin/approvals/<id>` from a browser: the approval and, while pending, its answers."""
-        try:
-            check_host(request, self.allowed_hosts)
-            session = await self._session(request)
-        except Refused as refused:
-            return self._error_page(refused, None)
-        if session is None:
-            return self._signed_out(request)
+        session = await self._signed_in(request)
+        if not isinstance(session, Session):
+            return session
         try:
             approval = await self.desk.get(check_id(request.path_params["id"]))
             repeat = await self.desk.repeat(approval)

@@ -21,7 +21,6 @@ on_answer`) the gateway's background sender (`service/_sending`); `claim` lets o
 
 from __future__ import annotations
 
-import asyncio
 import secrets
 import time
 from collections import Counter
@@ -29,9 +28,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+import anyio
+
 from .._errors import CallError, ErrorCode
 from ..config import ApprovalsConfig
-from ..store import Announcement, Approval, ClientApprovals, Condition, Cursor, Status, Store
+from ..store import FIRST, Announcement, Approval, ClientApprovals, Condition, Page, Status, Store, poll
 from ._view import approval_json
 from ._view import iso as _iso
 
@@ -77,7 +78,7 @@ class Approvals:
         # approval.requested / approval.answered into the outbox: True for the operators' webhook alone,
         # or an `Announcer` fanning each event out to its receivers.
         self.announce = announce
-        self._changed = asyncio.Event()  # set (and replaced) whenever this process answers or finishes one
+        self._changed = anyio.Event()  # set (and replaced) whenever this process answers or finishes one
         # approval ids calls of this process wait on now (shared by a gateway's `Approvals`): the
         # background sender leaves those to the waiting call, which sends them itself
         self.waiting: Counter[str] = waiting if waiting is not None else Counter()
@@ -118,20 +119,12 @@ class Approvals:
         return await self.store.approval_groups(status, per_client)
 
     async def list(
-        self,
-        status: Status | None = None,
-        limit: int = 100,
-        *,
-        client: str | None = None,
-        after: Cursor | None = None,
-        oldest_first: bool = False,
+        self, status: Status | None = None, limit: int = 100, page: Page = FIRST
     ) -> list[Approval]:
         """A page of approvals, newest first (see `Store.list_approvals`): every one is reachable by
         its pages, whatever another client does."""
         await self.store.expire_due(self.clock())
-        return await self.store.list_approvals(
-            status, limit, client=client, after=after, oldest_first=oldest_first
-        )
+        return await self.store.list_approvals(status, limit, page)
 
     async def approve(self, approval_id: str, by: str) -> Approval:
         return await self._answer(approval_id, Status.APPROVED, by, None)
@@ -215,24 +208,23 @@ class Approvals:
         Answers given in this process wake the wait at once; others are seen by polling (50 ms doubling
         to 1 s), so another instance's answer arrives within a second. `sends`: the waiting caller
         sends the call itself once approved (counted in `waiting`); False for one that only reads."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        delay = 0.05
         self.waiting[approval_id] += sends
         try:
-            while True:
-                approval = await self.get(approval_id)
-                remaining = deadline - loop.time()
-                if approval.status not in (Status.PENDING, Status.EXECUTING) or remaining <= 0:
-                    return approval
-                try:
-                    await asyncio.wait_for(self._changed.wait(), min(delay, remaining))
-                except TimeoutError:
-                    delay = min(delay * 2, 1.0)
+            return await poll(
+                lambda: self._answered(approval_id), seconds=timeout, first=0.05, most=1.0, pause=self._woken
+            )
         finally:
             self.waiting[approval_id] -= sends
             if self.waiting[approval_id] <= 0:
                 del self.waiting[approval_id]
+
+    async def _answered(self, approval_id: str) -> tuple[bool, Approval]:
+        approval = await self.get(approval_id)
+        return approval.status not in (Status.PENDING, Status.EXECUTING), approval
+
+    async def _woken(self, seconds: float) -> None:
+        with anyio.move_on_after(seconds):
+            await self._changed.wait()
 
     def _events(self, topic: str, approval: Approval, now: float) -> Sequence[Announcement]:
         if callable(self.announce):
@@ -240,7 +232,7 @@ class Approvals:
         return [approval_event(topic, approval, now)] if self.announce else []
 
     def _wake(self) -> None:
-        changed, self._changed = self._changed, asyncio.Event()
+        changed, self._changed = self._changed, anyio.Event()
         changed.set()
 
     async def claim(self, approval: Approval) -> Approval | None:

@@ -16,6 +16,21 @@ def _when(seconds: float | None) -> str | None:
     return None if seconds is None else iso(seconds)
 
 
+# What a client's webhook is told of its own approval, in this order (see `client_approval_json`).
+CLIENT_FIELDS = (
+    "id",
+    "status",
+    "api",
+    "tool",
+    "client",
+    "arguments",
+    "reason",
+    "created_at",
+    "expires_at",
+    "answered_at",
+)
+
+
 def approval_json(approval: Approval) -> dict[str, Any]:
     """Times as ISO 8601 UTC; `bound` apart from `arguments`, since the model never saw those values."""
     return {
@@ -48,18 +63,8 @@ def client_approval_json(approval: Approval) -> dict[str, Any]:
     """An approval as its own client's webhook gets it: what the client's agent sent and what became of
     it, nothing the operator keeps to themselves: not the bound values (the config's, which the model
     never saw), not who answered (an admin id), not a result (an answer event never has one)."""
-    return {
-        "id": approval.id,
-        "status": str(approval.status),
-        "api": approval.api,
-        "tool": approval.tool,
-        "client": approval.client,
-        "arguments": approval.arguments,
-        "reason": approval.reason,
-        "created_at": _when(approval.created_at),
-        "expires_at": _when(approval.expires_at),
-        "answered_at": _when(approval.answered_at),
-    }
+    shown = approval_json(approval)
+    return {key: shown[key] for key in CLIENT_FIELDS}
 
 
 def status_text(approval: Approval) -> str:

@@ -35,6 +35,8 @@ Modules:
   resolved address checked.
 - `_transport`: resolve, check and connect in one step (the pinned network backend under httpx); the
   process's one TLS context.
+- `_asking`: `ask_small`, a request the gateway makes for itself (a token endpoint, an authorization
+  server), read whole within a time and a size bound.
 - `_readiness`: `readiness()`, what will fail for every call of an API, known at start.
 - `_send`: sending once: one deadline, redirects by policy, capped reads.
 - `_render`: the answer as a result (text, JSON, image), the credential redacted wherever it comes back.
@@ -59,12 +61,14 @@ if TYPE_CHECKING:
     from ._answers import AnswerPolicy as AnswerPolicy
     from ._answers import json_result as json_result
     from ._answers import shortened_error as shortened_error
+    from ._asking import ask_small as ask_small
     from ._body import Attachment as Attachment
     from ._build import BuiltRequest as BuiltRequest
     from ._build import build_request as build_request
     from ._caller import Caller as Caller
     from ._caller import Outgoing as Outgoing
     from ._check import Checker as Checker
+    from ._check import argument_problem as argument_problem
     from ._checked import checked as checked
     from ._credential import Credential as Credential
     from ._egress import EgressPolicy as EgressPolicy

@@ -19,6 +19,7 @@ from .._errors import ArgumentError
 from ..document.pointer import unescape_token
 from ._explain import Explainer
 from ._paths import format_path as format_path
+from ._result import CallResult
 
 Json = Any
 MAX_DEPTH = 8  # values nested deeper than this are left to the API
@@ -155,6 +156,16 @@ class Checker:
         if more:
             problems.append(f"(the first {MAX_PROBLEMS} problems; there may be more)")
         raise ArgumentError(problems)
+
+
+def argument_problem(checker: Checker, arguments: Mapping[str, Json]) -> CallResult | None:
+    """What `checker` finds wrong with `arguments`, as the call's result (None: nothing): for the
+    gateway's own tools (search mode's, code mode's), whose arguments are checked before they run."""
+    try:
+        checker.check(arguments)
+    except ArgumentError as error:
+        return CallResult(error.message, is_error=True, code=error.code)
+    return None
 
 
 _Parts = tuple[dict[str, Json], list[str]]

@@ -160,6 +160,18 @@ def app() -> None:
     """Turn an OpenAPI document into safe, checked tools for AI agents."""
 
 
+def store_config_option(help: str) -> Callable[[F], F]:
+    """`--config FILE` (default `specbridge.yaml`) of a command that works on the config's store."""
+    return click.option(
+        "--config",
+        "config_path",
+        type=click.Path(dir_okay=False),
+        default="specbridge.yaml",
+        show_default=True,
+        help=help,
+    )
+
+
 def one_shot_gc() -> None:
     """For a command that reads one document and ends (`lint`, `tools`): the objects it makes live until
     it ends and hold almost no cycles, so the collector's passes over the growing heap are pure cost

@@ -8,18 +8,20 @@ characters escaped."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import getpass
 import json
 import logging
 import sys
 from collections.abc import Awaitable, Callable, Iterator
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from ._app import app, friendly_errors
+from ._app import app, friendly_errors, store_config_option
+
+if TYPE_CHECKING:
+    from ..config import Config
 
 T = TypeVar("T")
 STATUSES = (
@@ -33,28 +35,23 @@ STATUSES = (
     "outcome_unknown",
 )
 
-config_option = click.option(
-    "--config",
-    "config_path",
-    type=click.Path(dir_okay=False),
-    default="specbridge.yaml",
-    show_default=True,
-    help="The config whose `store:` holds the approvals.",
-)
+config_option = store_config_option("The config whose `store:` holds the approvals.")
 
 
-def _on_desk(config_path: str, work: Callable[[Any], Awaitable[T]]) -> T:
-    """Open the config's store, run `work(desk)`, close the store."""
+def _on_desk(config: str | Config, work: Callable[[Any], Awaitable[T]]) -> T:
+    """Open the config's store (`config`, or the file it names, read once), run `work(desk)`, close it."""
     from ..config import load_config
     from ..service import ApprovalGate, config_store
 
-    config = load_config(config_path)
+    settings = load_config(config) if isinstance(config, str) else config
 
     async def run() -> T:
-        async with config_store(config) as store:
-            return await work(ApprovalGate(store, config).desk)
+        async with config_store(settings) as store:
+            return await work(ApprovalGate(store, settings).desk)
 
-    return asyncio.run(run())
+    import anyio  # here: the command line loads it only for a command that runs
+
+    return anyio.run(run)
 
 
 def _answer(config_path: str, answer: str, by: str, work: Callable[[Any], Awaitable[Any]]) -> Any:
@@ -68,7 +65,7 @@ def _answer(config_path: str, answer: str, by: str, work: Callable[[Any], Awaita
     config = load_config(config_path)
     audit_to(config.audit.path)
     try:
-        answered = _on_desk(config_path, work)
+        answered = _on_desk(config, work)
         with _json_log():
             log_answer(answered, by, answer, "cli")
     finally:
@@ -180,7 +177,7 @@ def list_command(
     """Approvals, newest first (pending ones by default), a page at a time: every client's count first,
     and the cursor of the next page when there may be more."""
     from ..approvals import approval_json
-    from ..store import Cursor, Status
+    from ..store import Cursor, Page, Status
 
     wanted = None if status == "all" else Status(status)
     from ..admin import hidden_in, json_text, reveal
@@ -192,7 +189,7 @@ def list_command(
         )
 
     async def read(desk: Any) -> tuple[list[Any], list[Any]]:
-        found = await desk.list(wanted, limit, client=client, after=cursor, oldest_first=oldest_first)
+        found = await desk.list(wanted, limit, Page(client, cursor, oldest_first))
         return found, ([] if wanted is None else await desk.groups(wanted, 0))
 
     found, groups = _on_desk(config_path, read)

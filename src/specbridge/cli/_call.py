@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from typing import Any
@@ -12,10 +11,9 @@ import click
 from .._errors import ArgumentError, CallError, ErrorCode
 from .._json import dumps
 from ..call import Caller, CallResult, Credential
-from ..config import DEFAULT_STORE, ApiConfig, EgressConfig, api_document, check_tool_names, load_config
+from ..config import DEFAULT_STORE, ApiConfig, EgressConfig, api_toolset, load_config
 from ..grants import Grants
 from ..store import Store, StoreError, open_store
-from ..tools import convert
 from ._app import EXIT_FINDINGS, app, friendly_errors
 from ._serve import allow_hint, check_command_line_base_url
 
@@ -67,7 +65,7 @@ async def _run(
     api: ApiConfig, store: str, tool: str, arguments: dict[str, Any], secret_id: str | None, approved: bool
 ) -> tuple[CallResult, str | None]:
     """The result, and the base URL the call went to (the configured one or the document's server)."""
-    toolset = check_tool_names(api, convert(api_document(api), api.convert_options()))
+    toolset = api_toolset(api)
     caller = Caller(api, toolset, check_workers=False)  # one call: no process to start for it
     try:
         credential = await _token(api, store) if api.auth.grant is not None else None
@@ -152,7 +150,9 @@ def call_command(
         raise click.UsageError("--base-url and --allow go with SPEC, not with --config")
     arguments = parse_arguments(args_json)
     api, store = _api(spec, config_path, api_name, base_url, allow)
-    result, used_url = asyncio.run(_run(api, store, tool, arguments, secret_id, approve))
+    import anyio  # here: the command line loads it only for a command that runs
+
+    result, used_url = anyio.run(_run, api, store, tool, arguments, secret_id, approve)
     if fmt == "json":
         from ..gateway import to_mcp_result
 

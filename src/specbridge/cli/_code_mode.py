@@ -13,16 +13,15 @@ from ..codemode import code_mode_tools, document_tags
 from ..tools import ExportFormat, ToolSet, export
 
 if TYPE_CHECKING:
+    from ..config import CodeModeConfig, Config
+
+
+def code_mode_limits(config: Config | None, api_name: str | None) -> CodeModeConfig:
+    """The limits the execute tool's description tells: the config API's, else the defaults."""
     from ..config import CodeModeConfig
 
-
-def code_mode_limits(config_path: str | None, api_name: str | None) -> CodeModeConfig:
-    """The limits the execute tool's description tells: the config API's, else the defaults."""
-    from ..config import CodeModeConfig, load_config
-
-    if config_path is None:
+    if config is None:
         return CodeModeConfig()
-    config = load_config(config_path)
     return config.api(api_name).code_mode if config.apis else config.code_mode
 
 

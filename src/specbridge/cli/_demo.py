@@ -10,6 +10,7 @@ answers by itself, says so, and stops after the refund."""
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import secrets
 import shlex
@@ -268,9 +269,13 @@ async def show_approval(
         click.echo(f"(--once: the demo approved {approval.id} itself, as `approvals approve` would)")
     else:
         click.echo("Waiting for the answer (Ctrl-C stops the demo) ...")
-        while (await desk.get(approval.id)).status == "pending":
-            await anyio.sleep(0.5)  # the store is the meeting point: polled as a person would reload
-        answered = await desk.get(approval.id)
+        from ..store import poll
+
+        async def look() -> tuple[bool, Any]:  # the store is the meeting point: read as a person reloads
+            found = await desk.get(approval.id)
+            return found.status != "pending", found
+
+        answered = await poll(look, seconds=math.inf, first=0.5, most=0.5)
         click.echo(f"{answered.status} by {answered.answered_by}")
     click.echo("tools/call refundOrder again:   (the agent's same call gets the outcome)")
     done = await client.call_tool("refundOrder", refund)

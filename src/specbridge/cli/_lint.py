@@ -27,10 +27,10 @@ from ..lint import (
 )
 from ._app import EXIT_FINDINGS, EXIT_OK, EXIT_UNREADABLE, app, friendly_errors, one_shot_gc
 from ._output import check_not_read, refused, unwritable, wants_colour, write_output
-from ._sources import sources
+from ._sources import read_config, sources
 
 if TYPE_CHECKING:
-    from ..config import Config, LintConfig
+    from ..config import LintConfig
 
 # `specbridge.config` (the config's schema, its reader) loads only with --config: lint without one
 # starts a few hundredths of a second sooner.
@@ -89,11 +89,8 @@ def lint_command(
     one_shot_gc()
     settings: LintConfig | None = None
     source = "specbridge.yaml"
-    config: Config | None = None
-    if config_path is not None:
-        from ..config import load_config
-
-        config = load_config(config_path)
+    config = read_config(config_path)
+    if config is not None:
         settings, source = config.lint, config.source
     if api_name is not None and len(specs) > 1:
         raise click.UsageError("--api names the API of one document; lint several documents without it")
@@ -104,7 +101,7 @@ def lint_command(
     reports: list[Report] = []
     documents: list[str] = list(specs)  # what no output may replace: each document and its $ref'ed files
     unreadable = False
-    targets = sources(specs, config_path, api_name, every_api=True)  # SPEC/URL/-, or the config's APIs
+    targets = sources(specs, config, api_name, every_api=True)  # SPEC/URL/-, or the config's APIs
     for target in targets:
         try:
             toolset = target.toolset()

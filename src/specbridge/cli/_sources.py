@@ -57,9 +57,9 @@ class Source:
     def toolset(self) -> ToolSet:
         if self.api is None:
             return convert(self.document(), ConvertOptions())
-        from ..config import check_tool_names
+        from ..config import api_toolset
 
-        converted = check_tool_names(self.api, convert(self.document(), self.api.convert_options()))
+        converted = api_toolset(self.api, self.document())
         if self.toolset_of is None:
             return converted
         from ..call import answer_tools
@@ -81,16 +81,20 @@ def _same(spec: str, configured: str) -> bool:
     return str(Path(spec).resolve()) == configured
 
 
-def sources(
-    specs: tuple[str, ...], config_path: str | None, api_name: str | None, *, every_api: bool
-) -> list[Source]:
-    """The sources of a command line; `every_api`: without SPEC, all the config's APIs (lint), not
-    the named or only one (tools)."""
-    config: Config | None = None
-    if config_path is not None:
-        from ..config import load_config
+def read_config(config_path: str | None) -> Config | None:
+    """The config of `--config FILE`, read once per command (None without the option)."""
+    if config_path is None:
+        return None
+    from ..config import load_config
 
-        config = load_config(config_path)
+    return load_config(config_path)
+
+
+def sources(
+    specs: tuple[str, ...], config: Config | None, api_name: str | None, *, every_api: bool
+) -> list[Source]:
+    """The sources of a command line (`config`: its `--config`, `read_config`); `every_api`: without
+    SPEC, all the config's APIs (lint), not the named or only one (tools)."""
     if not specs:
         if config is None:
             raise click.UsageError("give SPEC (a file, an http(s):// URL or `-` for stdin), or --config FILE")

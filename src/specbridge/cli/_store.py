@@ -7,14 +7,13 @@ marker, which every gateway adopts at its next such call (docs/store.md, "A stor
 
 from __future__ import annotations
 
-import asyncio
 import time
 from datetime import UTC, datetime
 from typing import Any
 
 import click
 
-from ._app import EXIT_FINDINGS, EXIT_OK, app, friendly_errors
+from ._app import EXIT_FINDINGS, EXIT_OK, app, friendly_errors, store_config_option
 
 
 @app.group("store")
@@ -86,14 +85,7 @@ def _marker_line(marker: Any) -> str:
 
 
 @store_group.command("check")
-@click.option(
-    "--config",
-    "config_path",
-    type=click.Path(dir_okay=False),
-    default="specbridge.yaml",
-    show_default=True,
-    help="The config whose `store:` is checked.",
-)
+@store_config_option("The config whose `store:` is checked.")
 @click.option(
     "--acknowledge",
     is_flag=True,
@@ -103,7 +95,9 @@ def _marker_line(marker: Any) -> str:
 def check_command(config_path: str, acknowledge: bool) -> None:
     """Report the store's backend, schema version, persistence settings and marker. Exit 0, or 1 when a
     gateway found the store had lost its data (and it was not acknowledged)."""
-    lines, lost = asyncio.run(_check(config_path, acknowledge))
+    import anyio  # here: the command line loads it only for a command that runs
+
+    lines, lost = anyio.run(_check, config_path, acknowledge)
     for line in lines:
         click.echo(line)
     raise SystemExit(EXIT_FINDINGS if lost else EXIT_OK)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
@@ -12,13 +13,16 @@ from ..document import ApiDocument, Locator
 from ..tools import ExportFormat, ToolSet, export
 from ._app import app, friendly_errors, one_shot_gc
 from ._output import write_output
-from ._sources import sources
+from ._sources import read_config, sources
+
+if TYPE_CHECKING:
+    from ..config import Config
 
 
-def load_toolset(spec: str | None, config_path: str | None, api_name: str | None = None) -> ToolSet:
+def load_toolset(spec: str | None, config: Config | None, api_name: str | None = None) -> ToolSet:
     """The tools of SPEC (a file, a URL or `-`), or of the config's named or only API (or toolset)
     without one."""
-    found = sources((spec,) if spec is not None else (), config_path, api_name, every_api=False)
+    found = sources((spec,) if spec is not None else (), config, api_name, every_api=False)
     if found[0].toolset_of is not None:  # a toolset: its tools of each API, in the config's order
         from ..tools import ToolSet
 
@@ -67,14 +71,15 @@ def tools_command(
     if defer_loading and fmt != "anthropic":
         raise click.UsageError("--defer-loading applies to --format anthropic")
     one_shot_gc()
-    toolset = load_toolset(spec, config_path, api_name)
+    config = read_config(config_path)
+    toolset = load_toolset(spec, config, api_name)
     warn_dropped_parameters(toolset.document)
     if code_mode:
         from ._code_mode import code_mode_export, code_mode_limits  # config/ and codemode/ only then
 
         if defer_loading:
             raise click.UsageError("--defer-loading does not apply to --code-mode (two tools, always loaded)")
-        text = code_mode_export(toolset, fmt, strict=strict, limits=code_mode_limits(config_path, api_name))
+        text = code_mode_export(toolset, fmt, strict=strict, limits=code_mode_limits(config, api_name))
     else:
         text = dumps(export(toolset, fmt, strict=strict, defer_loading=defer_loading), indent=True)
     if output:

@@ -21,12 +21,12 @@ from typing import Any
 
 import anyio
 
-from .._errors import ArgumentError, ErrorCode
+from .._errors import ErrorCode
 from .._logging import log_event
-from ..call import Caller, CallResult, Checker, Lru
+from ..call import Caller, CallResult, Checker, Lru, argument_problem
 from ..config import ApiConfig
 from ..search import SearchIndex
-from ..service import ToolRules
+from ..service import Allowed, ToolRules
 from ..store import ClaimState, StoreError
 from ..tools import Tool, ToolSet
 from . import _answer
@@ -42,14 +42,6 @@ RULES_KEPT = 256  # callers' tool rules whose positions and `api` module are kep
 SchemaOf = Callable[[Tool], Mapping[str, Any]]  # a tool's input schema as the caller sees it
 _SEARCH_CHECK = Checker(SEARCH_SCHEMA)
 _EXECUTE_CHECK = Checker(EXECUTE_SCHEMA)
-
-
-def _problem(checker: Checker, arguments: Mapping[str, Any]) -> CallResult | None:
-    try:
-        checker.check(arguments)
-    except ArgumentError as error:
-        return CallResult(error.message, is_error=True, code=error.code)
-    return None
 
 
 def _store_failed(error: StoreError) -> CallResult:
@@ -70,20 +62,14 @@ class CodeMode:
         self.caller = caller
         self.index = index
         self.names = Names(tool.name for tool in toolset.tools)
-        self._positions: Lru[ToolRules, frozenset[int]] = Lru(RULES_KEPT)
+        self._allowed = Allowed(index.tools, RULES_KEPT)
         self._modules: Lru[ToolRules, Any] = Lru(RULES_KEPT)
 
     # -- listing -----------------------------------------------------------------------------------
 
     def positions(self, rules: ToolRules) -> frozenset[int] | None:
         """The index positions of the tools a caller with `rules` may use (None: every tool)."""
-        if rules.everything:
-            return None
-        found = self._positions.get(rules)
-        if found is None:
-            found = frozenset(i for i, tool in enumerate(self.index.tools) if rules.allows(tool))
-            self._positions.put(rules, found)
-        return found
+        return self._allowed.positions(rules)
 
     def tools(self, rules: ToolRules) -> list[dict[str, Any]]:
         only = self.positions(rules)
@@ -111,7 +97,7 @@ class CodeMode:
 
     async def search(self, arguments: Mapping[str, Any], rules: ToolRules, schema_of: SchemaOf) -> CallResult:
         """The operations that best match `query` (or a tag's), as Python signatures."""
-        problem = _problem(_SEARCH_CHECK, arguments)
+        problem = argument_problem(_SEARCH_CHECK, arguments)
         if problem is not None:
             return problem
         query, tag = str(arguments.get("query", "")), arguments.get("tag")
@@ -147,7 +133,7 @@ class CodeMode:
 
     async def execute(self, arguments: Mapping[str, Any], context: Context) -> CallResult:
         """Run the script in `code`, or go on with the paused script `resume`."""
-        problem = _problem(_EXECUTE_CHECK, arguments)
+        problem = argument_problem(_EXECUTE_CHECK, arguments)
         if problem is not None:
             return problem
         code, resume = arguments.get("code"), arguments.get("resume")

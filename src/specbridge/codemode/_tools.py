@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..config import CodeModeConfig
+from ..search import tag_list
 from ..tools import ToolSet
 
 SEARCH = "search"
@@ -20,7 +21,6 @@ DEFAULT_RESULTS = 5
 MAX_RESULTS = 20
 MAX_SCRIPT = 100_000  # characters of one script
 SCRIPT_ID = 64  # characters of a script id, at most
-TAGS_IN_DESCRIPTION = 600  # characters of tag names the search tool's description may carry
 
 SEARCH_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -68,18 +68,6 @@ EXECUTE_SCHEMA: dict[str, Any] = {
 }
 
 
-def _tag_list(tags: Sequence[tuple[str, int]]) -> str:
-    shown: list[str] = []
-    size = 0
-    for name, _ in tags:
-        size += len(name) + 2
-        if size > TAGS_IN_DESCRIPTION:
-            shown.append("…")
-            break
-        shown.append(name)
-    return ", ".join(shown)
-
-
 def _annotations(title: str, read_only: bool) -> dict[str, Any]:
     return {
         "title": title,
@@ -96,7 +84,7 @@ def code_mode_tools(
     """The two MCP tools of an API in code mode. `title` is the document's own (`info.title`);
     `operations`: how many the caller may use; `tags`: the API's tags with their counts."""
     title = " ".join(title.split())[:100] or "this API"
-    sections = f" Its tags: {_tag_list(tags)}." if tags else ""
+    sections = f" Its tags: {tag_list(tags)}." if tags else ""
     search_title = f"Find functions of {title}"
     execute_title = f"Run a Python script against {title}"
     return [

@@ -1,18 +1,6 @@
 """`specbridge.yaml`: the model (frozen dataclasses), secret references, and the reader that checks a file
 against the shipped JSON Schema (`specbridge.schema.json`) with errors naming the file, the key path and
-the closest valid key.
-
-```yaml
-apis:
-  orders:
-    spec: ./orders.openapi.yaml        # relative to this file
-    base_url: https://api.example.com/v1
-    auth: {type: bearer, secret: env:ORDERS_TOKEN}
-    tools:
-      refundOrder: {requires_approval: true, bindings: {body.currency: EUR}}
-clients:
-  support-bot: {key_sha256: "…", apis: [orders]}
-```
+the closest valid key. An example file opens `_model`.
 
 Modules:
 
@@ -28,7 +16,8 @@ Modules:
   read.
 - `_rules`, `_access`: the access rules (`clients.<id>.tools`, `oauth.scopes`, `limits.per_client`,
   `limits.per_tool`, `audit`) as settings, and their reading; `check_access_names`.
-- `_tool_names`: every `tools.<name>` names a tool.
+- `_tool_names`: every `tools.<name>` names a tool; `api_toolset(api)`, an API's document converted
+  under its settings.
 - `_operations`, `_operation_schemas`: connectors (`apis.<name>.operations`) and the checks of their
   schemas and URL templates.
 - `_document`: `api_document(api)`, the one place an API's document comes from (its `spec`, its
@@ -102,6 +91,7 @@ from ._schema import SCHEMA_FILE as SCHEMA_FILE
 from ._schema import config_schema as config_schema
 from ._secrets import Secret as Secret
 from ._secrets import looks_like_secret as looks_like_secret
+from ._tool_names import api_toolset as api_toolset
 from ._tool_names import check_tool_names as check_tool_names
 from ._toolsets import ToolsetConfig as ToolsetConfig
 from ._toolsets import ToolsetTool as ToolsetTool
@@ -161,6 +151,7 @@ __all__ = [
     "WebhookConfig",
     "WebhooksConfig",
     "api_document",
+    "api_toolset",
     "check_access_names",
     "check_tool_names",
     "check_toolset_tools",

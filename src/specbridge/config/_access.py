@@ -16,8 +16,8 @@ from .._errors import ConfigError
 from ..tools import ToolSet
 from ._model import ApiConfig, ClientConfig, Config, LimitsConfig
 from ._rules import AuditConfig, Rate, RateLimits, ToolAccess, parse_rate
-from ._schema import closest, key_path
-from ._tool_names import tool_keys
+from ._schema import key_path
+from ._tool_names import no_such_tool, tool_keys
 
 Fail = Callable[[list[str | int], str], ConfigError]
 RATE_KEYS = ("per_client", "per_tool")  # the keys of `limits:` read here (the rest are one call's limits)
@@ -165,12 +165,5 @@ def _check(
                 key=key_path(at),
             )
         return
-    if name in known:
-        return
-    guess = closest(name, known)
-    hint = f"did you mean `{guess}`?" if guess else "see `specbridge tools` for the names"
-    raise ConfigError(
-        f"names no tool {where} ({hint}); a rule for a tool that does not exist would be ignored",
-        source=source,
-        key=key_path(at),
-    )
+    if name not in known:
+        raise no_such_tool(name, known, source, at, where, "a rule")

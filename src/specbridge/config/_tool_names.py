@@ -1,9 +1,14 @@
-"""`apis.<api>.tools.<name>` must name a tool: a typo would silently leave a tool unguarded."""
+"""`apis.<api>.tools.<name>` must name a tool: a typo would silently leave a tool unguarded. And
+`api_toolset`, the one way from an API's document to its tools (`lint`, `tools`, `call`, `serve`)."""
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
+
 from .._errors import ConfigError
-from ..tools import ToolSet, base_name
+from ..document import ApiDocument
+from ..tools import ToolSet, base_name, convert
+from ._document import api_document
 from ._model import ApiConfig
 from ._schema import closest, key_path
 
@@ -27,13 +32,29 @@ def check_tool_names(api: ApiConfig | None, toolset: ToolSet) -> ToolSet:
         return toolset
     known = tool_keys(toolset)
     for name in api.tools:
-        if name in known:
-            continue
-        guess = closest(name, known)
-        hint = f"did you mean `{guess}`?" if guess else "see `specbridge tools` for the names"
-        raise ConfigError(
-            f"names no tool of this API ({hint}); a setting for a tool that does not exist would be ignored",
-            source=api.source,
-            key=key_path(["apis", api.name, "tools", name]),
-        )
+        if name not in known:
+            at = ["apis", api.name, "tools", name]
+            raise no_such_tool(name, known, api.source, at, "of this API", "a setting")
     return toolset
+
+
+def no_such_tool(
+    name: str, known: Collection[str], source: str, at: Sequence[str | int], where: str, what: str
+) -> ConfigError:
+    """The error of a key `at` whose tool `name` is none of `known` (`where`: of which API), naming the
+    closest: `what` (a setting, a rule) for a tool that does not exist would be ignored."""
+    guess = closest(name, known)
+    hint = f"did you mean `{guess}`?" if guess else "see `specbridge tools` for the names"
+    return ConfigError(
+        f"names no tool {where} ({hint}); {what} for a tool that does not exist would be ignored",
+        source=source,
+        key=key_path(at),
+    )
+
+
+def api_toolset(api: ApiConfig, document: ApiDocument | None = None) -> ToolSet:
+    """The tools of `api`'s document (`api_document`, or `document` read apart) converted under its
+    settings, once every `tools.<name>` of it names one of them."""
+    return check_tool_names(
+        api, convert(api_document(api) if document is None else document, api.convert_options())
+    )

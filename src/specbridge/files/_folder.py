@@ -20,8 +20,8 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
+import functools
 import logging
 import os
 import re
@@ -30,6 +30,8 @@ import stat
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import BinaryIO
+
+import anyio.to_thread
 
 from .._logging import log_event
 from ..store import StoreError
@@ -83,15 +85,15 @@ class FileFolder:
         """Stream `chunks` into the bytes of `file_id`; their size, or None (nothing kept) past `cap`.
         An empty file keeps nothing on disk: its record says it all."""
         final = self.where(file_id)
-        await asyncio.to_thread(self._ensure)
+        await anyio.to_thread.run_sync(self._ensure)
         temp = self.path / (TEMP + secrets.token_hex(8))
         try:
             try:
-                handle = await asyncio.to_thread(_create, temp)
+                handle = await anyio.to_thread.run_sync(_create, temp)
             except FileNotFoundError:  # the folder was removed since: made again, once
                 self._ready = False
-                await asyncio.to_thread(self._ensure)
-                handle = await asyncio.to_thread(_create, temp)
+                await anyio.to_thread.run_sync(self._ensure)
+                handle = await anyio.to_thread.run_sync(_create, temp)
         except OSError as error:
             raise self._failed(error) from None
         size, pending, kept = 0, bytearray(), False
@@ -102,9 +104,9 @@ class FileFolder:
                     return None
                 pending += chunk
                 if len(pending) >= CHUNK:
-                    await asyncio.to_thread(handle.write, bytes(pending))
+                    await anyio.to_thread.run_sync(handle.write, bytes(pending))
                     pending.clear()
-            await asyncio.to_thread(_finish, handle, bytes(pending), temp, final if size else None)
+            await anyio.to_thread.run_sync(_finish, handle, bytes(pending), temp, final if size else None)
             kept = size > 0
             return size
         except OSError as error:
@@ -120,7 +122,7 @@ class FileFolder:
         """The bytes of `file_id` chunk by chunk (the file opened now, so a later removal does not cut
         the answer), or None when they are not here."""
         try:
-            handle: BinaryIO = await asyncio.to_thread(self.where(file_id).open, "rb")
+            handle: BinaryIO = await anyio.to_thread.run_sync(self.where(file_id).open, "rb")
         except FileNotFoundError:
             return None
         except OSError as error:
@@ -128,7 +130,7 @@ class FileFolder:
 
         async def chunks() -> AsyncIterator[bytes]:
             try:
-                while chunk := await asyncio.to_thread(handle.read, CHUNK):
+                while chunk := await anyio.to_thread.run_sync(handle.read, CHUNK):
                     yield chunk
             finally:
                 handle.close()
@@ -137,7 +139,7 @@ class FileFolder:
 
     async def remove(self, file_id: str) -> None:
         try:
-            await asyncio.to_thread(self.where(file_id).unlink, missing_ok=True)
+            await anyio.to_thread.run_sync(functools.partial(self.where(file_id).unlink, missing_ok=True))
         except OSError as error:
             raise self._failed(error) from None
 
@@ -145,7 +147,7 @@ class FileFolder:
         """Remove bytes no live record names and abandoned temp files, each at least `GRACE` seconds
         old; how many were removed. A folder not made yet has nothing to sweep."""
         try:
-            temps, ids = await asyncio.to_thread(_old_entries, self.path, now - GRACE)
+            temps, ids = await anyio.to_thread.run_sync(_old_entries, self.path, now - GRACE)
         except OSError as error:
             raise self._failed(error) from None
         dead = [*temps]
@@ -155,7 +157,7 @@ class FileFolder:
         removed = 0
         for path in dead:
             with contextlib.suppress(FileNotFoundError):
-                await asyncio.to_thread(path.unlink)
+                await anyio.to_thread.run_sync(path.unlink)
                 removed += 1
         return removed
 

@@ -18,7 +18,7 @@ from starlette.routing import BaseRoute, Route
 
 from .._errors import ErrorCode
 from .._logging import log_event
-from ..access import Identity, Refusal
+from ..access import Identity, Refusal, refused
 from ..call import browser_media_type, is_media_type, safe_filename
 from ..store import StoredFile, StoreError
 from ._files import Files, owner_of
@@ -33,21 +33,12 @@ OCTET_STREAM = "application/octet-stream"
 Admit = Callable[[Request], Awaitable[Identity | Refusal]]
 
 
-def _error(status: int, code: ErrorCode, message: str, headers: tuple[tuple[str, str], ...] = ()) -> Response:
-    given = dict(headers)
-    if status == 401 and "WWW-Authenticate" not in given:
-        given["WWW-Authenticate"] = 'Bearer realm="specbridge"'
-    return JSONResponse(
-        {"error": {"code": str(code), "message": message}}, status_code=status, headers=given or None
-    )
-
-
 def _not_found() -> Response:
-    return _error(404, ErrorCode.FILE_NOT_FOUND, "not found")
+    return refused(404, ErrorCode.FILE_NOT_FOUND, "not found")
 
 
 def _too_large(cap: int) -> Response:
-    return _error(413, ErrorCode.FILE_TOO_LARGE, f"the file is larger than this gateway keeps ({cap} bytes)")
+    return refused(413, ErrorCode.FILE_TOO_LARGE, f"the file is larger than this gateway keeps ({cap} bytes)")
 
 
 async def _who(request: Request, admit: Admit) -> str | Response:
@@ -55,7 +46,7 @@ async def _who(request: Request, admit: Admit) -> str | Response:
     outcome = await admit(request)
     if isinstance(outcome, Refusal):
         log_event("files refused", status=outcome.status, code=str(outcome.code), reason=outcome.message)
-        return _error(outcome.status, outcome.code, outcome.message, outcome.headers)
+        return refused(outcome.status, outcome.code, outcome.message, outcome.headers)
     return owner_of(outcome.client, outcome)
 
 
@@ -144,11 +135,11 @@ def file_routes(
             if record is None:
                 return _too_large(cap)
         except StoreError as error:
-            return _error(503, error.code, error.message)
-        except UploadRefused as refused:
-            if refused.status == 413:
+            return refused(503, error.code, error.message)
+        except UploadRefused as upload:
+            if upload.status == 413:
                 return _too_large(cap)
-            return _error(400, ErrorCode.REQUEST_INVALID, refused.message)
+            return refused(400, ErrorCode.REQUEST_INVALID, upload.message)
         log_event("file uploaded", client=owner, size=record.size)
         return JSONResponse(
             {
@@ -171,7 +162,7 @@ def file_routes(
                 return Response(status_code=204) if await files.delete(owner, file_id) else _not_found()
             found = await files.open(owner, file_id)
         except StoreError as error:
-            return _error(503, error.code, error.message)
+            return refused(503, error.code, error.message)
         if found is None:
             return _not_found()
         record, data = found

@@ -35,7 +35,7 @@ from .._errors import CallError, ErrorCode, SpecbridgeError, TokenError
 from .._logging import log_event
 from ..access import SignInError, front_keys
 from ..store import StoreError
-from ._clients import ClientError
+from ._clients import Client, ClientError
 from ._flow import PageError, ToClient, front_resources
 from ._front import Front
 from ._issue import Refused
@@ -124,6 +124,18 @@ def _credentials(request: Request, form: dict[str, str]) -> tuple[str, str | Non
     return form.get("client_id", ""), form.get("client_secret")
 
 
+async def _client(front: Front, request: Request, form: dict[str, str]) -> Client:
+    """The client that sent `form` (to the token or revocation endpoint), once its credentials hold."""
+    client_id, secret = _credentials(request, form)
+    try:
+        client = await front.clients.get(client_id)
+    except ClientError:
+        raise Refused("invalid_client", "this client is not known here", 401) from None
+    if not client.secret_ok(secret):
+        raise Refused("invalid_client", "the client's credentials are wrong", 401)
+    return client
+
+
 def _browser(request: Request) -> str | None:
     value = request.cookies.get(COOKIE)
     return value if value is not None and _COOKIE_VALUE.fullmatch(value) else None
@@ -208,26 +220,14 @@ def front_routes(
 
     async def token(request: Request) -> Response:
         form = await _form(request)
-        client_id, secret = _credentials(request, form)
-        try:
-            client = await front.clients.get(client_id)
-        except ClientError:
-            raise Refused("invalid_client", "this client is not known here", 401) from None
-        if not client.secret_ok(secret):
-            raise Refused("invalid_client", "the client's credentials are wrong", 401)
+        client = await _client(front, request, form)
         answer = await front.flow.token(form, client)
         log_event("token issued", client=client.client_id, grant=form.get("grant_type"))
         return JSONResponse(answer, headers={**CORS, "Pragma": "no-cache"})
 
     async def revoke(request: Request) -> Response:
         form = await _form(request)
-        client_id, secret = _credentials(request, form)
-        try:
-            client = await front.clients.get(client_id)
-        except ClientError:
-            raise Refused("invalid_client", "this client is not known here", 401) from None
-        if not client.secret_ok(secret):
-            raise Refused("invalid_client", "the client's credentials are wrong", 401)
+        client = await _client(front, request, form)
         given = form.get("token", "")
         if given and len(given) <= 16 * 1024:
             await front.issuer.revoke(given, client.client_id)

@@ -14,22 +14,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 
 import mcp_types as types
 from mcp.server.session import ServerSession
 from mcp.shared.exceptions import UrlElicitationRequiredError
-from starlette.requests import Request
-from starlette.responses import PlainTextResponse, Response
 from starlette.routing import BaseRoute
 
-from .._errors import ErrorCode
 from .._logging import log_event
 from ..grants import AccountNotConnected, connect_routes
+from ._edge import host_guard
 from ._gateway import Gateway
 from ._mcp import to_mcp_result
 
-Endpoint = Callable[[Request], Awaitable[Response]]
 CONNECT_KEY = "connect"  # the key of the URL elicitation in an input_required result, and of its answer
 
 
@@ -62,17 +59,7 @@ def ask_to_connect(
 def account_routes(gateway: Gateway, host_allowed: Callable[[str | None], bool]) -> list[BaseRoute]:
     """The connect pages of the APIs the gateway serves now (a reload's settings apply)."""
 
-    def guard(endpoint: Endpoint) -> Endpoint:
-        async def guarded(request: Request) -> Response:
-            if not host_allowed(request.headers.get("host")):
-                log_event("host refused", path=request.url.path, status=421)
-                return PlainTextResponse(
-                    f"[{ErrorCode.HOST_REFUSED}] this Host is not served here; use the gateway's own address",
-                    status_code=421,
-                )
-            return await endpoint(request)
-
-        return guarded
+    guard = host_guard(host_allowed)
 
     def title(api: str) -> str | None:  # the API as people know it: its document's title
         state = gateway.snapshot.states.get(api)

@@ -9,7 +9,7 @@ with one call, no later (docs/history/benchmarks-speed.md, "Start-up and each ca
 
 from __future__ import annotations
 
-import asyncio
+import asyncio  # asyncio: uvicorn's HTTP protocol is an asyncio.Protocol
 import importlib.util
 from typing import Any
 

@@ -19,7 +19,7 @@ The call service does the work (`service.CallService.drain`); this module only w
 
 from __future__ import annotations
 
-import asyncio
+import asyncio  # asyncio: SIGTERM arrives on uvicorn's loop (call_soon_threadsafe), not in a task
 import contextlib
 import logging
 import signal

@@ -9,11 +9,11 @@ from urllib.parse import urlsplit
 
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import PlainTextResponse, Response
 
 from .._errors import ErrorCode
 from .._logging import log_event
-from ..access import Admission, Identity, Refusal
+from ..access import Admission, Identity, Refusal, refused
 from ..config import ApiConfig
 from ._gateway import Gateway
 from ._local import LOCAL_HOSTS, is_loopback
@@ -28,15 +28,6 @@ def origin_allowed(origin: str | None) -> bool:
         return True
     parts = urlsplit(origin)
     return parts.scheme in ("http", "https") and (parts.hostname or "") in LOCAL_HOSTS
-
-
-def refuse(status: int, code: ErrorCode, message: str, extra: tuple[tuple[str, str], ...] = ()) -> Response:
-    headers = dict(extra)
-    if status == 401 and "WWW-Authenticate" not in headers:
-        headers["WWW-Authenticate"] = 'Bearer realm="specbridge"'
-    return JSONResponse(
-        {"error": {"code": str(code), "message": message}}, status_code=status, headers=headers or None
-    )
 
 
 def security_settings(host: str) -> TransportSecuritySettings | None:
@@ -77,12 +68,12 @@ def local_route(
     async def guarded(request: Request) -> Response:
         if not host_allowed(request.headers.get("host"), settings):
             log_event("host refused", path=request.url.path, status=421)
-            return refuse(
+            return refused(
                 421, ErrorCode.HOST_REFUSED, "this Host is not served here; use the gateway's own address"
             )
         if not origin_allowed(request.headers.get("origin")):
             log_event("origin refused", path=request.url.path, status=403)
-            return refuse(403, ErrorCode.ORIGIN_REFUSED, "browser origins other than localhost are refused")
+            return refused(403, ErrorCode.ORIGIN_REFUSED, "browser origins other than localhost are refused")
         return await endpoint(request)
 
     return guarded
@@ -101,3 +92,21 @@ def files_admission(
         return await admission.anywhere(request.headers, gateway.snapshot.config, resources)
 
     return admit
+
+
+def host_guard(host_allowed: Callable[[str | None], bool]) -> Callable[[Endpoint], Endpoint]:
+    """Put around a page's endpoint: a request for a Host the gateway does not serve gets 421."""
+
+    def guard(endpoint: Endpoint) -> Endpoint:
+        async def guarded(request: Request) -> Response:
+            if not host_allowed(request.headers.get("host")):
+                log_event("host refused", path=request.url.path, status=421)
+                return PlainTextResponse(
+                    f"[{ErrorCode.HOST_REFUSED}] this Host is not served here; use the gateway's own address",
+                    status_code=421,
+                )
+            return await endpoint(request)
+
+        return guarded
+
+    return guard

@@ -37,7 +37,7 @@ from ._loading import load_api
 from ._local import exposure_refusal
 from ._metrics import Metrics
 from ._modes import modes
-from ._reads import DocumentReads, swapped_in
+from ._reads import DocumentReads, reload_failed, swapped_in
 from ._reloaded import said_reloaded
 from ._rules import apply_rules
 from ._snapshot import LISTINGS
@@ -272,14 +272,7 @@ class Gateway:
                 try:
                     config = await anyio.to_thread.run_sync(load_config, self.config_path)
                 except SpecbridgeError as error:
-                    log_event(
-                        "config reload failed; still serving the previous config",
-                        level=logging.ERROR,
-                        code=str(error.code),
-                        reason=error.message,
-                    )
-                    self.metrics.reload("*config*", "failed")
-                    return []
+                    return self._config_kept(error, "failed")
                 self._config_digest = digest
         touched = set()
         for name in self.states:
@@ -290,6 +283,18 @@ class Gateway:
             self._spec_markers[name] = marker
         return await self.reload(config, documents=touched)
 
+    def _config_kept(self, error: SpecbridgeError, what: str) -> list[str]:
+        """A new config that could not be read (`failed`) or served (`refused`): said, counted, and no
+        API's tools changed."""
+        log_event(
+            f"config reload {what}; still serving the previous config",
+            level=logging.ERROR,
+            code=str(error.code),
+            reason=error.message,
+        )
+        self.metrics.reload("*config*", "failed")
+        return []
+
     async def reload(
         self, config: Config, *, documents: set[str] | frozenset[str] = frozenset()
     ) -> list[str]:
@@ -299,14 +304,7 @@ class Gateway:
         old = self.snapshot
         refusal = self.unsafe(config)
         if refusal is not None:
-            log_event(
-                "config reload refused; still serving the previous config",
-                level=logging.ERROR,
-                code=str(refusal.code),
-                reason=refusal.message,
-            )
-            self.metrics.reload("*config*", "failed")
-            return []
+            return self._config_kept(refusal, "refused")
         added = set(config.apis) - set(old.config.apis)
         if added:
             log_event(
@@ -332,14 +330,7 @@ class Gateway:
                     api, state if api != state.api else None, config.search, read=not over_network
                 )
             except SpecbridgeError as error:
-                log_event(
-                    "document reload failed; still serving the previous tools",
-                    level=logging.ERROR,
-                    api=name,
-                    code=str(error.code),
-                    reason=error.message,
-                )
-                self.metrics.reload(name, "failed")
+                reload_failed(self.metrics, name, error)
                 if api != state.api and not over_network:  # no document serves the new settings: all old
                     return []
                 continue  # (read apart: the API as it was until its new document is read)

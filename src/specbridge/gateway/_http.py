@@ -36,7 +36,7 @@ from starlette.types import Receive, Scope, Send
 
 from .._errors import ErrorCode
 from .._logging import log_event
-from ..access import NOBODY, WELL_KNOWN, Admission, Identity, Refusal, ResourceServers
+from ..access import NOBODY, WELL_KNOWN, Admission, Identity, Refusal, ResourceServers, refused
 from ..config import ApiConfig, ClientConfig
 from ..files import file_routes
 from ..store import StoreError
@@ -44,7 +44,7 @@ from ._accounts import account_routes
 from ._admin import gateway_admin_routes
 from ._cork import http_protocol
 from ._drain import DrainingServer, InFlight, draining, end_sessions
-from ._edge import files_admission, host_allowed, local_route, origin_allowed, refuse, security_settings
+from ._edge import files_admission, host_allowed, local_route, origin_allowed, security_settings
 from ._gateway import Gateway
 from ._local import is_loopback
 from ._oauth_front import front_routes_of, gateway_front
@@ -91,7 +91,7 @@ class McpEndpoint:
         headers = Headers(scope=scope)
         if not origin_allowed(headers.get("origin")):
             log_event("origin refused", api=self.api, status=403)
-            await refuse(403, ErrorCode.ORIGIN_REFUSED, "browser origins other than localhost are refused")(
+            await refused(403, ErrorCode.ORIGIN_REFUSED, "browser origins other than localhost are refused")(
                 scope, receive, send
             )
             return
@@ -106,7 +106,9 @@ class McpEndpoint:
                 code=str(outcome.code),
                 reason=outcome.message,
             )
-            await refuse(outcome.status, outcome.code, outcome.message, outcome.headers)(scope, receive, send)
+            await refused(outcome.status, outcome.code, outcome.message, outcome.headers)(
+                scope, receive, send
+            )
             return
         client: str | None = None
         if outcome is not NOBODY:
@@ -124,7 +126,7 @@ class McpEndpoint:
             return
         if full:
             log_event("session limit", api=self.api, client=client, status=429)
-            refusal = refuse(
+            refusal = refused(
                 429,
                 ErrorCode.SESSION_LIMIT,
                 f"this client already has {self.sessions.cap} open sessions here; reuse one, or end one "

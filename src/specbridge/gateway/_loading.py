@@ -16,11 +16,10 @@ from dataclasses import dataclass
 
 from .._errors import DocumentError
 from ..call import answer_tools
-from ..config import ApiConfig, Config, SearchIndexConfig, check_tool_names
-from ..config import api_document as document_of  # spec, config operations, or both
+from ..config import ApiConfig, Config, SearchIndexConfig, api_toolset, check_tool_names
 from ..document import is_url
 from ..search import SearchIndex
-from ..tools import ConversionCache, ToolSet, convert, too_big_for_one_context
+from ..tools import ConversionCache, ToolSet, too_big_for_one_context
 from ._changes import digest as spec_digest
 from ._search import build_index, search_settings
 
@@ -33,10 +32,10 @@ class Loaded:
 
 
 def converted(api: ApiConfig, cache: ConversionCache | None) -> ToolSet:
-    """The tools of `api`'s document, as `convert` makes them."""
+    """The tools of `api`'s document, as `config.api_toolset` makes them (from the cache when it can)."""
     if cache is not None and api.spec and not api.operations and not is_url(api.spec):
-        return cache.convert(api.spec, api.convert_options(), ref_dirs=api.ref_dirs)
-    return convert(document_of(api), api.convert_options())
+        return check_tool_names(api, cache.convert(api.spec, api.convert_options(), ref_dirs=api.ref_dirs))
+    return api_toolset(api)
 
 
 def load_api(
@@ -54,15 +53,15 @@ def load_api(
     read apart from the reload: `_reads`)."""
     try:
         if not read and old is not None:
-            tools, digest = convert(old.document, api.convert_options()), old_digest
+            tools, digest = api_toolset(api, old.document), old_digest
         else:
             tools, digest = converted(api, cache), spec_digest(api.spec)
     except DocumentError:
         if old is None:
             raise
-        tools, digest = convert(old.document, api.convert_options()), old_digest
+        tools, digest = api_toolset(api, old.document), old_digest
     # as the model is handed them: `fields` where `answers.select` says (call/_fields.py)
-    toolset = answer_tools(api, check_tool_names(api, tools))
+    toolset = answer_tools(api, tools)
     search = api.search == "on" or (api.search == "auto" and too_big_for_one_context(toolset))
     if not (search or api.code_mode.enabled):  # code mode's `search` tool ranks with the index too
         return Loaded(toolset, digest, None)

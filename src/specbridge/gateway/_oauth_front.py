@@ -8,14 +8,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from starlette.requests import Request
-from starlette.responses import PlainTextResponse, Response
 from starlette.routing import BaseRoute
 
-from .._errors import ErrorCode, SpecbridgeError
-from .._logging import log_event
+from .._errors import SpecbridgeError
 from ..admin import LOOPBACK_HOSTS, Refused, read_form
 from ..front import Front, front_routes
-from ._edge import Endpoint
+from ._edge import host_guard
 from ._gateway import Gateway
 
 
@@ -28,17 +26,7 @@ def front_routes_of(
 ) -> list[BaseRoute]:
     hosts = LOOPBACK_HOSTS if loopback else ("*",)
 
-    def guard(endpoint: Endpoint) -> Endpoint:
-        async def guarded(request: Request) -> Response:
-            if not host_allowed(request.headers.get("host")):
-                log_event("host refused", path=request.url.path, status=421)
-                return PlainTextResponse(
-                    f"[{ErrorCode.HOST_REFUSED}] this Host is not served here; use the gateway's own address",
-                    status_code=421,
-                )
-            return await endpoint(request)
-
-        return guarded
+    guard = host_guard(host_allowed)
 
     async def form(request: Request) -> dict[str, str]:
         try:

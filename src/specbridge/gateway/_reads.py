@@ -82,18 +82,24 @@ class DocumentReads:
             try:
                 state = await self._build(api)
             except SpecbridgeError as error:
-                log_event(
-                    "document reload failed; still serving the previous tools",
-                    level=logging.ERROR,
-                    api=name,
-                    code=str(error.code),
-                    reason=error.message,
-                )
-                self._metrics.reload(name, "failed")
+                reload_failed(self._metrics, name, error)
         if self._pending.get(name, (None, None))[1] is scope:
             del self._pending[name]
         if state is not None:  # swapped in, or dropped when the config has moved on since
             await self._arrived(name, api, state)
+
+
+def reload_failed(metrics: Metrics, name: str, error: SpecbridgeError, *, what: str = "failed") -> None:
+    """A document of `name` could not be read or converted again (`failed`), or its tools do not meet
+    the config's rules (`refused`): said, counted, the old tools kept."""
+    log_event(
+        f"document reload {what}; still serving the previous tools",
+        level=logging.ERROR,
+        api=name,
+        code=str(error.code),
+        reason=error.message,
+    )
+    metrics.reload(name, "failed")
 
 
 def swapped_in(
@@ -106,13 +112,6 @@ def swapped_in(
     states = {**served.states, name: new}
     refused = apply_rules(served.config, {key: state.toolset for key, state in states.items()})
     if refused is not None:
-        log_event(
-            "document reload refused; still serving the previous tools",
-            level=logging.ERROR,
-            api=name,
-            code=str(refused.code),
-            reason=refused.message,
-        )
-        metrics.reload(name, "failed")
+        reload_failed(metrics, name, refused, what="refused")
         return None
     return Snapshot(served.config, MappingProxyType(states))

@@ -24,12 +24,12 @@ from typing import Any, Literal
 import anyio
 import mcp_types as types
 
-from .._errors import ArgumentError, ErrorCode
+from .._errors import ErrorCode
 from .._json import dumps
-from ..call import Caller, CallResult, Checker, Lru
+from ..call import Caller, CallResult, Checker, argument_problem
 from ..config import SearchIndexConfig
-from ..search import SearchAnswer, SearchIndex, SearchSettings, ToolTags
-from ..service import ToolRules
+from ..search import SearchAnswer, SearchIndex, SearchSettings, ToolTags, tag_list
+from ..service import Allowed, ToolRules
 from ..store import store_folder
 from ..tools import Tool, ToolSet
 from ._mcp import to_mcp_result, tool_entry
@@ -41,7 +41,6 @@ SEARCH_TOOL = "search_tools"
 CALL_TOOL = "call_tool"
 DEFAULT_RESULTS = 5
 MAX_RESULTS = 20
-TAGS_IN_DESCRIPTION = 600  # characters of tag names the search tool's description may carry
 RULES_KEPT = 256  # callers' tool rules whose allowed positions are kept
 WEAK_NOTE = (
     "No tool matches these words well; these are only the nearest. Try other words, "
@@ -114,25 +113,13 @@ def build_index(toolset: ToolSet, settings: SearchSettings | None = None) -> Sea
     return SearchIndex.build(toolset.tools, toolset.document.data, settings=settings)
 
 
-def _tag_list(tags: Sequence[tuple[str, int]]) -> str:
-    shown: list[str] = []
-    size = 0
-    for name, _ in tags:
-        size += len(name) + 2
-        if size > TAGS_IN_DESCRIPTION:
-            shown.append("…")
-            break
-        shown.append(name)
-    return ", ".join(shown)
-
-
 def search_mode_tools(
     title: str, tool_count: int, tags: Sequence[tuple[str, int]] = ()
 ) -> list[dict[str, Any]]:
     """The two MCP tools a client sees in search mode, instead of the API's `tool_count` tools.
     `title` is the document's own (`info.title`), so the model knows which API it is searching."""
     title = " ".join(title.split())[:100] or "this"
-    sections = f" Its tags: {_tag_list(tags)}." if tags else ""
+    sections = f" Its tags: {tag_list(tags)}." if tags else ""
     return [
         {
             "name": SEARCH_TOOL,
@@ -172,17 +159,9 @@ def search_mode_tools(
     ]
 
 
-def _problem(checker: Checker, arguments: Mapping[str, Any]) -> CallResult | None:
-    try:
-        checker.check(arguments)
-    except ArgumentError as error:
-        return CallResult(error.message, is_error=True, code=error.code)
-    return None
-
-
 def search_arguments(arguments: Mapping[str, Any]) -> tuple[str, int, str | None] | CallResult:
     """`query`, `limit` and `tag` of a search_tools call, or the error result that names what is wrong."""
-    problem = _problem(_SEARCH_CHECK, arguments)
+    problem = argument_problem(_SEARCH_CHECK, arguments)
     if problem is not None:
         return problem
     query = str(arguments.get("query", ""))
@@ -236,7 +215,7 @@ def with_producers(
 
 def unwrap_call(arguments: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | CallResult:
     """The inner tool name and arguments of a call_tool call, or the error result saying what is wrong."""
-    problem = _problem(_CALL_CHECK, arguments)
+    problem = argument_problem(_CALL_CHECK, arguments)
     if problem is not None:
         return problem
     return str(arguments["name"]), dict(arguments.get("arguments") or {})
@@ -265,7 +244,7 @@ class SearchMode:
         self._building = threading.Lock()
         self._warming: threading.Thread | None = None
         self._tags: ToolTags | None = None
-        self._positions: Lru[ToolRules, frozenset[int]] = Lru(RULES_KEPT)
+        self._allowed = Allowed(toolset.tools, RULES_KEPT)
 
     @property
     def ready(self) -> bool:
@@ -305,13 +284,7 @@ class SearchMode:
 
     def positions(self, rules: ToolRules) -> frozenset[int] | None:
         """The index positions of the tools a caller with `rules` may use (None: every tool)."""
-        if rules.everything:
-            return None
-        found = self._positions.get(rules)
-        if found is None:
-            found = frozenset(i for i, tool in enumerate(self.toolset.tools) if rules.allows(tool))
-            self._positions.put(rules, found)
-        return found
+        return self._allowed.positions(rules)
 
     def tools(self, rules: ToolRules) -> list[dict[str, Any]]:
         """The listing: `search_tools` and `call_tool`, telling of the tools and tags this caller may use."""

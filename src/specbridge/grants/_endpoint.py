@@ -17,13 +17,12 @@ import re
 from collections.abc import Awaitable, Callable, Mapping
 from urllib.parse import quote_plus
 
-import anyio
 import httpx
 import orjson
 
-from .._errors import CallError, ConfigError, ErrorCode, SpecbridgeError
+from .._errors import CallError, ConfigError, ErrorCode
 from .._version import __version__
-from ..call import EgressPolicy, EgressTransport
+from ..call import EgressPolicy, EgressTransport, ask_small
 from ..config import GrantConfig
 from ._tokens import Tokens, from_answer
 
@@ -90,27 +89,19 @@ class TokenEndpoint:
         else:
             body["client_id"] = grant.client_id
         self.requests += 1
+        status, raw = await ask_small(
+            self._client,
+            "POST",
+            grant.token_url,
+            what="the token endpoint",
+            limit=MAX_ANSWER,
+            timeout=TIMEOUT,
+            failed=GrantError,
+            data=body,
+            headers=headers,
+        )
         try:
-            with anyio.fail_after(TIMEOUT):
-                async with self._client.stream(
-                    "POST", grant.token_url, data=body, headers=headers
-                ) as answered:
-                    raw = bytearray()
-                    async for chunk in answered.aiter_raw():
-                        raw += chunk
-                        if len(raw) > MAX_ANSWER:
-                            raise GrantError(f"the token endpoint answered more than {MAX_ANSWER // 1024} KB")
-                    status = answered.status_code
-        except GrantError:
-            raise
-        except TimeoutError:
-            raise GrantError(f"the token endpoint gave no whole answer within {TIMEOUT:g} s") from None
-        except SpecbridgeError as error:  # the egress policy refused the address, or DNS failed
-            raise GrantError(f"the token endpoint cannot be reached: {error.message}") from None
-        except httpx.HTTPError as error:
-            raise GrantError(f"the token endpoint cannot be reached ({type(error).__name__})") from None
-        try:
-            answer = orjson.loads(bytes(raw))
+            answer = orjson.loads(raw)
         except orjson.JSONDecodeError:
             answer = None
         if status != 200:

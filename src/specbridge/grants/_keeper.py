@@ -21,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
@@ -29,13 +28,13 @@ import orjson
 
 from .._logging import log_event
 from ..call import Lru
-from ..store import Store, StoreError
+from ..store import Store, StoreError, poll
 from ._endpoint import GrantError
 from ._seal import Sealer, Unreadable
 from ._tokens import Tokens
 
 LOCK_LEASE = 30.0  # seconds an instance may hold the right to fetch (the endpoint's timeout is 10 s)
-POLL = (0.02, 0.05, 0.1, 0.2, 0.4)  # the waits between looks at the store while another instance fetches
+POLL, POLL_MOST = 0.02, 0.4  # the waits between looks at the store while another instance fetches
 CACHED = 4096  # slots remembered in memory (each: one API's token, or one client's account)
 LOCK = "grant-fetch:"
 
@@ -57,6 +56,8 @@ class Keeper:
         self.owner = owner
         self.clock = clock
         self._memory: Lru[str, Held] = Lru(CACHED)
+        # asyncio, not anyio: a fetch outlives the caller who started it (its deadline does not cancel
+        # the others' fetch), and anyio has no task outside a task group that the keeper could own
         self._flights: dict[str, asyncio.Task[Held | None]] = {}
 
     def forget(self, slot: str) -> None:
@@ -141,18 +142,15 @@ class Keeper:
     ) -> Held | None:
         """Another instance holds the lock: the tokens it stores, or None once its lock is gone (or has
         lapsed) without new ones."""
-        until = time.monotonic() + LOCK_LEASE
-        step = 0
-        while time.monotonic() < until:
-            await asyncio.sleep(POLL[min(step, len(POLL) - 1)])
-            step += 1
+        earlier = (stale, before.blob if before else None)
+
+        async def look() -> tuple[bool, Held | None]:
             found = await self._read(store, sealer, slot)
-            fresh = found is not None and found.blob not in (stale, before.blob if before else None)
-            if found is not None and fresh and found.tokens.usable(self.clock()):
-                return found
-            if await store.get_claim(LOCK + slot, self.clock()) is None:
-                return None
-        return None
+            if found is not None and found.blob not in earlier and found.tokens.usable(self.clock()):
+                return True, found
+            return await store.get_claim(LOCK + slot, self.clock()) is None, None
+
+        return await poll(look, seconds=LOCK_LEASE, first=POLL, most=POLL_MOST)
 
     async def _read(self, store: Store, sealer: Sealing, slot: str) -> Held | None:
         blob = await store.get_sealed(slot, self.clock())

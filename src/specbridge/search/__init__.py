@@ -16,7 +16,8 @@ Modules:
   own.
 - `_intent`: the kind of action a query means.
 - `_producers`: a hit's producers returned beside it (the tools whose answers give its ids).
-- `_tags`: each operation's tags and every tag with its tool count.
+- `_tags`: each operation's tags and every tag with its tool count; `tag_list`, the tags a search
+  tool's description names.
 - `_semantic`, `_minilm`: the optional `semantic` extra: a sentence-embedding model, run with numpy,
   tool vectors kept on disk.
 """
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
     from ._semantic import hub_model_dir as hub_model_dir
     from ._semantic import load_encoder as load_encoder
     from ._tags import ToolTags as ToolTags
+    from ._tags import tag_list as tag_list
     from ._text import Synonyms as Synonyms
     from ._text import default_synonyms as default_synonyms
     from ._text import stem as stem

@@ -10,6 +10,22 @@ from typing import Any
 from ..tools import Tool
 from ._document import operation_tags, tag_descriptions
 
+TAGS_IN_DESCRIPTION = 600  # characters of tag names the search tool's description may carry
+
+
+def tag_list(tags: Sequence[tuple[str, int]]) -> str:
+    """The tags' names for a search tool's description (search mode's, code mode's), cut with `…` past
+    `TAGS_IN_DESCRIPTION` characters."""
+    shown: list[str] = []
+    size = 0
+    for name, _ in tags:
+        size += len(name) + 2
+        if size > TAGS_IN_DESCRIPTION:
+            shown.append("…")
+            break
+        shown.append(name)
+    return ", ".join(shown)
+
 
 @dataclass(frozen=True, slots=True)
 class ToolTags:

@@ -11,7 +11,8 @@ Modules:
   and the call's `Trail` for its audit line.
 - `_planning`: step 1, the plan, once; the agent's idempotency key taken out of the arguments.
 - `_access`: `allowed` first (the caller's tool access) and `audit` last; the rate limits of a new call.
-- `_tool_access`: `ToolRules`, which tools one caller may use; the adapter's listings use them too.
+- `_tool_access`: `ToolRules`, which tools one caller may use; the adapter's listings use them too
+  (`Allowed`: their positions, kept per rules).
 - `_rate_limits`: which limits a call meets, counted in the store; the `rate-limited` result.
 - `_resolving`: the check, once; then files, bindings and the credential.
 - `_ledger`: `Ledger`, the one owner of the store for calls, and the one record of each logical call.
@@ -63,6 +64,7 @@ from ._results import result_from_json as result_from_json
 from ._sending import ApprovedSender as ApprovedSender
 from ._sending import offers_approval_results as offers_approval_results
 from ._service import CallService as CallService
+from ._tool_access import Allowed as Allowed
 from ._tool_access import ToolRules as ToolRules
 from ._tool_access import tool_rules as tool_rules
 from ._waits import Deadline as Deadline

@@ -26,7 +26,7 @@ from ..approvals import (
     repeat_note,
 )
 from ..config import ApprovalsConfig, Config
-from ..store import Announcement, Approval, ClientApprovals, Cursor, Status, Store, open_store
+from ..store import FIRST, Announcement, Approval, ClientApprovals, Page, Status, Store, open_store
 
 
 def config_store(config: Config) -> Store:
@@ -83,15 +83,9 @@ class Desk:
         return await self._default.groups(status, per_client)
 
     async def list(
-        self,
-        status: Status | None = None,
-        limit: int = 100,
-        *,
-        client: str | None = None,
-        after: Cursor | None = None,
-        oldest_first: bool = False,
+        self, status: Status | None = None, limit: int = 100, page: Page = FIRST
     ) -> list[Approval]:
-        return await self._default.list(status, limit, client=client, after=after, oldest_first=oldest_first)
+        return await self._default.list(status, limit, page)
 
     async def approve(self, approval_id: str, by: str) -> Approval:
         approval = await self.get(approval_id)

@@ -24,12 +24,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import anyio
-
 from .._errors import ErrorCode
 from ..call import CallResult
 from ..config import ApiConfig
-from ..store import Claim, ClaimState, Store
+from ..store import Claim, ClaimState, Store, poll
 from ..tools import Tool
 from ._key_fit import fit_key
 from ._results import result_from_json
@@ -283,19 +281,13 @@ async def claim_key(
     """The claim's name when this call took the key `name` (it sends, then `record`s); else what it
     gets instead: the stored result, the running call's once there (waited for until `until`, less the
     answer's margin, polling, so another instance's result is seen too), or why not."""
-    pause = 0.02
-    while True:
+
+    async def look() -> tuple[bool, str | CallResult]:
         claim = await store.claim(name, owner, wanted, lease, ttl, clock())
-        if claim.won:
-            return name
-        known = _known(claim, wanted)
-        if known is not None:
-            return known
-        left = until.wait(math.inf)
-        if left <= 0:
-            return _still_running()
-        await anyio.sleep(min(pause, left))
-        pause = min(pause * 2, 0.5)
+        known = name if claim.won else _known(claim, wanted)
+        return (False, _still_running()) if known is None else (True, known)
+
+    return await poll(look, seconds=until.wait(math.inf), first=0.02, most=0.5)
 
 
 async def wait_key(
@@ -303,19 +295,15 @@ async def wait_key(
 ) -> CallResult | None:
     """The key `name` as `look_up` reads it, a held one read again until it is settled or `until`
     (less the answer's margin) comes: its outcome, `call-pending`, or None when it is free."""
-    pause = 0.02
-    while True:
+
+    async def look() -> tuple[bool, CallResult | None]:
         claim = await store.get_claim(name, clock())
         if claim is None:
-            return None
+            return True, None
         known = _known(claim, wanted)
-        if known is not None:
-            return known
-        left = until.wait(math.inf)
-        if left <= 0:
-            return _still_running()
-        await anyio.sleep(min(pause, left))
-        pause = min(pause * 2, 0.5)
+        return (False, _still_running()) if known is None else (True, known)
+
+    return await poll(look, seconds=until.wait(math.inf), first=0.02, most=0.5)
 
 
 async def record(store: Store, name: str, owner: str, result: CallResult, data: Json, now: float) -> None:

@@ -29,7 +29,7 @@ from .._errors import ErrorCode
 from .._logging import log_event
 from ..approvals import ApprovalError, Approvals
 from ..config import Config
-from ..store import Approval, ClientApprovals, Cursor, Status, Store, persistence_warning
+from ..store import FIRST, Approval, ClientApprovals, Page, Status, Store, persistence_warning
 from ._approving import ApprovalGate, Desk, config_store
 
 
@@ -177,15 +177,9 @@ class LiveDesk(Desk):
         return await self._desk().groups(status, per_client)
 
     async def list(
-        self,
-        status: Status | None = None,
-        limit: int = 100,
-        *,
-        client: str | None = None,
-        after: Cursor | None = None,
-        oldest_first: bool = False,
+        self, status: Status | None = None, limit: int = 100, page: Page = FIRST
     ) -> list[Approval]:
-        return await self._desk().list(status, limit, client=client, after=after, oldest_first=oldest_first)
+        return await self._desk().list(status, limit, page)
 
     async def approve(self, approval_id: str, by: str) -> Approval:
         approved = await self._desk().approve(approval_id, by)

@@ -21,7 +21,7 @@ keeps the result in memory for the callers waiting there.
 
 from __future__ import annotations
 
-import asyncio
+import asyncio  # asyncio: a long call runs on after the call that started it returns
 import contextlib
 import hashlib
 import logging
@@ -39,7 +39,7 @@ from .._logging import log_event
 from ..approvals import client_receiver
 from ..call import CallResult
 from ..config import Config
-from ..store import Announcement, ClaimState, Store, StoreError
+from ..store import Announcement, ClaimState, Store, StoreError, poll
 from ._results import result_from_json, store_unavailable
 from ._stopping import Stopping
 
@@ -289,21 +289,19 @@ class LongCalls:
         """Call `call_id`'s outcome as its claim says (and the call's fingerprint), read again until it
         is final or `wait` passes (`call-pending` then, at once when the gateway stops); None when the
         store knows no such call."""
-        name, pause, give_up = call_key(api, client, call_id), 0.02, anyio.current_time() + wait
-        while True:
+        name = call_key(api, client, call_id)
+
+        async def look() -> tuple[bool, tuple[CallResult | None, str]]:
             claim = await store.get_claim(name, self.clock())
             if claim is None:
-                return None, ""
+                return True, (None, "")
             if claim.state is ClaimState.DONE:
-                return result_from_json(claim.result), claim.fingerprint
+                return True, (result_from_json(claim.result), claim.fingerprint)
             if claim.state is ClaimState.UNKNOWN:
-                return _unknown(call_id), claim.fingerprint
-            left = give_up - anyio.current_time()
-            if left <= 0 or self.stopping.stopping:
-                return _pending(call_id), claim.fingerprint
-            with self.stopping.cut(min(pause, left)):
-                await anyio.sleep_forever()
-            pause = min(pause * 2, 0.5)
+                return True, (_unknown(call_id), claim.fingerprint)
+            return self.stopping.stopping, (_pending(call_id), claim.fingerprint)
+
+        return await poll(look, seconds=wait, first=0.02, most=0.5, pause=self.stopping.pause)
 
     async def _handed(self, store: Store, scope: tuple[str, str, str], same: str, call_id: str) -> None:
         """The result went to the agent: give the running claim back (only if it still names this

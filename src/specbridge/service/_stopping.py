@@ -71,6 +71,11 @@ class Stopping:
             finally:
                 self._cuts.discard(scope)
 
+    async def pause(self, seconds: float) -> None:
+        """`seconds` of waiting, cut short when the gateway stops."""
+        with self.cut(seconds):
+            await anyio.sleep_forever()
+
     @contextlib.contextmanager
     def sending(self) -> Iterator[anyio.CancelScope]:
         """A scope around a claim, send and store, which only `cut_sends` ends."""

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
 from .._errors import ErrorCode
-from ..call import CallResult
+from ..call import CallResult, Lru
 from ..config import ApiConfig, ClientConfig, ToolAccess, is_pattern
 from ..tools import Tool
 
@@ -83,3 +83,22 @@ def tool_rules(api: ApiConfig, client: ClientConfig | None, scopes: frozenset[st
 def unknown_tool(name: str) -> CallResult:
     """A refused tool, said exactly as a tool that does not exist (the adapter answers both alike)."""
     return CallResult(f"unknown tool: {name[:128]!r}", is_error=True, code=ErrorCode.TOOL_UNKNOWN)
+
+
+class Allowed:
+    """The positions in `tools` of those a caller with given `ToolRules` may use, kept for the last
+    `kept` rules (search mode's and code mode's listings ask on every request)."""
+
+    def __init__(self, tools: Sequence[Tool], kept: int) -> None:
+        self._tools = tools
+        self._kept: Lru[ToolRules, frozenset[int]] = Lru(kept)
+
+    def positions(self, rules: ToolRules) -> frozenset[int] | None:
+        """The positions `rules` allows (None: every tool)."""
+        if rules.everything:
+            return None
+        found = self._kept.get(rules)
+        if found is None:
+            found = frozenset(i for i, tool in enumerate(self._tools) if rules.allows(tool))
+            self._kept.put(rules, found)
+        return found

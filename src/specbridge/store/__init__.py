@@ -21,6 +21,7 @@ Modules:
 - `_sqlite`, `_postgres`, `_redis`: the backends (sqlite3 on one worker thread; psycopg 3's pool;
   redis.asyncio with `_redis_lua`'s scripts and `_redis_pool`'s bounded pool).
 - `_sql`: the schema's migrations and statements both SQL backends share.
+- `_polling`: `poll`, the one loop of every waiter that reads the store again until a deadline.
 - `_parts`: what each backend hands its topics' mixins.
 - `_listing` (+ `_sqlite_listing`, `_postgres_listing`, `_redis_listing`): approvals listed in pages
   and per client.
@@ -43,8 +44,10 @@ from ._base import Store as Store
 from ._base import StoreError as StoreError
 from ._base import StoreLost as StoreLost
 from ._bounded import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
+from ._listing import FIRST as FIRST
 from ._listing import ClientApprovals as ClientApprovals
 from ._listing import Cursor as Cursor
+from ._listing import Page as Page
 from ._marker import Guarantees as Guarantees
 from ._marker import Marker as Marker
 from ._marker import MarkerKind as MarkerKind
@@ -58,6 +61,7 @@ from ._model import Delivery as Delivery
 from ._model import Status as Status
 from ._model import StoredFile as StoredFile
 from ._model import StoredSession as StoredSession
+from ._polling import poll as poll
 from ._rates import RateLimit as RateLimit
 
 # The store next to the config, when `store:` is not set.

@@ -22,9 +22,19 @@ from typing import Self
 
 from .._errors import ErrorCode, SpecbridgeError
 from ._bounded import DEFAULT_TIMEOUT, bounded
-from ._listing import ClientApprovals, Cursor
+from ._listing import FIRST, ClientApprovals, Page
 from ._marker import Guarantees, Marker, MarkerKind, Watch, judge, lost_message
-from ._model import Approval, Claim, Condition, Delivery, Json, Status, StoredFile, StoredSession
+from ._model import (
+    Announcement,
+    Approval,
+    Claim,
+    Condition,
+    Delivery,
+    Json,
+    Status,
+    StoredFile,
+    StoredSession,
+)
 from ._rates import RateLimit
 from ._records import Announced
 
@@ -107,16 +117,11 @@ class Store(ABC):
 
     @abstractmethod
     async def list_approvals(
-        self,
-        status: Status | None = None,
-        limit: int = 100,
-        *,
-        client: str | None = None,
-        after: Cursor | None = None,
-        oldest_first: bool = False,
+        self, status: Status | None = None, limit: int = 100, page: Page = FIRST
     ) -> list[Approval]:
-        """Newest first (oldest first with `oldest_first`), at most `limit`, past `after` (the `Cursor` of
-        the previous page's last record) in that order; with `client`, that client's only (`_listing`)."""
+        """Newest first (oldest first with `page.oldest_first`), at most `limit`, past `page.after` (the
+        `Cursor` of the previous page's last record) in that order; with `page.client`, that client's
+        only (`_listing`)."""
 
     @abstractmethod
     async def approval_groups(self, status: Status, per_client: int) -> list[ClientApprovals]:
@@ -125,11 +130,7 @@ class Store(ABC):
 
     @abstractmethod
     async def update_approval(
-        self,
-        approval_id: str,
-        when: Condition,
-        changes: Mapping[str, Json],
-        announce: Announced = None,
+        self, approval_id: str, when: Condition, changes: Mapping[str, Json], announce: Announced = None
     ) -> Approval | None:
         """Apply `changes` (fields of `CHANGEABLE`) if the record meets `when`, with `announce` put in the
         outbox in the same step; the new record, or None (nothing changed, nothing announced)."""
@@ -171,7 +172,6 @@ class Store(ABC):
 
     # Outbox
 
-    @abstractmethod
     async def enqueue(
         self,
         topic: str,
@@ -183,6 +183,11 @@ class Store(ABC):
         stream: str = "",
     ) -> str:
         """Add a delivery due at `due` (default now), for `receiver`, ordered in `stream`; its id."""
+        return await self._enqueue(Announcement(topic, payload, now, receiver, stream), due)
+
+    @abstractmethod
+    async def _enqueue(self, one: Announcement, due: float | None) -> str:
+        """`enqueue` in a backend: the delivery `one` announces, due at `due` (None: at once)."""
 
     @abstractmethod
     async def lease_due(

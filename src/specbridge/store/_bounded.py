@@ -18,7 +18,7 @@ backend and no new operation can leave it out:
 
 from __future__ import annotations
 
-import asyncio
+import asyncio  # asyncio: a cut-off operation goes on cleaning up as a task no caller awaits
 import functools
 from collections.abc import Awaitable, Callable
 from typing import Any

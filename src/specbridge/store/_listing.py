@@ -50,6 +50,19 @@ class Cursor:
 
 
 @dataclass(frozen=True, slots=True)
+class Page:
+    """Which page of a listing: one client's approvals only (`client`), past which record (`after`, the
+    `Cursor` of the previous page's last one), and which way (newest first, or `oldest_first`)."""
+
+    client: str | None = None
+    after: Cursor | None = None
+    oldest_first: bool = False
+
+
+FIRST = Page()  # the first page of every approval, newest first
+
+
+@dataclass(frozen=True, slots=True)
 class ClientApprovals:
     """One client's approvals in a state: how many, the oldest creation time, and the oldest few."""
 
@@ -59,28 +72,21 @@ class ClientApprovals:
     oldest: tuple[Approval, ...]
 
 
-def listed(p: str, *, status: bool, client: bool, after: bool, oldest_first: bool) -> str:
-    """One page of a listing: its filters, then past the cursor in the listing's order."""
-    where = [f"status = {p}"] if status else []
-    if client:
-        where.append(f"client = {p}")
-    if after:
-        beyond = ">" if oldest_first else "<"
-        where.append(f"(created_at {beyond} {p} OR (created_at = {p} AND id {beyond} {p}))")
-    order = "created_at, id" if oldest_first else "created_at DESC, id DESC"
-    condition = f"WHERE {' AND '.join(where)} " if where else ""
-    return f"SELECT * FROM approvals {condition}ORDER BY {order} LIMIT {p}"
-
-
-def listed_params(
-    status: str | None, client: str | None, after: Cursor | None, limit: int
-) -> tuple[object, ...]:
+def listed(p: str, status: str | None, limit: int, page: Page) -> tuple[str, tuple[object, ...]]:
+    """One page of a listing on SQL (`p`: the driver's placeholder), and its parameters: its filters,
+    then past the cursor in the listing's order."""
+    where = [] if status is None else [f"status = {p}"]
     params: list[object] = [] if status is None else [status]
-    if client is not None:
-        params.append(client)
-    if after is not None:
-        params += [after.created_at, after.created_at, after.id]
-    return (*params, limit)
+    if page.client is not None:
+        where.append(f"client = {p}")
+        params.append(page.client)
+    if page.after is not None:
+        beyond = ">" if page.oldest_first else "<"
+        where.append(f"(created_at {beyond} {p} OR (created_at = {p} AND id {beyond} {p}))")
+        params += [page.after.created_at, page.after.created_at, page.after.id]
+    order = "created_at, id" if page.oldest_first else "created_at DESC, id DESC"
+    condition = f"WHERE {' AND '.join(where)} " if where else ""
+    return f"SELECT * FROM approvals {condition}ORDER BY {order} LIMIT {p}", (*params, limit)
 
 
 def group_counts(p: str) -> str:

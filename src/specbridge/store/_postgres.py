@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import secrets
 import time
 import weakref
 from collections.abc import AsyncIterator, Collection, Mapping
@@ -34,7 +33,7 @@ from psycopg_pool import AsyncConnectionPool, PoolTimeout
 from . import _sql as sql
 from ._base import StoreError
 from ._bounded import DEFAULT_TIMEOUT
-from ._model import Approval, Claim, Condition, Delivery, Json, StoredFile
+from ._model import Announcement, Approval, Claim, Condition, Delivery, Json, StoredFile
 from ._postgres_listing import PostgresListing
 from ._postgres_marker import PostgresMarker
 from ._postgres_rates import PostgresRates
@@ -203,11 +202,7 @@ class PostgresStore(PostgresListing, PostgresMarker, PostgresRates, PostgresSeal
         return None if row is None else approval_from(row)
 
     async def update_approval(
-        self,
-        approval_id: str,
-        when: Condition,
-        changes: Mapping[str, Json],
-        announce: Announced = None,
+        self, approval_id: str, when: Condition, changes: Mapping[str, Json], announce: Announced = None
     ) -> Approval | None:
         statement, params = sql.update_approval(P, approval_id, when, checked_changes(changes))
         if not announcements(announce):
@@ -265,28 +260,10 @@ class PostgresStore(PostgresListing, PostgresMarker, PostgresRates, PostgresSeal
 
     # Outbox
 
-    async def enqueue(
-        self,
-        topic: str,
-        payload: Json,
-        now: float,
-        due: float | None = None,
-        *,
-        receiver: str = "",
-        stream: str = "",
-    ) -> str:
-        delivery_id = secrets.token_urlsafe(18)
-        params = (
-            delivery_id,
-            topic,
-            encode("payload", payload),
-            now,
-            now if due is None else due,
-            receiver or None,
-            stream or None,
-        )
-        await self._count(sql.enqueue(P), params)
-        return delivery_id
+    async def _enqueue(self, one: Announcement, due: float | None) -> str:
+        row = delivery_values(one, due)
+        await self._count(sql.enqueue(P), row)
+        return row[0]
 
     async def lease_due(
         self, now: float, lease: float, limit: int = 10, *, skip: Collection[str] = ()

@@ -6,7 +6,7 @@ from __future__ import annotations
 from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any
 
-from ._listing import ClientApprovals, Cursor, group_counts, group_oldest, grouped, listed, listed_params
+from ._listing import FIRST, ClientApprovals, Page, group_counts, group_oldest, grouped, listed
 from ._model import Approval, Status
 from ._parts import PostgresPart
 from ._records import approval_from
@@ -20,22 +20,9 @@ class PostgresListing(PostgresPart):
         def _connection(self) -> AbstractAsyncContextManager[Any]: ...
 
     async def list_approvals(
-        self,
-        status: Status | None = None,
-        limit: int = 100,
-        *,
-        client: str | None = None,
-        after: Cursor | None = None,
-        oldest_first: bool = False,
+        self, status: Status | None = None, limit: int = 100, page: Page = FIRST
     ) -> list[Approval]:
-        statement = listed(
-            P,
-            status=status is not None,
-            client=client is not None,
-            after=after is not None,
-            oldest_first=oldest_first,
-        )
-        params = listed_params(None if status is None else str(status), client, after, limit)
+        statement, params = listed(P, None if status is None else str(status), limit, page)
         async with self._connection() as conn:
             cursor = await conn.execute(statement.encode(), params)
             return [approval_from(row) for row in await cursor.fetchall()]

@@ -118,15 +118,17 @@ def announcements(announce: Announced) -> tuple[Announcement, ...]:
     return (announce,) if isinstance(announce, Announcement) else tuple(announce)
 
 
-def delivery_values(announce: Announcement) -> tuple[str, str, str, float, float, str | None, str | None]:
-    """A new outbox row (`_sql.OUTBOX_FIELDS`): id, topic, payload, created_at, due_at (due at once),
-    receiver, stream ("" stored as NULL: no stream, no ordering)."""
+def delivery_values(
+    announce: Announcement, due: float | None = None
+) -> tuple[str, str, str, float, float, str | None, str | None]:
+    """A new outbox row (`_sql.OUTBOX_FIELDS`): id, topic, payload, created_at, due_at (`due`, or at
+    once), receiver, stream ("" stored as NULL: no stream, no ordering)."""
     return (
         secrets.token_urlsafe(18),
         announce.topic,
         dumps(announce.payload),
         announce.at,
-        announce.at,
+        announce.at if due is None else due,
         announce.receiver or None,
         announce.stream or None,
     )

@@ -12,7 +12,7 @@ idle ones closed after a minute, no driver retries; file bytes are read undecode
 
 from __future__ import annotations
 
-import asyncio
+import asyncio  # asyncio: the idle closer is a task for the store's life, outside any task group
 import contextlib
 import json
 from collections.abc import Collection, Iterator, Mapping
@@ -70,9 +70,9 @@ def _pairs(flat: list[Any]) -> dict[str, Any]:
 
 
 def _record(announce: Announcement, due: float | None = None) -> dict[str, str]:
-    delivery_id, topic, payload, at, _, receiver, stream = delivery_values(announce)
+    delivery_id, topic, payload, at, due_at, receiver, stream = delivery_values(announce, due)
     record = {"id": delivery_id, "topic": topic, "payload": payload, "created_at": _text(float(at))}
-    record |= {"attempts": "0", "due_at": _text(float(at if due is None else due))}
+    record |= {"attempts": "0", "due_at": _text(float(due_at))}
     return record | {"receiver": receiver or "", "stream": stream or ""}
 
 
@@ -190,11 +190,7 @@ class RedisStore(RedisListing, RedisMarker, RedisRates, RedisSealed, RedisSessio
         return approval_from(row) if row else None
 
     async def update_approval(
-        self,
-        approval_id: str,
-        when: Condition,
-        changes: Mapping[str, Json],
-        announce: Announced = None,
+        self, approval_id: str, when: Condition, changes: Mapping[str, Json], announce: Announced = None
     ) -> Approval | None:
         condition: dict[str, Any] = {"statuses": sorted(str(status) for status in when.statuses)}
         if when.owner is not None:
@@ -256,17 +252,8 @@ class RedisStore(RedisListing, RedisMarker, RedisRates, RedisSealed, RedisSessio
 
     # Outbox
 
-    async def enqueue(
-        self,
-        topic: str,
-        payload: Json,
-        now: float,
-        due: float | None = None,
-        *,
-        receiver: str = "",
-        stream: str = "",
-    ) -> str:
-        record = _record(Announcement(topic, payload, now, receiver, stream), due)
+    async def _enqueue(self, one: Announcement, due: float | None) -> str:
+        record = _record(one, due)
         await self._script("ENQUEUE_ALL", json.dumps([record]))
         return record["id"]
 

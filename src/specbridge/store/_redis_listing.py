@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import redis.asyncio as aioredis
 
-from ._listing import ClientApprovals, Cursor
+from ._listing import FIRST, ClientApprovals, Page
 from ._model import Approval, Status
 from ._parts import redis_number
 from ._records import approval_from
@@ -102,13 +102,7 @@ class RedisListing:
         def _failing(self) -> AbstractContextManager[None]: ...
 
     async def list_approvals(
-        self,
-        status: Status | None = None,
-        limit: int = 100,
-        *,
-        client: str | None = None,
-        after: Cursor | None = None,
-        oldest_first: bool = False,
+        self, status: Status | None = None, limit: int = 100, page: Page = FIRST
     ) -> list[Approval]:
         redis = self._client()
         if self._list_script is None:
@@ -116,11 +110,11 @@ class RedisListing:
         args = [
             self.prefix,
             "all" if status is None else f"status:{status}",
-            "oldest" if oldest_first else "newest",
-            "" if after is None else redis_number(after.created_at),
-            "" if after is None else after.id,
-            "0" if client is None else "1",
-            client or "",
+            "oldest" if page.oldest_first else "newest",
+            "" if page.after is None else redis_number(page.after.created_at),
+            "" if page.after is None else page.after.id,
+            "0" if page.client is None else "1",
+            page.client or "",
             str(limit),
         ]
         with self._failing():

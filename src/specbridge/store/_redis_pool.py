@@ -10,12 +10,12 @@ store's timeout bounds each one.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import time
 import weakref
 from typing import Any
 
+import anyio
 from redis.asyncio import BlockingConnectionPool
 from redis.asyncio.connection import AbstractConnection
 from redis.asyncio.retry import Retry
@@ -75,5 +75,5 @@ def bounded_pool(url: str, *, max_connections: int, timeout: float) -> BoundedPo
 async def closing_idle(pool: BoundedPool, idle: float) -> None:
     """Close idle connections every `idle / 2` seconds, until cancelled."""
     while True:
-        await asyncio.sleep(idle / 2)
+        await anyio.sleep(idle / 2)
         await pool.close_idle(idle)

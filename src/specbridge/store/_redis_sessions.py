@@ -5,12 +5,12 @@ so a touch never brings back a session another instance just ended."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from .._json import dumps
 from ._model import StoredSession
 from ._parts import RedisPart, redis_number
+from ._sql_sessions import session_from  # the row's fields are the hash's
 
 # ARGV: prefix, id, kind, owner, data, created_at, last_seen, expires_at, now.
 PUT = """
@@ -91,15 +91,7 @@ class RedisSessions(RedisPart):
             row = await self._client().hgetall(self.prefix + "m:" + session_id)  # type: ignore[misc]
         if not row or float(row.get("expires_at", 0)) <= now:
             return None
-        return StoredSession(
-            id=session_id,
-            kind=row["kind"],
-            owner=row["owner"],
-            data=json.loads(row["data"]),
-            created_at=float(row["created_at"]),
-            last_seen=float(row["last_seen"]),
-            expires_at=float(row["expires_at"]),
-        )
+        return session_from(row | {"id": session_id})
 
     async def touch_session(self, session_id: str, expires_at: float, now: float) -> bool:
         return bool(

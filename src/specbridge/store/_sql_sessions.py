@@ -1,10 +1,11 @@
 """The SQL of stored sessions (`Store.put_session` and its kin), shared by SQLite and PostgreSQL: one row
 per session, by the SHA-256 of its id, with its kind, owner, what it keeps (JSON) and its times. `P` is
-the driver's placeholder."""
+the driver's placeholder. `session_from` reads Redis's hash of a session too (the same fields)."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from .._json import dumps
@@ -35,7 +36,8 @@ def values(session: StoredSession) -> tuple[Any, ...]:
     )
 
 
-def session_from(row: dict[str, Any]) -> StoredSession:
+def session_from(row: Mapping[str, Any]) -> StoredSession:
+    """A session from its row (SQL) or hash (Redis: `id` added, its key holds it)."""
     return StoredSession(
         id=row["id"],
         kind=row["kind"],

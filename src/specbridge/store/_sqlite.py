@@ -18,11 +18,10 @@ logged as a warning (`store open to others`), as the files folder is.
 
 from __future__ import annotations
 
-import asyncio
+import asyncio  # asyncio: every step runs on the store's one thread (its executor); anyio has no such
 import contextlib
 import logging
 import os
-import secrets
 import sqlite3
 import stat
 import threading
@@ -36,7 +35,7 @@ from .._logging import log_event
 from . import _sql as sql
 from ._base import StoreError
 from ._bounded import DEFAULT_TIMEOUT
-from ._model import Approval, Claim, Condition, Delivery, Json, StoredFile
+from ._model import Announcement, Approval, Claim, Condition, Delivery, Json, StoredFile
 from ._records import (
     Announced,
     announcements,
@@ -173,11 +172,7 @@ class SqliteStore(SqliteListing, SqliteMarker, SqliteRates, SqliteSealed, Sqlite
         return await self._run(work)
 
     async def update_approval(
-        self,
-        approval_id: str,
-        when: Condition,
-        changes: Mapping[str, Json],
-        announce: Announced = None,
+        self, approval_id: str, when: Condition, changes: Mapping[str, Json], announce: Announced = None
     ) -> Approval | None:
         statement, params = sql.update_approval(P, approval_id, when, checked_changes(changes))
 
@@ -243,28 +238,10 @@ class SqliteStore(SqliteListing, SqliteMarker, SqliteRates, SqliteSealed, Sqlite
 
     # Outbox
 
-    async def enqueue(
-        self,
-        topic: str,
-        payload: Json,
-        now: float,
-        due: float | None = None,
-        *,
-        receiver: str = "",
-        stream: str = "",
-    ) -> str:
-        delivery_id = secrets.token_urlsafe(18)
-        params = (
-            delivery_id,
-            topic,
-            encode("payload", payload),
-            now,
-            now if due is None else due,
-            receiver or None,
-            stream or None,
-        )
-        await self._write(lambda db: db.execute(sql.enqueue(P), params))
-        return delivery_id
+    async def _enqueue(self, one: Announcement, due: float | None) -> str:
+        row = delivery_values(one, due)
+        await self._write(lambda db: db.execute(sql.enqueue(P), row))
+        return row[0]
 
     async def lease_due(
         self, now: float, lease: float, limit: int = 10, *, skip: Collection[str] = ()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from ._listing import ClientApprovals, Cursor, group_counts, group_oldest, grouped, listed, listed_params
+from ._listing import FIRST, ClientApprovals, Page, group_counts, group_oldest, grouped, listed
 from ._model import Approval, Status
 from ._parts import SqlitePart
 from ._records import approval_from
@@ -14,22 +14,9 @@ P = "?"
 
 class SqliteListing(SqlitePart):
     async def list_approvals(
-        self,
-        status: Status | None = None,
-        limit: int = 100,
-        *,
-        client: str | None = None,
-        after: Cursor | None = None,
-        oldest_first: bool = False,
+        self, status: Status | None = None, limit: int = 100, page: Page = FIRST
     ) -> list[Approval]:
-        statement = listed(
-            P,
-            status=status is not None,
-            client=client is not None,
-            after=after is not None,
-            oldest_first=oldest_first,
-        )
-        params = listed_params(None if status is None else str(status), client, after, limit)
+        statement, params = listed(P, None if status is None else str(status), limit, page)
 
         def work(db: sqlite3.Connection) -> list[Approval]:
             return [approval_from(row) for row in db.execute(statement, params).fetchall()]
