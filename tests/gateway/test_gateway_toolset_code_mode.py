@@ -2,7 +2,7 @@
 `execute`; a script calls the toolset's tools of two APIs under their toolset names, each call the
 picked tool's on its own API (its credential, its approvals, its audit line); a call that needs a
 person pauses the script and it goes on once approved; a client not let onto one API has no function
-of its tools."""
+of its tools, nor of a tool that API's rules deny it."""
 
 from __future__ import annotations
 
@@ -196,3 +196,26 @@ async def test_a_client_not_let_onto_one_api_has_no_function_of_its_tools_in_a_t
     assert text(refused) == text(unknown).replace("find_customerz", "find_customer")  # alike: no hint
     assert noted.is_error is False and noted.structured_content == {"result": "n1"}
     assert [request.path for request in upstream.requests] == ["/notes/notes"]
+
+
+async def test_an_apis_tool_rules_for_a_client_hold_inside_a_toolset_script(
+    tmp_path: Path, upstream: Upstream
+) -> None:
+    clients = (
+        f'clients:\n  reader: {{key_sha256: "{key_sha256(KEY)}", apis: [desk, shop, notes], '
+        "tools: {shop: {deny: [refundOrder]}}}\n"
+    )
+    config = desk_config(tmp_path, upstream, clients=clients)
+    script = 'api.find_customer(email="ada@example.com")[0]["id"]'
+    async with (
+        in_process_gateway(config) as (asgi, _),
+        http_client(f"{IN_PROCESS}{DESK}", transport=asgi, key=KEY) as client,
+    ):
+        listing = await client.list_tools()
+        found = await client.call_tool("execute", {"code": script})
+        denied = await client.call_tool("execute", {"code": 'api.refund(orderId="o40", reason="mine")'})
+    assert "The support desk has 3 operations" in (listing.tools[0].description or "")
+    assert found.is_error is False and found.structured_content == {"result": "c7"}
+    assert denied.is_error is True and text(denied).startswith("[tool-unknown]"), text(denied)
+    assert "module 'api' has no attribute 'refund'" in text(denied)
+    assert [request.path for request in upstream.requests] == ["/customers"]
