@@ -1,8 +1,9 @@
-"""Code mode: an API (or a toolset) served as two tools, `search` (its operations as Python function signatures) and
-`execute` (a short Python script in a sandbox made for code a model wrote, pydantic-monty, each
-operation a function of the module `api`). Every call a script makes is a call of the call service
-(service/): checked, admitted, counted, approved, keyed, sent once and audited as a tool call is; only
-what the script returns reaches the model. Between service/ and gateway/, free of MCP.
+"""Code mode: an API (or a toolset) served as two tools, `search` (its operations as Python function
+signatures) and `execute` (a short Python script in a sandbox made for code a model wrote,
+pydantic-monty, each operation a function of the module `api`). Every call a script makes is a call
+of the call service (service/): checked, admitted, counted, approved, keyed, sent once and audited as
+a tool call is; only what the script returns reaches the model. Between service/ and gateway/, free
+of MCP.
 
 `CodeMode` is one API's or toolset's, and a caller's `Reach` says which of its tools that caller may use
 and where a call of each goes (an API's own tools: `ApiReach`; a toolset's, each on its own API: made

@@ -1,8 +1,8 @@
 """The MCP side of code mode (codemode/): a tools/call of `search` or `execute` handed to the API's (or
 toolset's, `_toolset_code`) `CodeMode` with who is calling and what it reaches, and its `CallResult` as
-the MCP answer. A script runs under the gateway's
-deadline on one tools/call, counted by the drain like any call (`stopping.busy`): its API calls are
-the call service's, each with its own audit line naming the script."""
+the MCP answer. A script runs under the gateway's deadline on one tools/call, counted by the drain like
+any call (`stopping.busy`): its API calls are the call service's, each with its own audit line naming
+the script."""
 
 from __future__ import annotations
 
@@ -44,7 +44,8 @@ async def call_api_code_tool(
     bindings = client.bindings.get(state.api.name) if client is not None else None
 
     def schema_of(tool: Tool) -> Mapping[str, Any]:
-        return tool_entry(state.caller, tool, bindings)["inputSchema"]  # type: ignore[no-any-return]
+        schema: Mapping[str, Any] = tool_entry(state.caller, tool, bindings)["inputSchema"]
+        return schema
 
     return await call_code_tool(gateway, state.code, reach, schema_of, client, identity, name, arguments)
 

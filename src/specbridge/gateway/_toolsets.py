@@ -7,9 +7,10 @@ and audit line. A client reaches the endpoint when its `apis` names the toolset,
 only the tools of APIs its `apis` names too, as far as that API's tool rules let it; a tool it may not
 use is absent from its listing and answered as an unknown tool. Search mode works over a toolset: its
 index is of the toolset's tools, so `search_tools` finds them by their toolset names and their
-producers within the toolset. So does code mode (`code_mode`, `_toolset_code`): `search` and `execute`,
-each tool a function of a script's `api` whose call is the picked tool's call on its API. Long calls' `get_call_result` is not offered here (its call ids belong
-to one API); a call a person approves is still answered on the agent's repeat of the same call.
+producers within the toolset. So does code mode (`code_mode`, `_toolset_code`): `search` and
+`execute`, each tool a function of a script's `api` whose call is the picked tool's call on its API.
+Long calls' `get_call_result` is not offered here (its call ids belong to one API); a call a person
+approves is still answered on the agent's repeat of the same call.
 """
 
 from __future__ import annotations
@@ -218,7 +219,8 @@ class ToolsetServer(ApiServer):
             reach = ToolsetReach(members, snapshot, client, identity)
 
             def schema_of(tool: Tool) -> Mapping[str, Any]:
-                return self._entry(snapshot, client, members[tool.name])["inputSchema"]  # type: ignore[no-any-return]
+                schema: Mapping[str, Any] = self._entry(snapshot, client, members[tool.name])["inputSchema"]
+                return schema
 
             return await call_code_tool(
                 self.gateway, toolset.code, reach, schema_of, client, identity, name, arguments
