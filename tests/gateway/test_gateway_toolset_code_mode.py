@@ -14,6 +14,7 @@ import mcp_types as types
 import pytest
 
 from specbridge.access import key_sha256
+from specbridge.config import load_config
 from tests.gateway._harness import IN_PROCESS, http_client, in_process_gateway
 from tests.support.audit import audit_lines
 from tests.support.codemode import SPEC, shop_routes
@@ -219,3 +220,21 @@ async def test_an_apis_tool_rules_for_a_client_hold_inside_a_toolset_script(
     assert denied.is_error is True and text(denied).startswith("[tool-unknown]"), text(denied)
     assert "module 'api' has no attribute 'refund'" in text(denied)
     assert [request.path for request in upstream.requests] == ["/customers"]
+
+
+async def test_a_reload_that_turns_a_toolsets_code_mode_on_serves_search_and_execute(
+    tmp_path: Path, upstream: Upstream
+) -> None:
+    config = desk_config(tmp_path, upstream)
+    config.write_text(config.read_text(encoding="utf-8").replace("code_mode: on", "code_mode: off"))
+    async with in_process_gateway(config) as (asgi, gateway):
+        async with http_client(f"{IN_PROCESS}{DESK}", transport=asgi) as client:
+            before = await client.list_tools()
+        config.write_text(config.read_text(encoding="utf-8").replace("code_mode: off", "code_mode: on"))
+        await gateway.reload(load_config(config))
+        async with http_client(f"{IN_PROCESS}{DESK}", transport=asgi) as client:
+            after = await client.list_tools()
+            noted = await client.call_tool("execute", {"code": 'api.note(text="hi")["id"]'})
+    assert [tool.name for tool in before.tools] == ["find_customer", "listOrders", "refund", "note"]
+    assert [tool.name for tool in after.tools] == ["search", "execute"]
+    assert noted.is_error is False and noted.structured_content == {"result": "n1"}
