@@ -78,3 +78,37 @@ def test_lint_of_a_toolset_names_its_tools_and_an_id_nothing_in_it_produces(tmp_
     }  # None: the document
     missing = [(f["tool"], f["argument"]) for f in findings if f["rule"] == "id-source-missing"]
     assert ("credits", "movie_id") in missing  # its producers are not in the toolset
+
+
+def test_tools_code_mode_prints_a_toolsets_two_tools_with_its_own_limits(tmp_path: Path) -> None:
+    path = config(tmp_path, TOOLS + "    code_mode: {calls: 9}\n")
+    result = CliRunner().invoke(app, ["tools", "--config", path, "--api", "helper", "--code-mode"])
+    assert result.exit_code == 0, result.output
+    search, execute = json.loads(result.stdout)["tools"]
+    assert search["description"].startswith("helper has 3 operations, each a Python function")
+    assert "9 calls per script" in execute["description"]
+    assert "code mode: 2 tools" in result.stderr and "3 operations as tools" in result.stderr
+
+
+def test_lint_of_a_toolset_in_code_mode_does_not_advise_on_its_catalogue_size(tmp_path: Path) -> None:
+    many = "".join(
+        f"  /things{n}:\n    get:\n      operationId: listThings{n}\n      summary: List the things of kind {n}\n"
+        f"      responses: {{'200': {{description: the things}}}}\n"
+        for n in range(45)
+    )
+    (tmp_path / "many.yaml").write_text(
+        f"openapi: 3.1.0\ninfo: {{title: Many, version: '1'}}\npaths:\n{many}"
+    )
+    picks = "".join(f"      - {{api: many, tool: listThings{n}}}\n" for n in range(45))
+    rules: dict[str, set[str]] = {}
+    for mode in ("off", "on"):
+        path = tmp_path / f"{mode}.yaml"
+        path.write_text(
+            "apis:\n  many: {spec: ./many.yaml, base_url: 'https://many.example.com', search: on}\n"
+            f"toolsets:\n  all:\n    code_mode: {mode}\n    tools:\n{picks}"
+        )
+        result = CliRunner().invoke(app, ["lint", "--config", str(path), "--api", "all", "--format", "json"])
+        report = json.loads(result.stdout)  # one API: one report
+        rules[mode] = {finding["rule"] for finding in report["findings"]}
+    assert "catalogue-size" in rules["off"]  # served as 45 tools: the toolset's mode, not its API's
+    assert "catalogue-size" not in rules["on"]

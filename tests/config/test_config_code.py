@@ -1,5 +1,5 @@
-"""`code_mode`: off by default, `on` per API, an API's own limits over the top level's, and what is
-refused."""
+"""`code_mode`: off by default, `on` per API or toolset, their own limits over the top level's, and
+what is refused."""
 
 from __future__ import annotations
 
@@ -61,3 +61,36 @@ def test_a_code_mode_setting_out_of_its_range_is_refused_naming_the_key(data: ob
         read(data)
     assert raised.value.code is ErrorCode.CONFIG_INVALID
     assert f": {key}" in raised.value.message
+
+
+TOOLSET_TOOLS = [{"api": "orders", "tool": "getOrder"}]
+
+
+def test_a_toolset_takes_code_mode_as_an_api_does_over_the_top_levels_limits() -> None:
+    config = read(
+        {
+            "code_mode": {"calls": 20},
+            "apis": {"orders": {"spec": "o.yaml"}},
+            "toolsets": {
+                "plain": {"tools": TOOLSET_TOOLS},
+                "on": {"tools": TOOLSET_TOOLS, "code_mode": "on"},
+                "own": {"tools": TOOLSET_TOOLS, "code_mode": {"time": "3s"}},
+            },
+        }
+    )
+    plain, on, own = (config.toolsets[name].code_mode for name in ("plain", "on", "own"))
+    assert (plain.enabled, on.enabled, on.calls) == (False, True, 20)
+    assert (own.enabled, own.time, own.calls) == (True, 3.0, 20)
+    assert config.apis["orders"].code_mode.enabled is False  # the toolset's setting is its own
+
+
+@pytest.mark.parametrize("value", ["yes", {"workers": 2}, {"calls": 0}])
+def test_a_toolsets_code_mode_out_of_its_range_is_refused_naming_its_key(value: object) -> None:
+    data = {
+        "apis": {"orders": {"spec": "o.yaml"}},
+        "toolsets": {"support": {"tools": TOOLSET_TOOLS, "code_mode": value}},
+    }
+    with pytest.raises(ConfigError) as raised:
+        read(data)
+    assert raised.value.code is ErrorCode.CONFIG_INVALID
+    assert ": toolsets.support.code_mode" in raised.value.message

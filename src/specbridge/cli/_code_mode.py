@@ -1,5 +1,6 @@
-"""`specbridge tools --code-mode`: the two tools a model is handed for an API in code mode (codemode/),
-in the format asked for, and on stderr how many tokens they are against the API's tools as tools."""
+"""`specbridge tools --code-mode`: the two tools a model is handed for an API (or a toolset, `--api
+TOOLSET`) in code mode (codemode/), in the format asked for, and on stderr how many tokens they are
+against its tools as tools."""
 
 from __future__ import annotations
 
@@ -16,13 +17,17 @@ if TYPE_CHECKING:
     from ..config import CodeModeConfig, Config
 
 
-def code_mode_limits(config: Config | None, api_name: str | None) -> CodeModeConfig:
-    """The limits the execute tool's description tells: the config API's, else the defaults."""
+def code_mode_settings(config: Config | None, api_name: str | None) -> tuple[CodeModeConfig, str | None]:
+    """The limits the execute tool's description tells (the config API's or toolset's, else the
+    defaults), and a toolset's title (None for an API: its document's title is told)."""
     from ..config import CodeModeConfig
 
     if config is None:
-        return CodeModeConfig()
-    return config.api(api_name).code_mode if config.apis else config.code_mode
+        return CodeModeConfig(), None
+    if api_name is not None and api_name in config.toolsets:
+        toolset = config.toolsets[api_name]
+        return toolset.code_mode, toolset.title or toolset.name
+    return (config.api(api_name).code_mode if config.apis else config.code_mode), None
 
 
 def _as(fmt: ExportFormat, tools: list[dict[str, Any]], strict: bool) -> Any:
@@ -63,14 +68,18 @@ def _strict(schema: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def code_mode_export(toolset: ToolSet, fmt: ExportFormat, *, strict: bool, limits: CodeModeConfig) -> str:
-    """The export, and its token count (o200k_base estimate) beside the tools' own, said on stderr."""
-    tools = code_mode_tools(toolset.document.title, len(toolset.tools), limits, document_tags(toolset))
+def code_mode_export(
+    toolset: ToolSet, fmt: ExportFormat, *, strict: bool, limits: CodeModeConfig, title: str | None = None
+) -> str:
+    """The export, and its token count (o200k_base estimate) beside the tools' own, said on stderr.
+    `title`: a toolset's (its tools come from several documents: no tags, as the gateway serves it)."""
+    tags = document_tags(toolset) if title is None else ()
+    tools = code_mode_tools(title or toolset.document.title, len(toolset.tools), limits, tags)
     text = dumps(_as(fmt, tools, strict), indent=True)
     as_tools = dumps(export(toolset, fmt, strict=strict), indent=True)
     click.echo(
         f"code mode: {len(tools)} tools, about {estimate_tokens(text):,} tokens handed to the model; the "
-        f"API's {len(toolset.tools):,} operations as tools: about {estimate_tokens(as_tools):,} tokens",
+        f"{len(toolset.tools):,} operations as tools: about {estimate_tokens(as_tools):,} tokens",
         err=True,
     )
     return text

@@ -107,7 +107,7 @@ def lint_command(
             toolset = target.toolset()
             documents += toolset.document.resolver.bases()
             reports.append(
-                lint(toolset, registry=registry, api=target.api, settings=settings, config_source=source)
+                lint(toolset, registry=registry, api=target.served, settings=settings, config_source=source)
             )
         except DocumentError as error:
             if len(targets) == 1:

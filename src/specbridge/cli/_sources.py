@@ -43,6 +43,15 @@ class Source:
         assert self.toolset_of is not None and self.api is not None
         return tuple(pick for pick in self.toolset_of[1].tools if pick.api == self.api.name)
 
+    @property
+    def served(self) -> ApiConfig | None:
+        """`api` as its tools are handed over here: a toolset's part in the toolset's search mode and code
+        mode (what lint's `catalogue-size` reads), else the API's own."""
+        if self.toolset_of is None or self.api is None:
+            return self.api
+        toolset = self.toolset_of[1]
+        return replace(self.api, search=toolset.search, code_mode=toolset.code_mode)
+
     def document(self) -> ApiDocument:
         api = self.api
         if api is None:

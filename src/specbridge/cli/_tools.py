@@ -75,11 +75,12 @@ def tools_command(
     toolset = load_toolset(spec, config, api_name)
     warn_dropped_parameters(toolset.document)
     if code_mode:
-        from ._code_mode import code_mode_export, code_mode_limits  # config/ and codemode/ only then
+        from ._code_mode import code_mode_export, code_mode_settings  # config/ and codemode/ only then
 
         if defer_loading:
             raise click.UsageError("--defer-loading does not apply to --code-mode (two tools, always loaded)")
-        text = code_mode_export(toolset, fmt, strict=strict, limits=code_mode_limits(config, api_name))
+        limits, title = code_mode_settings(config, api_name)
+        text = code_mode_export(toolset, fmt, strict=strict, limits=limits, title=title)
     else:
         text = dumps(export(toolset, fmt, strict=strict, defer_loading=defer_loading), indent=True)
     if output:

@@ -1,4 +1,4 @@
-"""What the model is handed of a script: its last line's value and what it printed, shaped by the API's
+"""What the model is handed of a script: its last line's value and what it printed, shaped by an
 answers budget as any answer is (`call.json_result`: whole items of the largest list, a note saying what
 was left out); its pause, with the script's id to go on with; or why it ended, with its code.
 
@@ -15,7 +15,6 @@ from typing import Any
 
 from .._errors import ErrorCode
 from ..call import AnswerPolicy, CallResult, json_result
-from ..config import ApiConfig
 from ._sandbox import Done, Failed
 
 Json = Any
@@ -49,13 +48,13 @@ def jsonable(value: Any, depth: int = 0) -> Json:
     return repr(value)[:1000]
 
 
-def done(end: Done, api: ApiConfig, printed_before: str = "") -> CallResult:
-    """A finished script's result, within the API's answers budget."""
+def done(end: Done, max_tokens: int, printed_before: str = "") -> CallResult:
+    """A finished script's result, within the answers budget `max_tokens` (the API's `answers`)."""
     answer: dict[str, Json] = {"result": jsonable(end.value)}
     printed = printed_before + end.printed
     if printed:
         answer["printed"] = printed
-    return json_result(answer, 200, AnswerPolicy(max_tokens=api.answers.max_tokens))
+    return json_result(answer, 200, AnswerPolicy(max_tokens=max_tokens))
 
 
 def failed(end: Failed, printed_before: str = "") -> CallResult:

@@ -1,7 +1,8 @@
 """A script's `api.<name>(…)` as one call of the call service (service/), exactly as a tool call is:
 admitted (the caller's tool access, its rate limits), planned, checked, resolved, approved, claimed,
-sent once, stored and audited, the audit line naming the script (`Trail.script`). What the service
-answers goes back to the script, never to the model:
+sent once, stored and audited, the audit line naming the script (`Trail.script`). The call goes where
+the caller's `Reach` says (`_reach`): the tool on its own API, with that API's every rule. What the
+service answers goes back to the script, never to the model:
 
     a result                  the parsed answer (`CallResult.answer`; else its JSON object, else its
                               JSON text parsed, else the text), as the function's value
@@ -22,12 +23,13 @@ import orjson
 
 from .._errors import ErrorCode
 from ..access import Identity
-from ..call import Caller, CallResult
-from ..config import ApiConfig, ClientConfig
-from ..service import NOBODY, CallRequest, CallService, Deadline, Question, ToolRules, Trail
+from ..call import CallResult
+from ..config import ClientConfig
+from ..service import NOBODY, CallRequest, CallService, Deadline, Question, Trail
 from ..store import Store
-from ..tools import ToolSet
+from ..tools import Tool
 from ._names import Names
+from ._reach import Reach
 from ._sandbox import Pause, Raise, Reply, Return
 
 Json = Any
@@ -43,7 +45,7 @@ class Context:
     store: Callable[[], Awaitable[Store]]  # the gateway's store (paused scripts)
     client: ClientConfig | None
     identity: Identity | None
-    rules: ToolRules
+    reach: Reach  # what this caller may use of the code mode's tools, and where each call goes
     deadline: Deadline
     clock: Callable[[], float]
 
@@ -91,21 +93,20 @@ def answer_of(result: CallResult) -> Json:
 class ServiceCalls:
     """The host of one script run: each call of `api` through the call service."""
 
-    api: ApiConfig
-    caller: Caller
-    toolset: ToolSet
+    tools: Mapping[str, Tool]  # the code mode's tools by the names it serves
     names: Names
     context: Context
     script: str
     waiting: CallResult | None = None  # the pending result the script paused on
     approval: str | None = None
-    tool: str = ""
-    made: list[str] = field(default_factory=list)  # tool names, in the order called
+    tool: str = ""  # the served name of the call it paused on
+    made: list[str] = field(default_factory=list)  # served tool names, in the order called
 
     async def call(self, name: str, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> Reply:
         tool_name = self.names.tool(name)
-        tool = self.toolset.get(tool_name) if tool_name is not None else None
-        if tool is None or not self.context.rules.allows(tool):
+        tool = self.tools.get(tool_name) if tool_name is not None else None
+        target = self.context.reach.target(tool) if tool is not None else None
+        if tool is None or target is None:
             return unknown(name)
         if args:
             return Raise(
@@ -119,9 +120,9 @@ class ServiceCalls:
             return Raise("TypeError", f"api.{name}(): {error}", ErrorCode.ARGUMENTS_INVALID)
         context = self.context
         request = CallRequest(
-            self.api,
-            self.caller,
-            tool,
+            target.api,
+            target.caller,
+            target.tool,
             context.client,
             arguments,
             context.deadline,

@@ -1,9 +1,11 @@
-"""Code mode of one API: its two tools and what a call of each does, free of MCP. Made with the API's
-state and replaced with it on reload (the sandbox's workers are the process's, `_sandbox`).
+"""Code mode of one API or toolset: its two tools and what a call of each does, free of MCP. Made with
+the API's (or toolset's) state and replaced with it on reload (the sandbox's workers are the process's,
+`_sandbox`). What one caller may use, and where each of its calls goes, is its `Reach` (`_reach`):
+an API's own tools, or a toolset's each on its own API.
 
-    mode.tools(rules)                       the listing: `search` and `execute`, telling of the
+    mode.tools(reach)                       the listing: `search` and `execute`, telling of the
                                             operations this caller may use
-    await mode.search(arguments, rules, schema_of)    signatures of the best-matching operations
+    await mode.search(arguments, reach, schema_of)    signatures of the best-matching operations
     await mode.execute(arguments, context)            run a script, or go on with a paused one
 
 A script's calls are calls of the call service (`_calls`); a call that waits for a person pauses the
@@ -16,29 +18,29 @@ from __future__ import annotations
 
 import contextlib
 import secrets
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any
 
 import anyio
 
 from .._errors import ErrorCode
 from .._logging import log_event
-from ..call import Caller, CallResult, Checker, Lru, argument_problem
-from ..config import ApiConfig
+from ..call import CallResult, Checker, Lru, argument_problem
+from ..config import ApiConfig, CodeModeConfig
 from ..search import SearchIndex
-from ..service import Allowed, ToolRules
 from ..store import ClaimState, StoreError
 from ..tools import Tool, ToolSet
 from . import _answer
 from ._calls import Context, ServiceCalls
 from ._names import Names
 from ._paused import PausedScript, Scripts, is_script_id, new_script_id
+from ._reach import Reach
 from ._sandbox import Done, Failed, Paused, Script, Snapshot, api_module, sandbox
 from ._signatures import signature
 from ._tools import DEFAULT_RESULTS, EXECUTE, EXECUTE_SCHEMA, NAMES, SEARCH, SEARCH_SCHEMA, code_mode_tools
 
 LEASE_MARGIN = 10.0  # what the claim of going on with a script adds to the call's deadline
-RULES_KEPT = 256  # callers' tool rules whose positions and `api` module are kept
+RULES_KEPT = 256  # callers' reaches (`Reach.key`) whose positions and `api` module are kept
 SchemaOf = Callable[[Tool], Mapping[str, Any]]  # a tool's input schema as the caller sees it
 _SEARCH_CHECK = Checker(SEARCH_SCHEMA)
 _EXECUTE_CHECK = Checker(EXECUTE_SCHEMA)
@@ -54,29 +56,64 @@ def _store_failed(error: StoreError) -> CallResult:
 
 
 class CodeMode:
-    """Code mode of one API: its operations as functions of `api`, their index, the two tools."""
+    """Code mode of one API or toolset: its tools as functions of `api`, their index, the two tools.
 
-    def __init__(self, api: ApiConfig, toolset: ToolSet, caller: Caller, index: SearchIndex) -> None:
-        self.api = api
-        self.toolset = toolset
-        self.caller = caller
+    `name`: the API's or toolset's (log lines, and the store's keys of its paused scripts); `title`:
+    what the two tools call it; `tools`: the tools it serves, in order, by the names a script calls
+    them (`index` is of these); `keep`: seconds a paused script is kept (as long as its approval could
+    wait); `max_tokens`: the answers budget of what a script hands back."""
+
+    def __init__(
+        self,
+        name: str,
+        title: str,
+        tools: Sequence[Tool],
+        index: SearchIndex,
+        limits: CodeModeConfig,
+        *,
+        keep: float,
+        max_tokens: int,
+    ) -> None:
+        self.name = name
+        self.title = title
+        self.tools_by_name: Mapping[str, Tool] = {tool.name: tool for tool in tools}
         self.index = index
-        self.names = Names(tool.name for tool in toolset.tools)
-        self._allowed = Allowed(index.tools, RULES_KEPT)
-        self._modules: Lru[ToolRules, Any] = Lru(RULES_KEPT)
+        self.limits = limits
+        self.keep = keep
+        self.max_tokens = max_tokens
+        self.names = Names(self.tools_by_name)
+        self._positions: Lru[Hashable, frozenset[int]] = Lru(RULES_KEPT)
+        self._modules: Lru[Hashable, Any] = Lru(RULES_KEPT)
+
+    @classmethod
+    def of_api(cls, api: ApiConfig, toolset: ToolSet, index: SearchIndex) -> CodeMode:
+        """One API's code mode: its tools, under its own settings."""
+        return cls(
+            api.name,
+            toolset.document.title,
+            toolset.tools,
+            index,
+            api.code_mode,
+            keep=api.approvals.expire,
+            max_tokens=api.answers.max_tokens,
+        )
 
     # -- listing -----------------------------------------------------------------------------------
 
-    def positions(self, rules: ToolRules) -> frozenset[int] | None:
-        """The index positions of the tools a caller with `rules` may use (None: every tool)."""
-        return self._allowed.positions(rules)
+    def positions(self, reach: Reach) -> frozenset[int] | None:
+        """The index positions of the tools this caller may use (None: every tool)."""
+        if reach.everything:
+            return None
+        found = self._positions.get(reach.key)
+        if found is None:
+            found = frozenset(i for i, tool in enumerate(self.index.tools) if reach.target(tool) is not None)
+            self._positions.put(reach.key, found)
+        return found
 
-    def tools(self, rules: ToolRules) -> list[dict[str, Any]]:
-        only = self.positions(rules)
-        count = len(self.toolset.tools) if only is None else len(only)
-        return code_mode_tools(
-            self.toolset.document.title, count, self.api.code_mode, self.index.tags_of(only)
-        )
+    def tools(self, reach: Reach) -> list[dict[str, Any]]:
+        only = self.positions(reach)
+        count = len(self.tools_by_name) if only is None else len(only)
+        return code_mode_tools(self.title, count, self.limits, self.index.tags_of(only))
 
     def owns(self, name: str) -> bool:
         return name in NAMES
@@ -84,18 +121,18 @@ class CodeMode:
     def input_schema(self, name: str) -> Mapping[str, Any] | None:
         return SEARCH_SCHEMA if name == SEARCH else EXECUTE_SCHEMA if name == EXECUTE else None
 
-    def _module(self, rules: ToolRules) -> Any:
+    def _module(self, reach: Reach) -> Any:
         """The `api` module of this caller: a function for each operation it may use, no other."""
-        module = self._modules.get(rules)
+        module = self._modules.get(reach.key)
         if module is None:
-            allowed = [tool for tool in self.toolset.tools if rules.allows(tool)]
-            module = api_module([self.names.of(tool.name) for tool in allowed])
-            self._modules.put(rules, module)
+            allowed = [name for name, tool in self.tools_by_name.items() if reach.target(tool) is not None]
+            module = api_module([self.names.of(name) for name in allowed])
+            self._modules.put(reach.key, module)
         return module
 
     # -- search ------------------------------------------------------------------------------------
 
-    async def search(self, arguments: Mapping[str, Any], rules: ToolRules, schema_of: SchemaOf) -> CallResult:
+    async def search(self, arguments: Mapping[str, Any], reach: Reach, schema_of: SchemaOf) -> CallResult:
         """The operations that best match `query` (or a tag's), as Python signatures."""
         problem = argument_problem(_SEARCH_CHECK, arguments)
         if problem is not None:
@@ -108,7 +145,7 @@ class CodeMode:
                 code=ErrorCode.ARGUMENTS_INVALID,
             )
         limit = int(arguments.get("limit", DEFAULT_RESULTS))
-        index, only = self.index, self.positions(rules)
+        index, only = self.index, self.positions(reach)
         if index.semantic:  # encoding the query takes milliseconds of CPU: not on the event loop
             answer = await anyio.to_thread.run_sync(lambda: index.search(query, limit, tag, only))
         else:
@@ -124,9 +161,7 @@ class CodeMode:
         tags = index.tags_of(only)
         if tags:
             notes.append("# Tags: " + ", ".join(f"{name} ({count})" for name, count in tags[:40]))
-        head = (
-            f"# api functions of {' '.join(self.toolset.document.title.split())[:100]}, for execute scripts"
-        )
+        head = f"# api functions of {' '.join(self.title.split())[:100]}, for execute scripts"
         return CallResult("\n\n".join([head, *parts, *notes]) + "\n")
 
     # -- execute -----------------------------------------------------------------------------------
@@ -148,15 +183,15 @@ class CodeMode:
         return await self._resume(str(resume), context)
 
     def _host(self, script: str, context: Context) -> ServiceCalls:
-        return ServiceCalls(self.api, self.caller, self.toolset, self.names, context, script)
+        return ServiceCalls(self.tools_by_name, self.names, context, script)
 
     async def _run(self, code: str, context: Context) -> CallResult:
         script = new_script_id()
         host = self._host(script, context)
-        end = await sandbox().run(Script(code), self.api.code_mode, self._module(context.rules), host)
-        log_event("script ran", api=self.api.name, script=script, calls=len(host.made), end=_kind(end))
+        end = await sandbox().run(Script(code), self.limits, self._module(context.reach), host)
+        log_event("script ran", api=self.name, script=script, calls=len(host.made), end=_kind(end))
         if isinstance(end, Done):
-            return _answer.done(end, self.api)
+            return _answer.done(end, self.max_tokens)
         if isinstance(end, Failed):
             return _answer.failed(end)
         try:
@@ -175,8 +210,8 @@ class CodeMode:
         paused = PausedScript(
             kept.id, kept.source, printed, calls, host.tool, host.approval, end.blob, kept.generation + 1
         )
-        until = context.clock() + self.api.approvals.expire
-        await Scripts(await context.store(), self.api.name, context.client_id, context.clock()).keep(
+        until = context.clock() + self.keep
+        await Scripts(await context.store(), self.name, context.client_id, context.clock()).keep(
             paused, until
         )
         assert host.waiting is not None
@@ -191,7 +226,7 @@ class CodeMode:
             if kept is None:
                 return _not_found(script)
             lease = context.deadline.left() + LEASE_MARGIN
-            claim = await scripts.claim(kept, owner, lease=lease, keep=self.api.approvals.expire)
+            claim = await scripts.claim(kept, owner, lease=lease, keep=self.keep)
             if claim.won:
                 return kept
             if claim.state is ClaimState.HELD:
@@ -207,7 +242,7 @@ class CodeMode:
             return _not_found(script)
         owner = secrets.token_hex(8)
         try:
-            scripts = Scripts(await context.store(), self.api.name, context.client_id, context.clock())
+            scripts = Scripts(await context.store(), self.name, context.client_id, context.clock())
             kept = await self._claimed(script, scripts, owner, context)
         except StoreError as error:
             return _store_failed(error)
@@ -216,19 +251,17 @@ class CodeMode:
         host = self._host(script, context)
         try:
             end = await sandbox().run(
-                Snapshot(kept.blob), self.api.code_mode, self._module(context.rules), host, calls=kept.calls,
+                Snapshot(kept.blob), self.limits, self._module(context.reach), host, calls=kept.calls,
                 source=kept.source,
             )  # fmt: skip
-            log_event(
-                "script resumed", api=self.api.name, script=script, calls=len(host.made), end=_kind(end)
-            )
+            log_event("script resumed", api=self.name, script=script, calls=len(host.made), end=_kind(end))
             if isinstance(end, Paused):
                 result = await self._pause(kept, host, end, context)
                 await scripts.complete(kept, owner, {"paused": kept.generation + 1})
                 return result
             printed = kept.printed
             result = (
-                _answer.done(end, self.api, printed)
+                _answer.done(end, self.max_tokens, printed)
                 if isinstance(end, Done)
                 else _answer.failed(end, printed)
             )

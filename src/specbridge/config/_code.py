@@ -6,10 +6,13 @@ code_mode: {time: 10s, memory: 64MB, calls: 50, output: 1MB, depth: 200, workers
 apis:
   shop:
     code_mode: on              # on | off (default; true | false too), or limits of its own: {calls: 200}
+toolsets:
+  support:
+    code_mode: on              # the same values: a script over the toolset's tools, each on its own API
 ```
 
-The setting of one API is a `CodeModeConfig` read by `code_mode_setting`, which takes what it inherits
-from the top level: a toolset (`toolsets.<name>.code_mode`) takes the same value the same way.
+The setting of one API (or toolset) is a `CodeModeConfig` read by `code_mode_setting`, which takes what
+it inherits from the top level.
 """
 
 from __future__ import annotations
@@ -89,7 +92,8 @@ def code_mode_setting(
 def read_code_mode(
     top: Mapping[str, Any], config: Config, fail: Fail, *, duration: Parse, size: Parse
 ) -> Config:
-    """`config` with `code_mode` read: the top level's limits, and each API's setting over them."""
+    """`config` with `code_mode` read: the top level's limits, and each API's and toolset's setting over
+    them (after `read_toolsets`)."""
     limits = code_mode_limits(
         top.get("code_mode") or {}, CodeModeConfig(), ["code_mode"], fail, duration, size
     )
@@ -108,4 +112,19 @@ def read_code_mode(
         )
         for name, api in config.apis.items()
     }
-    return replace(config, apis=apis, code_mode=limits)
+    raw_toolsets = top.get("toolsets") or {}
+    toolsets = {
+        name: replace(
+            toolset,
+            code_mode=code_mode_setting(
+                (raw_toolsets.get(name) or {}).get("code_mode"),
+                limits,
+                ["toolsets", name, "code_mode"],
+                fail,
+                duration,
+                size,
+            ),
+        )
+        for name, toolset in config.toolsets.items()
+    }
+    return replace(config, apis=apis, toolsets=toolsets, code_mode=limits)

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from .._errors import ConfigError, ErrorCode
 from ..tools import ToolSet, portable_name
+from ._code import CodeModeConfig
 from ._schema import closest, key_path
 
 if TYPE_CHECKING:
@@ -38,12 +39,14 @@ class ToolsetTool:
 @dataclass(frozen=True, slots=True)
 class ToolsetConfig:
     """`toolsets.<name>`: served at /<name>/mcp. Every per-API rule (credentials, approvals, limits,
-    access, bindings) stays its API's: a call of one of its tools is a call of that API's tool."""
+    access, bindings) stays its API's: a call of one of its tools is a call of that API's tool, in code
+    mode too (`code_mode`: a script's call of a function is a call of the picked tool)."""
 
     name: str
     tools: tuple[ToolsetTool, ...]
     title: str | None = None
     search: Literal["on", "off", "auto"] = "auto"
+    code_mode: CodeModeConfig = field(default_factory=CodeModeConfig)  # read with the APIs' (`_code`)
 
     @property
     def apis(self) -> tuple[str, ...]:

@@ -25,6 +25,7 @@ Modules:
 - `_search`, `_modes`, `_code`: search mode's two tools, which of search and code mode an API gets, and
   the MCP side of code mode.
 - `_toolsets`: toolsets, one endpoint of tools picked from several APIs.
+- `_toolset_code`: code mode over a toolset: what a caller reaches, each call on its own API.
 - `_elicit`: `approvals.by: client`, the service's `Question` put to the client's user.
 - `_accounts`: per-client accounts: `account-not-connected` as URL-mode elicitation; the connect pages.
 - `_tasks`: the Tasks extension for 2026-07-28 clients that declare it.

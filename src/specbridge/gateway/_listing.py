@@ -23,6 +23,7 @@ from mcp.shared.exceptions import MCPError
 from .._errors import ErrorCode
 from .._json import dumps
 from ..access import Identity
+from ..codemode import ApiReach
 from ..config import ClientConfig, Config, FilesConfig
 from ..service import GET_CALL_RESULT, ToolRules, get_call_result_tool, offers_approval_results, tool_rules
 from ._gateway import ApiState
@@ -37,6 +38,11 @@ LIST_TTL_MS = 300_000  # how long a client may keep a listing (a reload tells li
 def rules_of(state: ApiState, client: ClientConfig | None, identity: Identity | None) -> ToolRules:
     token = identity.token if identity is not None else None
     return tool_rules(state.api, client, token.scopes if token is not None else None)
+
+
+def api_reach(state: ApiState, rules: ToolRules) -> ApiReach:
+    """What a caller with `rules` reaches of the API's code mode: its own tools, under those rules."""
+    return ApiReach(state.api, state.caller, rules)
 
 
 def listing(
@@ -58,7 +64,7 @@ def listing(
         return cached
     api, bindings = state.api, client.bindings.get(state.api.name) if client is not None else None
     entries = (
-        state.code.tools(rules)  # code mode: `search` and `execute`, nothing else (codemode/)
+        state.code.tools(api_reach(state, rules))  # code mode: `search` and `execute` only (codemode/)
         if state.code is not None
         else state.search.tools(rules)
         if state.search is not None

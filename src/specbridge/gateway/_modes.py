@@ -1,5 +1,6 @@
 """Which of the two ways of handing over a large API an API's state gets: search mode (`_search`) or
-code mode (codemode/, `_code`), both over one search index; a config's `code_mode` picks code mode."""
+code mode (codemode/, `_code`), both over one search index; a config's `code_mode` picks code mode
+(a toolset's too: `_toolset_code`)."""
 
 from __future__ import annotations
 
@@ -28,11 +29,15 @@ def modes(
     if index is None:
         return None, None
     if api.code_mode.enabled:
-        if not sandbox_available():
-            raise SpecbridgeError(
-                f"apis.{api.name}.code_mode needs the code extra (pydantic_monty is not installed): "
-                "pip install 'specbridge[code]'",
-                code=ErrorCode.EXTRA_MISSING,
-            )
-        return None, CodeMode(api, toolset, caller, index())
+        need_sandbox(f"apis.{api.name}.code_mode")
+        return None, CodeMode.of_api(api, toolset, index())
     return SearchMode(api.name, toolset, caller, index, metrics), None
+
+
+def need_sandbox(key: str) -> None:
+    """Code mode at config key `key` needs the sandbox: `extra-missing` without it."""
+    if not sandbox_available():
+        raise SpecbridgeError(
+            f"{key} needs the code extra (pydantic_monty is not installed): pip install 'specbridge[code]'",
+            code=ErrorCode.EXTRA_MISSING,
+        )

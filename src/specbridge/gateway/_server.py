@@ -40,7 +40,7 @@ from ..config import ApiConfig, ClientConfig
 from ..grants import AccountNotConnected
 from ..service import GET_CALL_RESULT, Asking, CallRequest, Deadline, Question
 from ._accounts import ask_to_connect
-from ._code import call_code_tool
+from ._code import call_api_code_tool
 from ._elicit import ask_user, asking, input_required
 from ._gateway import ApiState, Gateway, Snapshot
 from ._listing import (
@@ -239,7 +239,7 @@ class ApiServer:
             deadline, results = Deadline.after(self.gateway.deadline), self.gateway.calls.result
             return call.result(await results(state.api, client_id, arguments, deadline, identity))
         if state.code is not None and state.code.owns(name):  # code mode: `search`, `execute` (_code)
-            return await call_code_tool(self.gateway, state, client, identity, name, arguments)
+            return await call_api_code_tool(self.gateway, state, client, identity, name, arguments)
         if (search := state.search) is not None and search.owns(name):
 
             def invoke(inner: str, inner_arguments: Mapping[str, Any]) -> Awaitable[Answered]:

@@ -7,8 +7,10 @@ and audit line. A client reaches the endpoint when its `apis` names the toolset,
 only the tools of APIs its `apis` names too, as far as that API's tool rules let it; a tool it may not
 use is absent from its listing and answered as an unknown tool. Search mode works over a toolset: its
 index is of the toolset's tools, so `search_tools` finds them by their toolset names and their
-producers within the toolset. Long calls' `get_call_result` is not offered here (its call ids belong
-to one API); a call a person approves is still answered on the agent's repeat of the same call.
+producers within the toolset. So does code mode (`code_mode`, `_toolset_code`): `search` and
+`execute`, each tool a function of a script's `api` whose call is the picked tool's call on its API.
+Long calls' `get_call_result` is not offered here (its call ids belong to one API); a call a person
+approves is still answered on the agent's repeat of the same call.
 """
 
 from __future__ import annotations
@@ -25,11 +27,12 @@ from mcp.server.context import ServerRequestContext
 from .._errors import ErrorCode, SpecbridgeError
 from .._logging import log_event
 from ..call import CallResult, Lru
+from ..codemode import CodeMode
 from ..config import ClientConfig, Config, ToolsetConfig, check_toolset_tools
 from ..search import SearchIndex, SearchSettings
 from ..tools import Composed, Tool, ToolSet, compose, too_big_for_one_context
+from ._code import call_code_tool
 from ._gateway import ApiState, Gateway, Snapshot
-from ._listing import rules_of
 from ._mcp import to_mcp_result, tool_entry
 from ._search import (
     CALL_TOOL,
@@ -44,6 +47,7 @@ from ._search import (
     with_producers,
 )
 from ._server import Answered, ApiServer, _Call, identity_of, view_of
+from ._toolset_code import ToolsetReach, reach_key, toolset_code_mode, usable
 
 LISTINGS = 256  # listings kept per toolset: one per client lately seen
 
@@ -55,6 +59,7 @@ class ToolsetState:
     config: ToolsetConfig
     members: Mapping[str, Composed]  # by the name the toolset serves, in the config's order
     index: SearchIndex | None = None  # search mode over the toolset's tools, or None
+    code: CodeMode | None = None  # code mode over them (`_toolset_code`), or None
     listings: Lru[Any, list[types.Tool]] = field(default_factory=lambda: Lru(LISTINGS))
 
     @property
@@ -73,10 +78,12 @@ def build_toolsets(
         check_toolset_tools(config, toolset, served)
         members = {member.tool.name: member for member in compose(toolset.tools, served)}
         tools = tuple(member.tool for member in members.values())
-        index = None
-        if members and (toolset.search == "on" or (toolset.search == "auto" and _too_big(tools, served))):
+        index, code = None, None
+        if toolset.code_mode.enabled:  # instead of search mode, as for an API
+            code = toolset_code_mode(toolset, members, states, settings)
+        elif members and (toolset.search == "on" or (toolset.search == "auto" and _too_big(tools, served))):
             index = SearchIndex.build(tools, None, settings=settings)
-        built[name] = ToolsetState(toolset, members, index)
+        built[name] = ToolsetState(toolset, members, index, code)
     return built
 
 
@@ -100,9 +107,8 @@ class Toolsets:
         )
         self._for, self._built = snapshot, built
         for name, state in built.items():
-            log_event(
-                "toolset loaded", toolset=name, tools=len(state.members), search=state.index is not None
-            )
+            log_event("toolset loaded", toolset=name, tools=len(state.members),
+                      search=state.index is not None, code_mode=state.code is not None)  # fmt: skip
 
     def of(self, snapshot: Snapshot) -> Mapping[str, ToolsetState]:
         if self._for is not snapshot:
@@ -143,10 +149,7 @@ class ToolsetServer(ApiServer):
         self, snapshot: Snapshot, client: ClientConfig | None, member: Composed, identity: Any
     ) -> bool:
         """Whether this caller may use this tool on its own API: the API is its, and its rules allow it."""
-        if client is not None and member.api not in client.apis:
-            return False
-        state = snapshot.state(member.api)
-        return rules_of(state, client, identity).allows(member.source)
+        return usable(snapshot, client, member, identity)
 
     async def _changed(self, api: str) -> None:
         toolset = self.toolsets.of(self.gateway.snapshot).get(self.api)
@@ -158,16 +161,17 @@ class ToolsetServer(ApiServer):
     ) -> types.ListToolsResult:
         toolset, snapshot, client = self._state(ctx)
         identity = identity_of(ctx)
-        token = identity.token if identity is not None else None  # what the rules read of a caller
-        key = (client.id if client is not None else None, token.scopes if token is not None else None)
+        key = reach_key(client, identity)  # what the rules read of a caller
         listed = toolset.listings.get(key)
         if listed is None:
-            usable = [m for m in toolset.members.values() if self._usable(snapshot, client, m, identity)]
-            if toolset.index is not None:
+            used = [m for m in toolset.members.values() if self._usable(snapshot, client, m, identity)]
+            if toolset.code is not None:
+                entries = toolset.code.tools(ToolsetReach(toolset.members, snapshot, client, identity))
+            elif toolset.index is not None:
                 title = toolset.config.title or self.api
-                entries = search_mode_tools(title, len(usable))
+                entries = search_mode_tools(title, len(used))
             else:
-                entries = [self._entry(snapshot, client, member) for member in usable]
+                entries = [self._entry(snapshot, client, member) for member in used]
             listed = [types.Tool.model_validate(entry) for entry in entries]
             toolset.listings.put(key, listed)
         return types.ListToolsResult(tools=listed)
@@ -188,6 +192,8 @@ class ToolsetServer(ApiServer):
         toolset = self.toolsets.of(self.gateway.snapshot).get(self.api)
         if toolset is None:
             return None
+        if toolset.code is not None and toolset.code.owns(name):
+            return toolset.code.input_schema(name)
         if toolset.index is not None and name in (SEARCH_TOOL, CALL_TOOL):
             return SEARCH_TOOL_SCHEMA if name == SEARCH_TOOL else CALL_TOOL_SCHEMA
         member = toolset.members.get(name)
@@ -208,6 +214,17 @@ class ToolsetServer(ApiServer):
             state = snapshot.state(member.api)  # the API's own state: its every rule
             return self._invoke(state, call, member.source.name, inner_arguments, lambda _: unknown(inner))
 
+        if toolset.code is not None and toolset.code.owns(name):  # code mode: `search`, `execute`
+            members = toolset.members
+            reach = ToolsetReach(members, snapshot, client, identity)
+
+            def schema_of(tool: Tool) -> Mapping[str, Any]:
+                schema: Mapping[str, Any] = self._entry(snapshot, client, members[tool.name])["inputSchema"]
+                return schema
+
+            return await call_code_tool(
+                self.gateway, toolset.code, reach, schema_of, client, identity, name, arguments
+            )
         if toolset.index is not None and name == SEARCH_TOOL:
             return to_mcp_result(self._search(toolset, snapshot, client, identity, arguments))
         if toolset.index is not None and name == CALL_TOOL:
