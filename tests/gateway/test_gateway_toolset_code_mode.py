@@ -15,9 +15,9 @@ import pytest
 
 from specbridge.access import key_sha256
 from specbridge.config import load_config
-from tests.gateway._harness import IN_PROCESS, http_client, in_process_gateway
 from tests.support.audit import audit_lines
 from tests.support.codemode import SPEC, shop_routes
+from tests.support.gateway import IN_PROCESS, http_client, in_process_gateway
 from tests.support.upstream import Upstream, json_response
 
 NOTES = """\
