@@ -48,11 +48,12 @@ def upstream_routes(upstream: Upstream) -> None:
 
 
 async def session(
-    config: Path, *messages: dict[str, Any], options: tuple[str, ...] = ()
+    config: Path, *messages: dict[str, Any], options: tuple[str, ...] = (), no_cache: bool = True
 ) -> tuple[list[Any], bytes]:
-    """`specbridge serve --config CONFIG --no-cache` over stdio, each message sent in turn and each
+    """`specbridge serve --config CONFIG [--no-cache]` over stdio, each message sent in turn and each
     request's answer read before the next. Returns the answers and stderr."""
-    command = [sys.executable, "-m", "specbridge", "serve", "--config", str(config), "--no-cache", *options]
+    command = [sys.executable, "-m", "specbridge", "serve", "--config", str(config), *options]
+    command += ["--no-cache"] if no_cache else []
     process = await anyio.open_process(command, stderr=subprocess.PIPE, env={**os.environ})
     answers: list[Any] = []
     buffer = b""
@@ -95,6 +96,17 @@ async def test_search_mode_is_answered_before_the_gateway_loads_as_the_gateway_a
     assert front[2]["result"]["structuredContent"] == {"id": "p1", "name": "Mug"}  # the gateway's call
 
 
+async def test_what_the_front_made_is_recorded_and_said_again_by_the_next_start(
+    tmp_path: Path, upstream: Upstream
+) -> None:
+    config = search_config(tmp_path, upstream)
+    cache = ("--cache-dir", str(tmp_path / "cache"))
+    first, first_log = await session(config, INITIALIZE, INITIALIZED, LIST, options=cache, no_cache=False)
+    again, again_log = await session(config, INITIALIZE, INITIALIZED, LIST, options=cache, no_cache=False)
+    assert FRONT_SAID in first_log and FRONT_SAID in again_log and again == first
+    assert len(list((tmp_path / "cache").glob("*.answers.json"))) == 1
+
+
 async def test_every_handshake_version_is_answered_as_asked(tmp_path: Path, upstream: Upstream) -> None:
     config = search_config(tmp_path, upstream)
     for version in ("2024-11-05", "2025-11-25"):
@@ -128,8 +140,9 @@ def test_only_initialize_of_a_handshake_version_and_the_first_page_are_answered(
     tmp_path: Path, upstream: Upstream
 ) -> None:
     config = load_config(str(search_config(tmp_path, upstream)))
-    answer = first_answers(config, "shop", None, ConversionCache(None))
-    assert answer is not None
+    made = first_answers(config, "shop", None, ConversionCache(None))
+    assert made is not None
+    answer = made.answer
     assert answer("initialize", {"protocolVersion": "2025-06-18", "capabilities": {}}) is not None
     assert answer("initialize", {"protocolVersion": "2026-07-28", "capabilities": {}}) is None
     assert answer("initialize", {"protocolVersion": "1999-01-01", "capabilities": {}}) is None

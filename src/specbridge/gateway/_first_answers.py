@@ -14,6 +14,7 @@ these answers to the gateway's own).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from .._errors import SpecbridgeError
@@ -31,9 +32,20 @@ HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 Answer = Callable[[str, Any], dict[str, Any] | None]
 
 
-def first_answers(config: Config, api: str, client: str | None, cache: ConversionCache) -> Answer | None:
-    """How the front answers a request (None: it does not), or None when nothing can be answered
-    before the gateway loads. The document is converted here (and kept for the gateway)."""
+@dataclass(frozen=True, slots=True)
+class FirstAnswers:
+    """`answer(method, params)`: the answer to a request (None: the gateway's to give); `refs`: the
+    digest of every file the document's `$ref`s read, for recording the answers (`_answers`)."""
+
+    answer: Answer
+    refs: Mapping[str, str]
+
+
+def first_answers(
+    config: Config, api: str, client: str | None, cache: ConversionCache
+) -> FirstAnswers | None:
+    """How the front answers a request, or None when nothing can be answered before the gateway
+    loads. The document is converted here (and kept for the gateway)."""
     settings = config.apis.get(api)
     if settings is None or not _answerable(config, settings, client):
         return None
@@ -65,7 +77,7 @@ def first_answers(config: Config, api: str, client: str | None, cache: Conversio
             return {"result": listed}
         return None
 
-    return answer
+    return FirstAnswers(answer, toolset.document.resolver.file_digests())
 
 
 def _answerable(config: Config, api: ApiConfig, client: str | None) -> bool:

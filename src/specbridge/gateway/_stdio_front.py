@@ -18,13 +18,13 @@ from __future__ import annotations
 import contextlib
 import os
 import select
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from ._answers import entry_key, entry_path, file_digest, read_answers, request_key
+from ._answers import entry_key, entry_path, file_digest, read_answers, request_key, write_answers
 from ._first_answers import Answer, first_answers
 
 if TYPE_CHECKING:
@@ -61,28 +61,30 @@ def stdio_front(
     digest = file_digest(settings.spec)
     if not digest:
         return Handover()
-    answer = _recorded(config, api, client, cache.folder if cache.private() else None, digest)
-    if answer is None and make:
-        answer = first_answers(config, api, client, cache)
-    if answer is None:
+    folder = cache.folder if cache.private() else None
+    key = entry_key(config, api, client, digest) if folder is not None else None
+    path = entry_path(folder, config, api, client) if folder is not None else None
+    answers = read_answers(path, key) if path is not None and key is not None else None
+    if answers:
+        return _said(_Front(lambda method, params: answers.get(request_key(method, params)), digest))
+    made = first_answers(config, api, client, cache) if make else None
+    if made is None:
         return Handover()
+    front = _Front(made.answer, digest)
+    if path is not None and key is not None:  # said again by the next start's front
+
+        def record(said: dict[str, Any]) -> None:
+            write_answers(path, key, made.refs, said)
+
+        front.record = record
+    return _said(front)
+
+
+def _said(front: _Front) -> Handover:
     try:
-        return _Front(answer, digest).run()
+        return front.run()
     except OSError:  # stdin or stdout is not what a client gives a server: the gateway will say so
         return Handover()
-
-
-def _recorded(
-    config: Config, api: str, client: str | None, folder: Path | None, digest: str
-) -> Answer | None:
-    """The answers an earlier start recorded for this one (None: none)."""
-    key = entry_key(config, api, client, digest) if folder is not None else None
-    if folder is None or key is None:
-        return None
-    answers = read_answers(entry_path(folder, config, api, client), key)
-    if not answers:
-        return None
-    return lambda method, params: answers.get(request_key(method, params))
 
 
 class _Front:
@@ -93,6 +95,8 @@ class _Front:
         self.replay: list[bytes] = []  # lines the gateway reads first, in order
         self.drop: Any = None
         self.answered = 0
+        self.said: dict[str, Any] = {}  # the answers given, by `request_key`
+        self.record: Callable[[dict[str, Any]], None] | None = None  # files `said`, before each answer
 
     def run(self) -> Handover:
         wait = FIRST
@@ -144,6 +148,9 @@ class _Front:
         answer = self.answer(method, message.get("params"))
         if not isinstance(answer, dict) or not ({"result", "error"} & answer.keys()):
             return False
+        self.said[request_key(method, message.get("params"))] = answer
+        if self.record is not None:
+            self.record(self.said)
         _write({"jsonrpc": "2.0", "id": ident, **answer})
         self.answered += 1
         if method == "initialize":
