@@ -63,7 +63,7 @@ async def over_http(argv: list[str], workspace: Workspace) -> Served:
                 for line in lines:
                     served.log.append(line.decode("utf-8", "replace"))
                     url = _serving_url(served.log[-1])
-                    if url:
+                    if url and url not in served.urls:  # each of `--workers N` says it too
                         served.urls.append(url)
                 if served.urls and (served.health is None):
                     served.health = await _health(served.urls[0])

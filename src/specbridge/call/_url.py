@@ -118,7 +118,7 @@ def _path_value(argument: Argument, value: Json) -> str:
 def _stays_under(url: str, base: str) -> None:
     try:
         target = httpx.URL(url)
-        root = httpx.URL(base + "/")
+        root = _root(base)
     except (httpx.InvalidURL, ValueError):
         raise refuse("the request URL is not valid", ErrorCode.PATH_REFUSED) from None
     raw_path = url.split("?", 1)[0][len(base) :]
@@ -126,12 +126,18 @@ def _stays_under(url: str, base: str) -> None:
         if unquote(segment) in (".", ".."):
             raise refuse("the request path would leave the base URL", ErrorCode.PATH_REFUSED)
     if (
-        target.scheme != root.scheme
-        or target.host != root.host
-        or target.port != root.port
-        or not target.raw_path.decode("ascii").startswith(root.raw_path.decode("ascii"))
+        target.scheme != root[0]
+        or target.host != root[1]
+        or target.port != root[2]
+        or not target.raw_path.decode("ascii").startswith(root[3])
     ):
         raise refuse("the request URL would leave the base URL", ErrorCode.PATH_REFUSED)
+
+
+@functools.lru_cache(maxsize=64)  # an API's base URL, parsed once rather than at each call
+def _root(base: str) -> tuple[str, str, int | None, str]:
+    root = httpx.URL(base + "/")
+    return root.scheme, root.host, root.port, root.raw_path.decode("ascii")
 
 
 def _items(value: Json) -> list[tuple[str, str]]:

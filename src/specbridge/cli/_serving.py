@@ -81,10 +81,11 @@ def serve_over_stdio(serving: Serving, api: str, *, front: bool) -> None:
     """Serve `api` on stdin/stdout; with `front`, the stdio front answers what it can first."""
     cache = conversion_cache(serving.config, serving.cache_dir, serving.no_cache)
     handover = None
-    if front and cache.private():
+    if front:
         from ..gateway import stdio_front
 
-        handover = stdio_front(serving.config, api, serving.client_id, cache.folder)
+        # a strict start answers nothing it has not recorded before its checks
+        handover = stdio_front(serving.config, api, serving.client_id, cache, make=not serving.strict_start)
         if handover.answered:
             log_event("stdio front answered", api=api, answers=handover.answered)
     from ..gateway import Gateway, serve_stdio

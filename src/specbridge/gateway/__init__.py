@@ -24,6 +24,7 @@ Modules:
 - `_params`: malformed params as JSON-RPC -32602 (`params-invalid`).
 - `_search`, `_modes`, `_code`: search mode's two tools, which of search and code mode an API gets, and
   the MCP side of code mode.
+- `_search_tools`: search mode's two tools as listed (no MCP SDK: the stdio front lists them too).
 - `_toolsets`: toolsets, one endpoint of tools picked from several APIs.
 - `_toolset_code`: code mode over a toolset: what a caller reaches, each call on its own API.
 - `_elicit`: `approvals.by: client`, the service's `Question` put to the client's user.
@@ -40,6 +41,7 @@ Modules:
 - `_shared_sessions`: handshake-era sessions in the store, served by any instance (`sessions: store`).
 - `_stdio`, `_stdin`: MCP over stdio, stdin read by a daemon thread so a stop never waits for a read.
 - `_stdio_front`, `_answers`: the stdio front: a start's first answers, recorded at an earlier start.
+- `_first_answers`: the front's own first answers, made from the conversion of a search-mode API.
 - `_drain`: stopping on SIGTERM without dropping work.
 - `_sockets`, `_cork`: the listening socket and event loop; one write per answer.
 - `_metrics`, `_tracing`, `_outages`: Prometheus text, one span per MCP request, failures of every call

@@ -4,7 +4,8 @@ start answers them again before the gateway and the MCP SDK are loaded (`_front`
 
 The answers are recorded from the wire, as the SDK wrote them (`Recorder`), so the front never answers
 differently from the gateway: it only says again what the gateway said for the same request (its
-params, less the client's name and `_meta`). An entry holds for one API served to one `--client` under
+params, less the client's name and `_meta`), or what the front made itself from the conversion
+(`_first_answers`, held to the gateway's answers by its test). An entry holds for one API served to one `--client` under
 one config (its whole `repr`), one document (its bytes and those of every file its `$ref`s read) and
 one build (every source file of specbridge, the MCP SDK's installed versions); anything else misses,
 and the gateway answers (and records) as always. The first reload stops the recording. Entries are

@@ -28,63 +28,25 @@ from .._errors import ErrorCode
 from .._json import dumps
 from ..call import Caller, CallResult, Checker, argument_problem
 from ..config import SearchIndexConfig
-from ..search import SearchAnswer, SearchIndex, SearchSettings, ToolTags, tag_list
+from ..search import SearchAnswer, SearchIndex, SearchSettings, ToolTags
 from ..service import Allowed, ToolRules
 from ..store import store_folder
 from ..tools import Tool, ToolSet
 from ._mcp import to_mcp_result, tool_entry
 from ._metrics import Metrics
+from ._search_tools import CALL_TOOL as CALL_TOOL
+from ._search_tools import CALL_TOOL_SCHEMA as CALL_TOOL_SCHEMA
+from ._search_tools import DEFAULT_RESULTS
+from ._search_tools import SEARCH_TOOL as SEARCH_TOOL
+from ._search_tools import SEARCH_TOOL_SCHEMA as SEARCH_TOOL_SCHEMA
+from ._search_tools import search_mode_tools as search_mode_tools
 
 Invoke = Callable[[str, Mapping[str, Any]], Awaitable[types.CallToolResult | types.InputRequiredResult]]
-
-SEARCH_TOOL = "search_tools"
-CALL_TOOL = "call_tool"
-DEFAULT_RESULTS = 5
-MAX_RESULTS = 20
 RULES_KEPT = 256  # callers' tool rules whose allowed positions are kept
 WEAK_NOTE = (
     "No tool matches these words well; these are only the nearest. Try other words, "
     "or browse one of the tags."
 )
-
-SEARCH_TOOL_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "query": {
-            "type": "string",
-            "minLength": 1,
-            "maxLength": 500,
-            "description": (
-                "What you want to do: the action and what it acts on. The API's own names for things, "
-                "where you know them, match best."
-            ),
-        },
-        "tag": {
-            "type": "string",
-            "minLength": 1,
-            "maxLength": 200,
-            "description": "Only tools of this tag (the API's sections; each answer lists them).",
-        },
-        "limit": {
-            "type": "integer",
-            "minimum": 1,
-            "maximum": MAX_RESULTS,
-            "default": DEFAULT_RESULTS,
-            "description": "How many tools to return.",
-        },
-    },
-    "additionalProperties": False,
-}
-CALL_TOOL_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "name": {"type": "string", "minLength": 1, "description": "A tool name from search_tools."},
-        "arguments": {"type": "object", "description": "The tool's arguments, as its inputSchema says."},
-    },
-    "required": ["name"],
-    "additionalProperties": False,
-}
-
 
 _SEARCH_CHECK = Checker(SEARCH_TOOL_SCHEMA)
 _CALL_CHECK = Checker(CALL_TOOL_SCHEMA)
@@ -111,52 +73,6 @@ def build_index(toolset: ToolSet, settings: SearchSettings | None = None) -> Sea
     """The search index of one API's tools (slow the first time with the semantic extra: run it off
     the event loop)."""
     return SearchIndex.build(toolset.tools, toolset.document.data, settings=settings)
-
-
-def search_mode_tools(
-    title: str, tool_count: int, tags: Sequence[tuple[str, int]] = ()
-) -> list[dict[str, Any]]:
-    """The two MCP tools a client sees in search mode, instead of the API's `tool_count` tools.
-    `title` is the document's own (`info.title`), so the model knows which API it is searching."""
-    title = " ".join(title.split())[:100] or "this"
-    sections = f" Its tags: {tag_list(tags)}." if tags else ""
-    return [
-        {
-            "name": SEARCH_TOOL,
-            "title": f"Search the tools of {title}",
-            "description": (
-                f"{title} has {tool_count} operations, too many to list. Describe what you want to do "
-                "and get the few best-matching tools, each with its input schema; then call one with "
-                f"{CALL_TOOL}. If none fits, search again with the words this API would use for the "
-                "thing (its resource names), or give `tag` to look only "
-                f"in one part of the API (with no query: list that tag's tools).{sections}"
-            ),
-            "inputSchema": SEARCH_TOOL_SCHEMA,
-            "annotations": {
-                "title": f"Search the tools of {title}",
-                "readOnlyHint": True,
-                "destructiveHint": False,
-                "idempotentHint": True,
-                "openWorldHint": False,
-            },
-        },
-        {
-            "name": CALL_TOOL,
-            "title": f"Call one of the tools of {title}",
-            "description": (
-                f"Call a tool that {SEARCH_TOOL} returned: its name, and its arguments as its input schema "
-                "says. The call is checked and sent like any other; it may change data."
-            ),
-            "inputSchema": CALL_TOOL_SCHEMA,
-            "annotations": {
-                "title": f"Call one of the tools of {title}",
-                "readOnlyHint": False,
-                "destructiveHint": True,
-                "idempotentHint": False,
-                "openWorldHint": True,
-            },
-        },
-    ]
 
 
 def search_arguments(arguments: Mapping[str, Any]) -> tuple[str, int, str | None] | CallResult:

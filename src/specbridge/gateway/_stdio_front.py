@@ -7,8 +7,10 @@ the front reads stdin itself and says them again, until the client asks somethin
 (`IDLE`). Then it hands over (`Handover`): the gateway is loaded and reads first the client's
 `initialize` (whose answer, already given, it does not send again), every notification and every
 request the front did not answer, in the order they came, then the rest of stdin. Without such
-answers the front answers nothing and hands everything over at once: the gateway answers as always
-(and records them for the next start). Nothing here imports the gateway, the SDK or the conversion.
+answers, an API in search mode is converted here and its first answers made from the conversion
+(`_first_answers`), which the gateway then takes over; otherwise the front answers nothing and hands
+everything over at once: the gateway answers as always (and records them for the next start).
+Nothing here imports the gateway or the SDK.
 """
 
 from __future__ import annotations
@@ -16,16 +18,18 @@ from __future__ import annotations
 import contextlib
 import os
 import select
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from ._answers import entry_key, entry_path, file_digest, read_answers, request_key
+from ._answers import entry_key, entry_path, file_digest, read_answers, request_key, write_answers
+from ._first_answers import Answer, first_answers
 
 if TYPE_CHECKING:
     from ..config import Config
+    from ..tools import ConversionCache
 
 IDLE = 0.1  # seconds of silence after an answer before the gateway is loaded
 FIRST = 2.0  # seconds to wait for the client's first message
@@ -44,32 +48,55 @@ class Handover:
     answered: int = 0
 
 
-def stdio_front(config: Config, api: str, client: str | None, folder: Path | None) -> Handover:
-    """Answer what was recorded for this start on stdin/stdout, then say what the gateway takes over."""
+def stdio_front(
+    config: Config, api: str, client: str | None, cache: ConversionCache, *, make: bool = True
+) -> Handover:
+    """Answer what was recorded for this start, or (with `make`) what follows from the converted
+    document alone, on stdin/stdout; then say what the gateway takes over."""
     settings = config.apis.get(api)
-    if folder is None or settings is None or settings.operations or not settings.spec:
+    if settings is None or settings.operations or not settings.spec:
         return Handover()
     if settings.spec.startswith(("http://", "https://")):
         return Handover()
     digest = file_digest(settings.spec)
-    key = entry_key(config, api, client, digest)
-    answers = read_answers(entry_path(folder, config, api, client), key) if key is not None else None
-    if not answers:
+    if not digest:
         return Handover()
+    folder = cache.folder if cache.private() else None
+    key = entry_key(config, api, client, digest) if folder is not None else None
+    path = entry_path(folder, config, api, client) if folder is not None else None
+    answers = read_answers(path, key) if path is not None and key is not None else None
+    if answers:
+        return _said(_Front(lambda method, params: answers.get(request_key(method, params)), digest))
+    made = first_answers(config, api, client, cache) if make else None
+    if made is None:
+        return Handover()
+    front = _Front(made.answer, digest)
+    if path is not None and key is not None:  # said again by the next start's front
+
+        def record(said: dict[str, Any]) -> None:
+            write_answers(path, key, made.refs, said)
+
+        front.record = record
+    return _said(front)
+
+
+def _said(front: _Front) -> Handover:
     try:
-        return _Front(answers, digest).run()
+        return front.run()
     except OSError:  # stdin or stdout is not what a client gives a server: the gateway will say so
         return Handover()
 
 
 class _Front:
-    def __init__(self, answers: dict[str, Any], digest: str) -> None:
-        self.answers = answers
+    def __init__(self, answer: Answer, digest: str) -> None:
+        self.answer = answer
         self.digest = digest
         self.pending = b""  # read, not yet split into lines
         self.replay: list[bytes] = []  # lines the gateway reads first, in order
         self.drop: Any = None
         self.answered = 0
+        self.said: dict[str, Any] = {}  # the answers given, by `request_key`
+        self.record: Callable[[dict[str, Any]], None] | None = None  # files `said`, before each answer
 
     def run(self) -> Handover:
         wait = FIRST
@@ -118,9 +145,12 @@ class _Front:
         method, ident = message["method"], message["id"]
         if (method == "initialize") != (self.drop is None):
             return False  # a request before `initialize`, or a second one
-        answer = self.answers.get(request_key(method, message.get("params")))
+        answer = self.answer(method, message.get("params"))
         if not isinstance(answer, dict) or not ({"result", "error"} & answer.keys()):
             return False
+        self.said[request_key(method, message.get("params"))] = answer
+        if self.record is not None:
+            self.record(self.said)
         _write({"jsonrpc": "2.0", "id": ident, **answer})
         self.answered += 1
         if method == "initialize":

@@ -24,19 +24,20 @@ import logging
 import os
 import pickle
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from .._files import MAX_DOCUMENT_BYTES, read_bounded
 from .._logging import log_event
 from .._version import __version__
-from ..document import decode_document, parse_document, read_document_file
+from ..document import ApiDocument, decode_document, parse_document, read_document_file
 from ._model import ConvertOptions, ToolSet
 
 CACHE_FORMAT = 1  # raised whenever what an entry holds changes shape
 FOLDER_NAME = "conversions"
+T = TypeVar("T")
 
 
 def default_cache_folder() -> Path:
@@ -75,29 +76,49 @@ class ConversionCache:
     def __init__(self, folder: Path | None) -> None:
         self.folder = folder
         self._refused = False  # the folder is not private: said once, then not used
+        # `convert(keep=True)`'s (key, tools, the digests of its entry still to write), taken once
+        self._kept: tuple[str, ToolSet, dict[str, str] | None] | None = None
 
     def convert(
-        self, path: str, options: ConvertOptions, *, ref_dirs: Sequence[str | os.PathLike[str]] = ()
+        self,
+        path: str,
+        options: ConvertOptions,
+        *,
+        ref_dirs: Sequence[str | os.PathLike[str]] = (),
+        keep: bool = False,
     ) -> ToolSet:
         """The tools of the document file at `path`, as `convert` makes them (DocumentError as
-        `load_document` raises it)."""
+        `load_document` raises it). `keep`: also kept in memory for the next call with the same file
+        and options, once (the stdio front's conversion, which the gateway takes over); its entry is
+        written by that call, so that the front answers first."""
         raw = read_document_file(path)
         base = str(Path(path).resolve())
         dirs = tuple(str(Path(folder).resolve()) for folder in ref_dirs)
         slot = hashlib.sha256(repr((path, base, dirs, options)).encode()).hexdigest()[:32]
         key = hashlib.sha256(f"{code_fingerprint()}\0{slot}\0".encode() + raw).hexdigest()
-        found = self._read(slot, key)
-        if found is not None:
-            return found
+        kept, self._kept = self._kept, None
+        if kept is not None and kept[0] == key:
+            if kept[2] is not None:
+                self._write(slot, key, kept[2], kept[1])
+            return kept[1]
+        toolset = self._read(slot, key)
+        if toolset is not None:
+            if keep:
+                self._kept = (key, toolset, None)
+            return toolset
         from ._convert import convert  # only now: a found conversion never loads the conversion itself
 
-        document = parse_document(decode_document(raw, path), source=path, base=base, ref_dirs=dirs)
-        toolset = convert(document, options)
+        document, toolset = _without_collector(
+            lambda: _parsed_and_converted(raw, path, base, dirs, options, convert)
+        )
         if not any(note.rule == "ref-unresolved" for note in document.notes):
             # the text serves only positions in messages about the document (`specbridge serve` logs
             # the parameters an unresolvable `$ref` dropped, with their lines): not kept otherwise
             toolset = replace(toolset, document=replace(document, text=""))
-        self._write(slot, key, document.resolver.file_digests(), toolset)
+        if keep:
+            self._kept = (key, toolset, document.resolver.file_digests())
+        else:
+            self._write(slot, key, document.resolver.file_digests(), toolset)
         return toolset
 
     def private(self) -> bool:
@@ -166,13 +187,30 @@ class ConversionCache:
                 partial.unlink(missing_ok=True)
 
 
+def _parsed_and_converted(
+    raw: bytes,
+    path: str,
+    base: str,
+    dirs: tuple[str, ...],
+    options: ConvertOptions,
+    convert: Callable[[ApiDocument, ConvertOptions], ToolSet],
+) -> tuple[ApiDocument, ToolSet]:
+    document = parse_document(decode_document(raw, path), source=path, base=base, ref_dirs=dirs)
+    return document, convert(document, options)
+
+
 def _unpickle(data: bytes) -> Any:
-    """`pickle.loads` without the collector's passes over the young objects it makes (a tenth of the
-    time for a large document); they are all alive afterwards anyway."""
+    return _without_collector(lambda: pickle.loads(data))
+
+
+def _without_collector(make: Callable[[], T]) -> T:
+    """`make()` without the cyclic collector's passes over the young objects it makes (a tenth of the
+    time of unpickling a large document's conversion, a fifth of converting it): they are nearly all
+    alive afterwards anyway."""
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return pickle.loads(data)
+        return make()
     finally:
         if enabled:
             gc.enable()
