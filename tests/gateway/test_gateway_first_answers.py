@@ -18,7 +18,7 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from specbridge.config import load_config
 from specbridge.gateway._first_answers import HANDSHAKE_VERSIONS, first_answers
 from specbridge.tools import ConversionCache
-from tests.gateway._harness import write_config
+from tests.support.gateway import write_config
 from tests.support.upstream import Upstream, json_response
 
 INITIALIZE = {
