@@ -188,7 +188,7 @@ def check_serve(ran: Ran) -> list[str]:
     apis = sorted(dict(served.health or {}).get("apis", {}))
     if dict(served.health or {}).get("status") != "ok":
         problems.append(f"/healthz answered {served.health}")
-    paths = sorted({url.split("/", 3)[3] for url in served.urls})  # each of --workers says it
+    paths = sorted(url.split("/", 3)[3] for url in served.urls)
     wanted = ["mcp"] if apis == ["api"] else sorted(f"{api}/mcp" for api in apis)
     if paths != wanted:
         problems.append(f"served at {paths}, expected {wanted}")

@@ -67,7 +67,7 @@ async def over_http(argv: list[str], workspace: Workspace) -> Served:
                         served.urls.append(url)
                 if served.urls and (served.health is None):
                     served.health = await _health(served.urls[0])
-                if served.urls and len(set(served.urls)) >= len(dict(served.health or {}).get("apis", {})):
+                if served.urls and len(served.urls) >= len(dict(served.health or {}).get("apis", {})):
                     break
         if not served.urls:
             served.exit_code = await process.wait()
