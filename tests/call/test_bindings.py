@@ -3,6 +3,7 @@ check, and a call that supplies one anyway (under any spelling or through an exp
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -34,6 +35,19 @@ async def test_bound_arguments_disappear_from_the_input_schema(make_caller: Make
     assert "currency" not in schema["properties"]
     assert "city" not in schema["properties"]["address"]["properties"]
     assert "shopId" in tool.input_schema["properties"]  # the tool itself is untouched
+
+
+async def test_a_bound_nested_field_leaves_an_equal_object_elsewhere_whole(make_caller: MakeCaller) -> None:
+    """A kept conversion makes equal subtrees one object (tools/_compact.py): removing the bound
+    `address.city` must not remove `billing.city` with it."""
+    caller = _bound_caller(make_caller)
+    tool = caller.toolset.get("createOrder")
+    assert tool is not None
+    schema = dict(tool.input_schema)
+    schema["properties"] = {**schema["properties"], "billing": schema["properties"]["address"]}
+    schema = caller.input_schema(dataclasses.replace(tool, input_schema=schema))
+    assert "city" not in schema["properties"]["address"]["properties"]
+    assert "city" in schema["properties"]["billing"]["properties"]
 
 
 async def test_bindings_fill_their_arguments_after_the_check(

@@ -132,7 +132,7 @@ def strip_schema(schema: Json, plan: BindingPlan) -> Json:
     """The input schema without the bound arguments (and bound nested body fields)."""
     if plan is EMPTY or not isinstance(schema, dict):
         return schema
-    out = copy.deepcopy(schema)
+    out = _unshared(schema)
     defs = out.get("$defs", {})
     for name, _ in plan.top:
         _remove(out, name)
@@ -152,10 +152,20 @@ def _resolved(node: Json, defs: Mapping[str, Json]) -> Json:
     if isinstance(node, dict) and isinstance(node.get("$ref"), str):
         target = defs.get(node["$ref"].rsplit("/", 1)[-1])
         if isinstance(target, dict):
-            inlined = copy.deepcopy(target)
+            inlined = _unshared(target)
             node.clear()
             node.update(inlined)
     return node
+
+
+def _unshared(value: Json) -> Json:
+    """A copy of `value` in which no two places are one object: a kept conversion shares equal
+    subtrees (`tools/_compact.py`), and removing a field at one place must not remove it at another."""
+    if isinstance(value, dict):
+        return {key: _unshared(member) for key, member in value.items()}
+    if isinstance(value, list):
+        return [_unshared(member) for member in value]
+    return value
 
 
 def _remove(node: dict[str, Json], name: str) -> None:

@@ -26,6 +26,7 @@ Modules:
 - `_strict`, `_strict_limits`, `_strict_overlap`: OpenAI strict mode: its subset, its size limits, when a
   `oneOf` may become `anyOf`.
 - `_cache`: `ConversionCache`, the conversion of an unchanged document kept on disk between starts.
+- `_compact`: a conversion made compact before it is kept: equal values become one object.
 """
 
 from __future__ import annotations

@@ -33,6 +33,7 @@ from .._files import MAX_DOCUMENT_BYTES, read_bounded
 from .._logging import log_event
 from .._version import __version__
 from ..document import ApiDocument, decode_document, parse_document, read_document_file
+from ._compact import compacted
 from ._model import ConvertOptions, ToolSet
 
 CACHE_FORMAT = 1  # raised whenever what an entry holds changes shape
@@ -98,9 +99,7 @@ class ConversionCache:
         key = hashlib.sha256(f"{code_fingerprint()}\0{slot}\0".encode() + raw).hexdigest()
         kept, self._kept = self._kept, None
         if kept is not None and kept[0] == key:
-            if kept[2] is not None:
-                self._write(slot, key, kept[2], kept[1])
-            return kept[1]
+            return self._write(slot, key, kept[2], kept[1]) if kept[2] is not None else kept[1]
         toolset = self._read(slot, key)
         if toolset is not None:
             if keep:
@@ -117,9 +116,8 @@ class ConversionCache:
             toolset = replace(toolset, document=replace(document, text=""))
         if keep:
             self._kept = (key, toolset, document.resolver.file_digests())
-        else:
-            self._write(slot, key, document.resolver.file_digests(), toolset)
-        return toolset
+            return toolset
+        return self._write(slot, key, document.resolver.file_digests(), toolset)
 
     def private(self) -> bool:
         """Whether entries in the folder can be trusted: it and they are this user's, and nobody else
@@ -172,9 +170,12 @@ class ConversionCache:
             return None  # a `$ref`ed file changed, appeared or went away
         return toolset
 
-    def _write(self, slot: str, key: str, digests: dict[str, str], toolset: ToolSet) -> None:
+    def _write(self, slot: str, key: str, digests: dict[str, str], toolset: ToolSet) -> ToolSet:
+        """Writes the entry of `toolset`, made compact (`_compact`); answers what was written, so that
+        a first start serves what the starts after it read (or `toolset` when nothing is kept)."""
         if self.folder is None or not self.private():
-            return
+            return toolset
+        toolset = _without_collector(lambda: compacted(toolset))
         partial = self.folder / f"{slot}.{os.getpid()}.tmp"
         try:
             self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -185,6 +186,7 @@ class ConversionCache:
         except Exception:  # a full or read-only disk costs the next start the same work again
             with contextlib.suppress(OSError):
                 partial.unlink(missing_ok=True)
+        return toolset
 
 
 def _parsed_and_converted(
