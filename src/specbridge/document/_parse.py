@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import re
+from types import ModuleType
 from typing import Any
 
 import orjson
 
 from .._errors import DocumentError, ErrorCode
-
-try:  # the fast YAML 1.2 parser; PyYAML's C loader is the fallback where it has no wheel
-    import yaml_rs
-
-    _DUPLICATE_KEYS_ARE_ERRORS = yaml_rs.DuplicateKeyPolicy.Error
-except ImportError:  # pragma: no cover - exercised only on platforms without yaml-rs
-    yaml_rs = None  # type: ignore[assignment]
 
 _YAML_POSITION = re.compile(r"line (\d+), column (\d+)")
 
@@ -42,10 +37,25 @@ def parse_text(text: str, *, source: str) -> Any:
     return _stringify_keys(_parse_yaml(text, source=source))
 
 
+@functools.cache
+def _yaml_rs() -> ModuleType | None:
+    """The fast YAML 1.2 parser, imported on the first YAML text (5 MiB of a process that reads
+    none, such as a gateway serving from its conversion cache); None where it has no wheel (PyYAML's
+    C loader is the fallback)."""
+    try:
+        import yaml_rs
+    except ImportError:  # pragma: no cover - exercised only on platforms without yaml-rs
+        return None
+    return yaml_rs
+
+
 def _parse_yaml(text: str, *, source: str) -> Any:
+    yaml_rs = _yaml_rs()
     if yaml_rs is not None:
         try:
-            return yaml_rs.loads(text, parse_datetime=False, duplicate_key_policy=_DUPLICATE_KEYS_ARE_ERRORS)
+            return yaml_rs.loads(
+                text, parse_datetime=False, duplicate_key_policy=yaml_rs.DuplicateKeyPolicy.Error
+            )
         except (yaml_rs.YAMLDecodeError, ValueError, RecursionError) as error:
             message = str(error)
             position = _YAML_POSITION.search(message)

@@ -7,6 +7,7 @@ cost what the query's words match, not what the API holds.
 from __future__ import annotations
 
 import math
+from array import array
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -17,7 +18,9 @@ B = 0.75
 
 @dataclass(frozen=True, slots=True)
 class Bm25:
-    postings: Mapping[str, tuple[tuple[int, float], ...]]  # stem -> (document, saturated weight)
+    # stem -> (documents, their saturated weights): two arrays, 12 bytes a posting where a tuple of a
+    # pair was 80 (Stripe's index held 3.5 MiB of them)
+    postings: Mapping[str, tuple[array[int], array[float]]]
     idf: Mapping[str, float]
     size: int
 
@@ -47,7 +50,11 @@ class Bm25:
             stem: math.log(1 + (total - len(found) + 0.5) / (len(found) + 0.5))
             for stem, found in postings.items()
         }
-        return cls({stem: tuple(found) for stem, found in postings.items()}, idf, total)
+        packed = {
+            stem: (array("I", [number for number, _ in found]), array("d", [value for _, value in found]))
+            for stem, found in postings.items()
+        }
+        return cls(packed, idf, total)
 
     def scores(self, query: Mapping[str, float]) -> dict[int, float]:
         """Each matching document's score for weighted query stems; documents matching nothing are absent."""
@@ -57,6 +64,6 @@ class Bm25:
             if not found:
                 continue
             factor = weight * self.idf[stem]
-            for number, saturated in found:
+            for number, saturated in zip(*found, strict=True):
                 scores[number] = scores.get(number, 0.0) + factor * saturated
         return scores
