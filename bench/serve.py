@@ -8,18 +8,21 @@ by ratio: `make bench-check`).
 1. tools/call throughput and per-call latency (p50/p99) over Streamable HTTP with 1, 8 and 64 concurrent
    MCP clients (official SDK, handshake era, one session each), `getProduct` of the example shop served
    by our own Starlette app on loopback. Gateway and upstream run in their own processes; the clients run
-   in this one. With `--peer`, the same against FastMCP's OpenAPI server (`bench/.venv-peer`).
+   in this one. With `--peer`, the same against FastMCP's OpenAPI server (`bench/.venv-peer`). Every
+   server runs the whole time and the load goes to each in turn, `--rounds` times (the median kept), so
+   a slow minute of a shared machine falls on all of them alike.
    Then the latency a server adds, one call at a time: the p50 of the same GET sent straight to the
    upstream, and of tools/call sent by a plain HTTP client (httpx, JSON-RPC on an open session, no SDK
    client in the way) to the server, both from one httpx client in this process.
    The same load from 2026-07-28 clients (stateless: no session), and with `--workers N` the same
-   again against `serve --workers N`.
+   again against `serve --workers N`; then `bench/cores.py` (`--only cores`): N workers against one
+   under a load from wrk and an nginx upstream, which leave the gateway the cores.
 2. Time from starting `specbridge serve` on the GitHub document (3.7 MB, 719 tools) to the first
    complete tools/list answer, over stdio (exact) and HTTP (polled every 20 ms): with an empty cache
    folder (`--no-cache`: the document converted, the gateway answering) and with a warm one (the
    conversion kept and the stdio front's answers recorded by a start before).
-3. Peak RSS (VmHWM) of `specbridge serve` on the Stripe document after listing every tool, without and
-   with the conversion cache.
+3. Peak RSS (VmHWM) of `specbridge serve` on the Stripe document after listing every tool and, in
+   search mode, one search (its index built), without and with the conversion cache.
 4. `--only tracing`: the latency a gateway adds per call (as in 1, one call at a time) with OpenTelemetry
    off and with traces and metrics exported to an OTLP/HTTP sink on loopback (a thread of this process
    that reads each export and answers 200), alternating rounds of gateways started each way.
@@ -70,6 +73,9 @@ PYTHON = sys.executable
 SPECBRIDGE = [PYTHON, "-m", "specbridge"]
 TOKEN = "bench-token"
 PEER_PYTHON = ROOT / "bench" / ".venv-peer" / "bin" / "python"
+# `pip install -e '.[gateway]'` alone: what a user serving gets, without the dev tools and the semantic
+# extra, whose hub client (7 MiB) is imported to look for a model (docs/benchmarks.md says how to make it)
+GATEWAY_PYTHON = ROOT / "bench" / ".venv-gateway" / "bin" / "python"
 MODERN = "2026-07-28"
 FIGURES: dict[str, float] = {}  # what --out writes: name -> value (see bench/compare.py for each one's sense)
 
@@ -235,12 +241,15 @@ async def added(url: str, upstream_port: int, calls: int) -> tuple[float, float]
     return statistics.median(direct) * 1e3, statistics.median(gateway) * 1e3
 
 
-def throughput(calls: int, peer: bool, workers: int) -> None:
-    print("## tools/call over Streamable HTTP (getProduct, loopback upstream)\n")
-    print("| server | clients | calls | calls/s | p50 ms | p99 ms | errors |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+def throughput(calls: int, peer: bool, workers: int, rounds: int) -> None:
+    """Every server runs the whole time; the load goes to each in turn, `rounds` times, so that a slow
+    minute of a shared machine falls on all of them, and each figure is the median of its rounds."""
+    print(f"## tools/call over Streamable HTTP (getProduct, loopback upstream; median of {rounds} rounds)\n")
+    print("| server | clients | calls | calls/s | each round | p50 ms | p99 ms | errors |")
+    print("|---|---:|---:|---:|---|---:|---:|---:|")
     upstream_port = free_port()
     upstream = start_upstream(upstream_port)
+    processes: list[subprocess.Popen[bytes]] = []
     try:
         with tempfile.TemporaryDirectory() as directory:
             here = Path(directory)
@@ -264,27 +273,36 @@ def throughput(calls: int, peer: bool, workers: int) -> None:
                         lambda port: start_peer(upstream_port, port),
                     )
                 )
-            latency: list[str] = []
-            for name, prefix, mode, start in servers:
+            urls: list[str] = []
+            for _, _, mode, start in servers:
                 port = free_port()
-                process = start(port)
-                try:
-                    url = f"http://127.0.0.1:{port}/mcp"
-                    anyio.run(load, url, 1, 50, mode)  # warm-up
+                processes.append(start(port))
+                urls.append(f"http://127.0.0.1:{port}/mcp")
+                anyio.run(load, urls[-1], 1, 50, mode)  # warm-up
+            runs: dict[tuple[str, int], list[tuple[float, float, float, int]]] = {}
+            for _ in range(rounds):
+                for (_, prefix, mode, _), url in zip(servers, urls, strict=True):
                     for clients in (1, 8, 64):
                         n = max(calls // 4, 100) if clients == 1 else calls
-                        rate, p50, p99, errors = anyio.run(load, url, clients, n, mode)
-                        figure(f"{prefix}_calls_per_s_{clients}", rate)
-                        print(
-                            f"| {name} | {clients} | {n} | {rate:,.0f} | {p50:.2f} | {p99:.2f} | {errors} |"
-                        )
-                    if mode == "legacy":
-                        direct, through = anyio.run(added, url, upstream_port, max(calls // 2, 200))
-                        figure(f"{prefix}_added_p50_ms", through - direct)
-                        latency.append(f"| {name} | {direct:.2f} | {through:.2f} | {through - direct:.2f} |")
-                finally:
-                    process.terminate()
-                    process.wait()
+                        runs.setdefault((prefix, clients), []).append(anyio.run(load, url, clients, n, mode))
+            for name, prefix, _, _ in servers:
+                for clients in (1, 8, 64):
+                    each = runs[(prefix, clients)]
+                    rate = figure(
+                        f"{prefix}_calls_per_s_{clients}", statistics.median(run[0] for run in each)
+                    )
+                    n = max(calls // 4, 100) if clients == 1 else calls
+                    print(
+                        f"| {name} | {clients} | {n} | {rate:,.0f} | {' / '.join(f'{run[0]:,.0f}' for run in each)} "
+                        f"| {statistics.median(run[1] for run in each):.2f} "
+                        f"| {statistics.median(run[2] for run in each):.2f} | {sum(run[3] for run in each)} |"
+                    )
+            latency: list[str] = []
+            for (name, prefix, mode, _), url in zip(servers, urls, strict=True):
+                if mode == "legacy":
+                    direct, through = anyio.run(added, url, upstream_port, max(calls // 2, 200))
+                    figure(f"{prefix}_added_p50_ms", through - direct)
+                    latency.append(f"| {name} | {direct:.2f} | {through:.2f} | {through - direct:.2f} |")
             if "fastmcp_calls_per_s_1" in FIGURES:
                 for clients in (1, 8, 64):
                     ours, theirs = (
@@ -292,10 +310,10 @@ def throughput(calls: int, peer: bool, workers: int) -> None:
                         FIGURES[f"fastmcp_calls_per_s_{clients}"],
                     )
                     figure(f"ratio_to_fastmcp_{clients}", ours / theirs)
-            if workers > 1:
+            if workers > 1:  # SDK clients share the cores: `cores` (bench/cores.py) measures workers
                 one = FIGURES["specbridge_modern_calls_per_s_64"]
                 figure(
-                    f"ratio_workers{workers}_to_one_64",
+                    f"sdk_clients_ratio_workers{workers}_to_one_64",
                     FIGURES[f"specbridge_workers{workers}_calls_per_s_64"] / one,
                 )
             print("\n## Latency added, one call at a time (plain httpx client)\n")
@@ -303,8 +321,9 @@ def throughput(calls: int, peer: bool, workers: int) -> None:
             print("|---|---:|---:|---:|")
             print("\n".join(latency))
     finally:
-        upstream.terminate()
-        upstream.wait()
+        for process in [*processes, upstream]:
+            process.terminate()
+            process.wait()
 
 
 async def first_list_stdio(spec: Path, *options: str) -> tuple[float, float, int]:
@@ -376,17 +395,20 @@ def startup(runs: int) -> None:
 
 
 def memory() -> None:
-    print("\n## Peak memory serving Stripe\n")
+    python = GATEWAY_PYTHON if GATEWAY_PYTHON.exists() else Path(PYTHON)
+    print(
+        f"\n## Peak memory serving Stripe ({python.relative_to(ROOT) if python.is_relative_to(ROOT) else python})\n"
+    )
     with tempfile.TemporaryDirectory() as folder:
-        peak(("--no-cache",), "cold")
-        peak(("--cache-dir", folder), "first")  # converts, and keeps the conversion
-        peak(("--cache-dir", folder), "warm")
+        peak(python, ("--no-cache",), "cold")
+        peak(python, ("--cache-dir", folder), "first")  # converts, and keeps the conversion
+        peak(python, ("--cache-dir", folder), "warm")
 
 
-def peak(options: tuple[str, ...], name: str) -> None:
+def peak(python: Path, options: tuple[str, ...], name: str) -> None:
     port = free_port()
     process = subprocess.Popen(
-        [*SPECBRIDGE, "serve", str(STRIPE), "--base-url", "https://api.stripe.com", "--transport", "http",
+        [str(python), "-m", "specbridge", "serve", str(STRIPE), "--base-url", "https://api.stripe.com", "--transport", "http",
          "--port", str(port), *options],
         stderr=subprocess.DEVNULL,
     )  # fmt: skip
@@ -400,13 +422,18 @@ def peak(options: tuple[str, ...], name: str) -> None:
                     streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=http), mode="legacy"
                 ) as c,
             ):
-                count, cursor = 0, None
+                count, cursor, names = 0, None, set()
                 while True:
                     page = await c.list_tools(cursor=cursor)
                     count += len(page.tools)
+                    names.update(tool.name for tool in page.tools)
                     cursor = page.next_cursor
                     if cursor is None:
-                        return count
+                        break
+                if "search_tools" in names:  # search mode: what an agent does next (the index built)
+                    found = await c.call_tool("search_tools", {"query": "refund a charge"})
+                    assert not found.is_error, found
+                return count
 
         count = anyio.run(list_all)
         status = Path(f"/proc/{process.pid}/status").read_text()
@@ -505,7 +532,7 @@ def tracing(calls: int, rounds: int = 5) -> None:
             for mode, extra in (("off", ""), ("on", f"telemetry: {{endpoint: {otlp}}}\n")):
                 with tempfile.TemporaryDirectory() as directory:
                     port = free_port()
-                    gateway = start_gateway(Path(directory), upstream_port, port, extra)
+                    gateway = start_gateway(Path(directory), upstream_port, port, extra=extra)
                     try:
                         before = _cpu_seconds(gateway.pid)
                         url = f"http://127.0.0.1:{port}/mcp"
@@ -536,11 +563,18 @@ def main() -> None:
     parser.add_argument("--peer", action="store_true", help="also FastMCP from_openapi (bench/.venv-peer)")
     parser.add_argument("--workers", type=int, default=1, help="also serve --workers N (2026-07-28 clients)")
     parser.add_argument("--runs", type=int, default=3, help="start-up runs per figure (the median is kept)")
-    parser.add_argument("--only", choices=["throughput", "startup", "memory", "listing", "tracing"])
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="throughput rounds over every server (median kept)"
+    )
+    parser.add_argument("--only", choices=["throughput", "cores", "startup", "memory", "listing", "tracing"])
     parser.add_argument("--out", type=Path, help="also write every figure to this JSON file")
     args = parser.parse_args()
     if args.only in (None, "throughput"):
-        throughput(args.calls, args.peer, args.workers)
+        throughput(args.calls, args.peer, args.workers, args.rounds)
+    if args.only == "cores" or (args.only is None and args.workers > 1):
+        from cores import cores  # bench/cores.py imports this module's helpers
+
+        FIGURES.update(cores(max(args.workers, 2), seconds=8, rounds=3, connections=64))
     if args.only in (None, "startup"):
         startup(args.runs)
     if args.only in (None, "memory"):
