@@ -27,7 +27,7 @@ import textwrap
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from serve import SHOP_SPEC, SPECBRIDGE, TOKEN, free_port, wait_port
+from serve import SHOP_SPEC, SPECBRIDGE, TOKEN, free_port, tree_cpu_seconds, wait_port
 
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 WRK = shutil.which("wrk")
@@ -119,28 +119,6 @@ def start_gateway(folder: Path, upstream_port: int, port: int, workers: int) -> 
     )  # fmt: skip
     wait_port(port)
     return process
-
-
-def tree_cpu_seconds(root: int) -> float:
-    """User and system time of `root` and every process under it, as the kernel counts them now."""
-    parents: dict[int, int] = {}
-    times: dict[int, float] = {}
-    tick = os.sysconf("SC_CLK_TCK")
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        parents[int(entry.name)] = int(fields[1])
-        times[int(entry.name)] = (int(fields[11]) + int(fields[12])) / tick
-    total, stack = 0.0, [root]
-    while stack:
-        pid = stack.pop()
-        total += times.get(pid, 0.0)
-        stack += [child for child, parent in parents.items() if parent == pid]
-    return total
 
 
 def wrk(script: Path, url: str, connections: int, seconds: int) -> tuple[int, int, float, float, float]:

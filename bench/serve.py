@@ -102,6 +102,28 @@ def wait_port(port: int, timeout: float = 60.0) -> None:
     raise TimeoutError(f"nothing listens on {port}")
 
 
+def tree_cpu_seconds(root: int) -> float:
+    """User and system time of `root` and every process under it, as the kernel counts them now."""
+    parents: dict[int, int] = {}
+    times: dict[int, float] = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parents[int(entry.name)] = int(fields[1])
+        times[int(entry.name)] = (int(fields[11]) + int(fields[12])) / tick
+    total, stack = 0.0, [root]
+    while stack:
+        pid = stack.pop()
+        total += times.get(pid, 0.0)
+        stack += [child for child, parent in parents.items() if parent == pid]
+    return total
+
+
 def start_upstream(port: int) -> subprocess.Popen[bytes]:
     code = (
         "import uvicorn; from specbridge.examples.shop_api import shop_app; "
@@ -280,11 +302,14 @@ def throughput(calls: int, peer: bool, workers: int, rounds: int) -> None:
                 urls.append(f"http://127.0.0.1:{port}/mcp")
                 anyio.run(load, urls[-1], 1, 50, mode)  # warm-up
             runs: dict[tuple[str, int], list[tuple[float, float, float, int]]] = {}
+            cpu: dict[str, list[float]] = {}  # the server's CPU ms per call, each load
             for _ in range(rounds):
-                for (_, prefix, mode, _), url in zip(servers, urls, strict=True):
+                for (_, prefix, mode, _), url, process in zip(servers, urls, processes, strict=True):
                     for clients in (1, 8, 64):
                         n = max(calls // 4, 100) if clients == 1 else calls
+                        before = tree_cpu_seconds(process.pid)
                         runs.setdefault((prefix, clients), []).append(anyio.run(load, url, clients, n, mode))
+                        cpu.setdefault(prefix, []).append((tree_cpu_seconds(process.pid) - before) * 1e3 / n)
             for name, prefix, _, _ in servers:
                 for clients in (1, 8, 64):
                     each = runs[(prefix, clients)]
@@ -297,6 +322,17 @@ def throughput(calls: int, peer: bool, workers: int, rounds: int) -> None:
                         f"| {statistics.median(run[1] for run in each):.2f} "
                         f"| {statistics.median(run[2] for run in each):.2f} | {sum(run[3] for run in each)} |"
                     )
+            print("\n| server | its CPU ms per call (median of every load; the clients' own not counted) |")
+            print("|---|---:|")
+            for name, prefix, _, _ in servers:
+                print(
+                    f"| {name} | {figure(f'{prefix}_cpu_per_call_ms', statistics.median(cpu[prefix])):.2f} |"
+                )
+            if "fastmcp_cpu_per_call_ms" in FIGURES:
+                figure(
+                    "cpu_ratio_fastmcp_to_specbridge",
+                    FIGURES["fastmcp_cpu_per_call_ms"] / FIGURES["specbridge_cpu_per_call_ms"],
+                )
             latency: list[str] = []
             for (name, prefix, mode, _), url in zip(servers, urls, strict=True):
                 if mode == "legacy":
