@@ -27,7 +27,7 @@ import textwrap
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from serve import SHOP_SPEC, SPECBRIDGE, TOKEN, free_port, tree_cpu_seconds, wait_port
+from serve import TOKEN, free_port, start_gateway, tree_cpu_seconds, wait_port
 
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 WRK = shutil.which("wrk")
@@ -95,28 +95,6 @@ def start_nginx(folder: Path, port: int) -> subprocess.Popen[bytes]:
         """)
     )
     process = subprocess.Popen([NGINX, "-p", str(folder), "-c", str(config)], stderr=subprocess.DEVNULL)
-    wait_port(port)
-    return process
-
-
-def start_gateway(folder: Path, upstream_port: int, port: int, workers: int) -> subprocess.Popen[bytes]:
-    config = folder / "specbridge.yaml"
-    config.write_text(
-        textwrap.dedent(f"""\
-        apis:
-          shop:
-            spec: {SHOP_SPEC}
-            base_url: http://127.0.0.1:{upstream_port}/v1
-            auth: {{type: bearer, secret: env:SB_BENCH_TOKEN}}
-            egress: {{allow: ["127.0.0.1:{upstream_port}"]}}
-        """)
-    )
-    process = subprocess.Popen(
-        [*SPECBRIDGE, "serve", "--config", str(config), "--transport", "http", "--port", str(port),
-         "--workers", str(workers)],
-        env={**os.environ, "SB_BENCH_TOKEN": TOKEN},
-        stderr=subprocess.DEVNULL,
-    )  # fmt: skip
     wait_port(port)
     return process
 
