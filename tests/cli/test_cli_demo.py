@@ -89,6 +89,12 @@ def test_a_person_answers_the_demo_by_the_command_it_prints(tmp_path: Path) -> N
         lines = Lines(demo)
         try:
             answer_as_printed(lines, tmp_path / "demo")
+        except (AssertionError, queue.Empty) as failed:  # say what the demo said, and on stderr
+            stderr.flush()
+            said = (tmp_path / "stderr").read_text()[-4000:]
+            raise AssertionError(
+                f"{failed!r}; the demo printed:\n{lines.seen}\nand on stderr:\n{said}"
+            ) from failed
         finally:
             demo.send_signal(signal.SIGINT)
             demo.wait(timeout=30)
