@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from tests.support.audit import auditing_to
 from tests.support.glewlwyd import Glewlwyd
@@ -23,6 +24,12 @@ from tests.support.upstream import Upstream
 # a test's Ctrl-C as no person's terminal does. A handled signal is reset to the default at exec.
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+# Hypothesis times each example (its deadline, its `too_slow` health check): on a machine running two
+# suites at once (CI: `make test` beside `make coverage`) a slow second is the machine's, not the code's,
+# and the suite asserts on no timing. A test's own `@settings` inherit this.
+settings.register_profile("specbridge", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("specbridge")
 
 
 @pytest.fixture(scope="session", autouse=True)
