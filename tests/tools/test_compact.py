@@ -41,7 +41,7 @@ def test_a_compacted_value_equals_the_original_and_leaves_it_unchanged(value: An
 
 
 def test_equal_strings_objects_and_arrays_become_one_object() -> None:
-    value = {
+    value: dict[str, Any] = {
         "a": {"type": "string", "enum": ["x", "y"]},
         "b": {"type": "string", "enum": ["x", "y"]},
         "c": ["".join(["ty", "pe"])],
@@ -62,6 +62,19 @@ def test_a_value_that_contains_itself_is_kept_as_it_is() -> None:
     looped: dict[str, Any] = {"name": "x"}
     looped["self"] = looped
     assert compacted(looped) is looped
+
+
+class Uncopyable:
+    def __init__(self) -> None:
+        self.name = "x"
+
+    def __copy__(self) -> Uncopyable:
+        raise TypeError("cannot be copied")
+
+
+def test_a_value_holding_what_cannot_be_copied_is_kept_as_it_is() -> None:
+    value = {"a": ["same"], "b": ["same"], "odd": Uncopyable()}
+    assert compacted(value) is value
 
 
 class Colour(enum.Enum):

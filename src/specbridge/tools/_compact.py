@@ -30,7 +30,7 @@ class _Loop(Exception):
 def compacted(value: T) -> T:
     """An equal copy of `value` in which equal strings, numbers, bytes, dicts, lists and tuples are
     one object; dataclasses and plain objects are copied with their fields compacted. `value` itself
-    is not changed; it is returned as it is when it contains itself."""
+    is not changed; it is returned as it is when it contains itself or holds what cannot be copied."""
     return _Compactor().value(value)
 
 
@@ -45,7 +45,7 @@ class _Compactor:
     def value(self, value: T) -> T:
         try:
             return self.one(value)  # type: ignore[no-any-return]
-        except (_Loop, RecursionError):
+        except Exception:  # contains itself, too deep, or holds what cannot be copied: kept as it was
             return value
 
     def one(self, node: Any) -> Any:
