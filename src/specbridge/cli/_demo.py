@@ -276,7 +276,9 @@ async def show_approval(
             return found.status != "pending", found
 
         answered = await poll(look, seconds=math.inf, first=0.5, most=0.5)
-        click.echo(f"{answered.status} by {answered.answered_by}")
+        # the gateway sends an approved call at once: the record may already say `executing` or `done`
+        decision = answered.status if answered.status in ("rejected", "expired") else "approved"
+        click.echo(f"{decision} by {answered.answered_by}")
     click.echo("tools/call refundOrder again:   (the agent's same call gets the outcome)")
     done = await client.call_tool("refundOrder", refund)
     click.echo(("  error: " if done.is_error else "  ") + describe(done))
