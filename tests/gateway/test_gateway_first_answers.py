@@ -18,19 +18,10 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from specbridge.config import load_config
 from specbridge.gateway._first_answers import HANDSHAKE_VERSIONS, first_answers
 from specbridge.tools import ConversionCache
-from tests.support.gateway import write_config
+from tests.support.gateway import initialize_message, write_config
 from tests.support.upstream import Upstream, json_response
 
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "t", "version": "1"},
-    },
-}
+INITIALIZE = initialize_message("t", "1")
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 LIST = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
 CALL = {

@@ -269,7 +269,7 @@ async def show_approval(
         click.echo(f"(--once: the demo approved {approval.id} itself, as `approvals approve` would)")
     else:
         click.echo("Waiting for the answer (Ctrl-C stops the demo) ...")
-        from ..store import poll
+        from ..store import Status, poll
 
         async def look() -> tuple[bool, Any]:  # the store is the meeting point: read as a person reloads
             found = await desk.get(approval.id)
@@ -277,7 +277,9 @@ async def show_approval(
 
         answered = await poll(look, seconds=math.inf, first=0.5, most=0.5)
         # the gateway sends an approved call at once: the record may already say `executing` or `done`
-        decision = answered.status if answered.status in ("rejected", "expired") else "approved"
+        decision = (
+            answered.status if answered.status in (Status.REJECTED, Status.EXPIRED) else Status.APPROVED
+        )
         click.echo(f"{decision} by {answered.answered_by}")
     click.echo("tools/call refundOrder again:   (the agent's same call gets the outcome)")
     done = await client.call_tool("refundOrder", refund)
